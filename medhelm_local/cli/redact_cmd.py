@@ -1,0 +1,63 @@
+"""`medhelm-local redact scan|apply`: find PHI in JSONL documents, or write them redacted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from medhelm_local.settings import Settings
+
+_INPUT = typer.Option(..., "--input", "-i", dir_okay=False, help='JSONL file, one {"id": ..., "text": ...} a line.')
+_OUTPUT = typer.Option(..., "--output", "-o", dir_okay=False, help="JSONL file to write (replaced only on success).")
+_RULES = typer.Option(None, "--rules", file_okay=False, help="Rule-pack folder. Default: the redaction_dir setting.")
+
+
+def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
+    """Add the `redact` group (`scan`, `apply`) to the app."""
+    redact = typer.Typer(help="Find and redact PHI (HIPAA Safe Harbor identifiers) in text.", no_args_is_help=True)
+    app.add_typer(redact, name="redact")
+
+    @redact.command("scan")
+    def scan(ctx: typer.Context, input_path: Path = _INPUT, output_path: Path = _OUTPUT,
+             rules: Path | None = _RULES) -> None:
+        """Write {"id", "spans": [{"start", "end", "type"}]} per document (end-exclusive character offsets)."""
+        from medhelm_local.cli.output import err
+        from medhelm_local.redact import detector_for, scan_file
+
+        settings = settings_from(ctx, redaction_dir=rules)
+        result = scan_file(input_path, output_path, detector_for(settings.redaction_dir.resolve()))
+        err.print(f"Scanned {result.documents} document(s), {result.spans} PHI span(s); wrote {output_path}.",
+                  highlight=False, soft_wrap=True)
+
+    @redact.command("apply")
+    def apply(ctx: typer.Context, input_path: Path = _INPUT, output_path: Path = _OUTPUT,
+              style: str | None = typer.Option(None, "--style", help="mask ([NAME], [DATE]) or surrogate "
+                                               "(consistent stand-ins, dates shifted). Default: the policy's."),
+              key_file: Path | None = typer.Option(None, "--key-file", dir_okay=False,
+                                                   help="Secret for surrogates (same key, same surrogates); "
+                                                        "default: a fresh random key per run."),
+              rules: Path | None = _RULES) -> None:
+        """Write {"id", "text"} per document with PHI masked or replaced by surrogates."""
+        from medhelm_local.cli.output import err
+        from medhelm_local.redact import apply_file, detector_for, load_policy
+        from medhelm_local.redact.patterns import RedactionRuleError
+
+        settings = settings_from(ctx, redaction_dir=rules)
+        folder = settings.redaction_dir.resolve()
+        policy = load_policy(folder / "surrogates.yaml")
+        chosen = style or policy.style
+        if chosen not in ("mask", "surrogate"):
+            raise typer.BadParameter(f"'{chosen}' is not a style; use mask or surrogate", param_hint="--style")
+        key = None
+        if key_file is not None:
+            try:
+                key = key_file.read_bytes()
+            except OSError as exc:
+                raise RedactionRuleError(f"cannot read the surrogate key file ({exc.strerror})", where=str(key_file),
+                                         fix="check the path given to --key-file") from None
+        result = apply_file(input_path, output_path, detector_for(folder), policy,
+                            "mask" if chosen == "mask" else "surrogate", key)
+        err.print(f"Redacted {result.documents} document(s) ({result.spans} span(s), style {chosen}); "
+                  f"wrote {output_path}.", highlight=False, soft_wrap=True)

@@ -1,0 +1,83 @@
+"""The effective policy in plain words, one row per rule, each saying where the rule comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.loader import Policy
+from medhelm_local.policy.models import ARTIFACTS
+from medhelm_local.policy.rules import EGRESS_DEFAULT, level_treatment
+from medhelm_local.settings import Settings
+
+PROGRAM = "the program (not configurable)"
+ACCESS_LEVELS = ("public", "gated", "private")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One rule of the effective policy."""
+
+    section: str
+    subject: str
+    rule: str
+    source: str
+
+
+def _egress(policy: Policy, settings: Settings | None) -> list[Row]:
+    src = "egress.yaml"
+    rows = [Row("egress", "everything not listed", f"{EGRESS_DEFAULT}: refused by the HTTP clients, the in-process "
+                "guard and the NetworkPolicy", PROGRAM)]
+    rows += [Row("egress", f"{e.host}:{e.port}", f"allowed ({e.purpose}): {e.why}", src) for e in policy.egress.allow]
+    if not policy.egress.allow:
+        rows.append(Row("egress", "(no entries)", "no endpoint is reachable: every run will be refused", src))
+    rows += [Row("egress", "DNS", "only the host names above are looked up; numeric addresses need no look-up",
+                 PROGRAM),
+             Row("egress", "programs and libraries", "no subprocesses; native libraries only from the Python "
+                 "installation", PROGRAM)]
+    if settings is not None:
+        allowlist = PolicyAllowlist.from_policy(policy, settings)
+        for name, dep in sorted(settings.deployments.items()):
+            host, port = dep.host_port
+            ok = allowlist.permits(host, port)
+            rows.append(Row("egress", f"deployment {name}", f"{host}:{port} "
+                            + ("permitted" if ok else "NOT permitted: runs using it are refused"), "settings"))
+        rows += [Row("egress", "egress_allow", f"{u.host}:{u.port} NOT permitted: ignored", "settings")
+                 for u in allowlist.unlisted if u.source == "egress_allow"]
+    return rows
+
+
+def _export(policy: Policy) -> list[Row]:
+    rows = [Row("export", "unredacted", "only public data may ever leave unredacted; gated, private and unknown "
+                "access levels never do", PROGRAM),
+            Row("export", "audit", "every export attempt, allowed or refused, is an audit record", PROGRAM),
+            Row("export", "redaction style", policy.export.redaction.style, "export.yaml")]
+    for role, artifacts in sorted(policy.export.who_may_export.items()):
+        rows.append(Row("export", f"role {role}", "may export " + (", ".join(artifacts) or "nothing"),
+                        "export.yaml"))
+    for access in ACCESS_LEVELS:
+        parts = [f"{artifact} {level_treatment(policy, access, artifact).treatment}" for artifact in ARTIFACTS]
+        rows.append(Row("export", f"{access} data", "; ".join(parts), "export.yaml, capped by the program"))
+    return rows
+
+
+def _retention(policy: Policy) -> list[Row]:
+    r = policy.retention
+    return [Row("retention", "result stores", f"kept {r.results.keep_days} days", "retention.yaml"),
+            Row("retention", "export bundles", f"kept {r.exports.keep_days} days", "retention.yaml"),
+            Row("retention", "audit log", f"kept {r.audit.keep_days} days (never shorter than the above)",
+                "retention.yaml")]
+
+
+def explain(policy: Policy, settings: Settings | None = None) -> list[Row]:
+    """Every rule in force, in order: policy identity, egress, export, retention, roles."""
+    rows = [Row("policy", "folder", str(policy.directory), "setting policy_dir"),
+            Row("policy", "version", f"sha256 {policy.digest}", "all four files")]
+    rows += _egress(policy, settings) + _export(policy) + _retention(policy)
+    rows += [Row("roles", name, role.description, "roles.yaml") for name, role in sorted(policy.roles.roles.items())]
+    return rows
+
+
+def render_text(rows: list[Row]) -> str:
+    """The rows as plain text, one line each."""
+    return "\n".join(f"[{r.section}] {r.subject}: {r.rule}  ({r.source})" for r in rows)

@@ -1,0 +1,181 @@
+"""The shape of each policy file, validated strictly: unknown keys and unknown values are errors.
+
+Rules that are not the hospital's to change are checked here too, so a file that asks for them
+fails to load instead of being silently overridden: egress is deny-by-default, and gated or
+private data never leaves `as_is`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+AccessLevel = Literal["public", "gated", "private"]
+Artifact = Literal["aggregates", "scores", "completions", "prompts"]
+Treatment = Literal["never", "redacted", "as_is"]
+
+ARTIFACTS: tuple[Artifact, ...] = ("aggregates", "scores", "completions", "prompts")
+_HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+_ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_UNREDACTED_MESSAGE = ("'as_is' is not allowed for gated or private data: nothing derived from it leaves "
+                       "unredacted (a rule in the program, not a setting); use 'redacted' or 'never'")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def canonical_host(host: str) -> str:
+    """A host as the allowlist compares it: lower case; IP addresses in their canonical form."""
+    text = host.strip().lower().strip("[]")
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return text.rstrip(".")
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
+
+
+class EgressEntry(_Strict):
+    """One endpoint clients may connect to."""
+
+    host: str = Field(description="DNS name or IP address; no wildcards, ranges or schemes")
+    port: int = Field(ge=1, le=65535, description="TCP port")
+    purpose: Literal["inference", "judge"] = Field(description="What the endpoint serves")
+    why: str = Field(min_length=3, description="The reason, for the reviewer")
+
+    @field_validator("host")
+    @classmethod
+    def _check_host(cls, value: str) -> str:
+        host = canonical_host(value)
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            if not _HOST_NAME.match(host):
+                raise ValueError("must be one DNS name or IP address, without scheme, port, path or "
+                                 "wildcard (e.g. vllm.medhelm.svc.cluster.local or 10.0.0.5)") from None
+            return host
+        if address.is_unspecified or address.is_multicast:
+            raise ValueError(f"{host} is not one host; name the server's own address")
+        return host
+
+
+class EgressPolicy(_Strict):
+    """egress.yaml: the allowlist; everything else is refused."""
+
+    default: Literal["deny"] = Field(description="Always deny: the program allows nothing else")
+    allow: list[EgressEntry] = Field(default_factory=list, description="The only endpoints clients may reach")
+
+    @field_validator("default", mode="before")
+    @classmethod
+    def _only_deny(cls, value: object) -> object:
+        if value != "deny":
+            raise ValueError("must be 'deny': egress is deny-by-default in the program; list exceptions under allow")
+        return value
+
+
+class RedactionRules(_Strict):
+    """How PHI is removed from an export."""
+
+    style: Literal["mask", "surrogate"] = Field(description="mask: [NAME]; surrogate: a made-up value")
+
+
+class PublicRules(_Strict):
+    """Treatments for artifacts from public benchmarks."""
+
+    aggregates: Treatment
+    scores: Treatment
+    completions: Treatment
+    prompts: Treatment
+
+    def treatment(self, artifact: Artifact) -> Treatment:
+        """The treatment this file gives an artifact."""
+        value: Treatment = getattr(self, artifact)
+        return value
+
+
+class SensitiveRules(PublicRules):
+    """Treatments for gated or private data: nothing leaves `as_is`."""
+
+    @field_validator("aggregates", "scores", "completions", "prompts")
+    @classmethod
+    def _never_unredacted(cls, value: Treatment) -> Treatment:
+        if value == "as_is":
+            raise ValueError(_UNREDACTED_MESSAGE)
+        return value
+
+
+class AccessLevelRules(_Strict):
+    """One set of treatments per access level; all three must be written out."""
+
+    public: PublicRules
+    gated: SensitiveRules
+    private: SensitiveRules
+
+    def for_level(self, access: AccessLevel) -> PublicRules:
+        """The rules for an access level."""
+        rules: PublicRules = getattr(self, access)
+        return rules
+
+
+class ExportPolicy(_Strict):
+    """export.yaml: who may export what, and how it is redacted."""
+
+    who_may_export: dict[str, list[Artifact]] = Field(description="Role -> artifacts it may export")
+    redaction: RedactionRules
+    access_levels: AccessLevelRules
+
+    @field_validator("who_may_export")
+    @classmethod
+    def _no_repeats(cls, value: dict[str, list[Artifact]]) -> dict[str, list[Artifact]]:
+        for role, artifacts in value.items():
+            if len(set(artifacts)) != len(artifacts):
+                raise ValueError(f"role '{role}' lists an artifact twice")
+        return value
+
+
+class Period(_Strict):
+    """A retention period."""
+
+    keep_days: int = Field(ge=1, le=36500, description="Whole days to keep")
+
+
+class RetentionPolicy(_Strict):
+    """retention.yaml: how long stores, exports and the audit log are kept."""
+
+    results: Period
+    exports: Period
+    audit: Period
+
+    @field_validator("audit")
+    @classmethod
+    def _audit_outlives(cls, value: Period, info: ValidationInfo) -> Period:
+        others = [p.keep_days for p in (info.data.get("results"), info.data.get("exports")) if p is not None]
+        if others and value.keep_days < max(others):
+            raise ValueError(f"keep_days ({value.keep_days}) is shorter than another period here "
+                             f"({max(others)} days): an audit record must outlive what it describes")
+        return value
+
+
+class Role(_Strict):
+    """A role people hold."""
+
+    description: str = Field(min_length=3, description="Who holds it and what they do")
+
+
+class RolesPolicy(_Strict):
+    """roles.yaml: the role names other files may use."""
+
+    roles: dict[str, Role]
+
+    @field_validator("roles")
+    @classmethod
+    def _names(cls, value: dict[str, Role]) -> dict[str, Role]:
+        for name in value:
+            if not _ROLE_NAME.match(name):
+                raise ValueError(f"role name '{name}' must be lower case letters, digits and _")
+        return value

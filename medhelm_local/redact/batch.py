@@ -1,0 +1,129 @@
+"""JSONL in, JSONL out: `scan` writes PHI spans per document, `apply` writes redacted text.
+
+Input lines are {"id": str or int, "text": str}; blank lines are skipped. A line that is not UTF-8,
+not JSON, or not such an object stops the run with an error naming the line, and the output file
+is not touched: results go to a temporary file beside it, renamed over it only at the end.
+`apply` writes only {"id", "text"}, so no other field of the input can carry PHI through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from medhelm_local.errors import MedhelmError
+from medhelm_local.redact.detector import Detector
+from medhelm_local.redact.surrogates import DocumentSurrogates, Policy, Style, mask
+
+
+class RedactionInputError(MedhelmError):
+    """A JSONL input file for `redact scan`/`apply` is unreadable or has a malformed line."""
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What a batch run did: documents read and spans found."""
+
+    documents: int
+    spans: int
+
+
+def read_documents(path: Path) -> Iterator[tuple[int, str | int, str]]:
+    """(line number, id, text) for each non-blank line; RedactionInputError names a bad line."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise RedactionInputError(f"cannot read the input file ({exc.strerror})", where=str(path),
+                                  fix="check the path given to --input") from None
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            where = f"{path}, line {number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RedactionInputError(f"line {number} is not valid UTF-8 (byte {exc.start + 1} of the line)",
+                                          where=where, fix="re-encode the file as UTF-8") from None
+            if not line.strip():
+                continue
+            try:
+                item: Any = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RedactionInputError(f"line {number} is not valid JSON ({exc.msg} at character {exc.pos + 1})",
+                                          where=where, fix='write one JSON object per line: {"id": ..., "text": ...}'
+                                          ) from None
+            yield number, *_fields(item, number, where)
+
+
+def _fields(item: Any, number: int, where: str) -> tuple[str | int, str]:
+    if not isinstance(item, dict):
+        raise RedactionInputError(f"line {number} is a JSON {type(item).__name__}, not an object", where=where,
+                                  fix='write one JSON object per line: {"id": ..., "text": ...}')
+    doc_id, text = item.get("id"), item.get("text")
+    if isinstance(doc_id, bool) or not isinstance(doc_id, str | int):
+        raise RedactionInputError(f"line {number} has no \"id\" string or integer", where=where,
+                                  fix='give every line an "id"')
+    if not isinstance(text, str):
+        raise RedactionInputError(f"line {number} has no \"text\" string", where=where,
+                                  fix='give every line a "text" string')
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise RedactionInputError(f"line {number} has a lone surrogate escape (\\ud800-\\udfff) in \"text\"",
+                                  where=where, fix="fix the text's encoding") from None
+    return doc_id, text
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[IO[str]]:
+    """A text file that appears at `path` only if the block finishes; otherwise nothing is left."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise RedactionInputError(f"cannot write the output file ({exc.strerror})", where=str(path),
+                                  fix="check that its folder exists and is writable") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _run(input_path: Path, output_path: Path, detector: Detector,
+         line_for: Callable[[str | int, str, list[Any]], dict[str, Any]]) -> BatchResult:
+    documents = spans_found = 0
+    with atomic_output(output_path) as out:
+        for _number, doc_id, text in read_documents(input_path):
+            spans = detector.detect(text)
+            out.write(json.dumps(line_for(doc_id, text, spans), ensure_ascii=False) + "\n")
+            documents += 1
+            spans_found += len(spans)
+    return BatchResult(documents, spans_found)
+
+
+def scan_file(input_path: Path, output_path: Path, detector: Detector) -> BatchResult:
+    """Write {"id", "spans": [{"start", "end", "type"}]} per input line (end-exclusive code points)."""
+    return _run(input_path, output_path, detector,
+                lambda doc_id, text, spans: {"id": doc_id, "spans": [s.to_dict() for s in spans]})
+
+
+def apply_file(input_path: Path, output_path: Path, detector: Detector, policy: Policy, style: Style,
+               key: bytes | None = None) -> BatchResult:
+    """Write {"id", "text"} per input line with PHI masked or replaced by surrogates."""
+    secret = key if key is not None else os.urandom(32)
+
+    def redact(doc_id: str | int, text: str, spans: list[Any]) -> dict[str, Any]:
+        if style == "mask":
+            return {"id": doc_id, "text": mask(text, spans, policy.mask_format)}
+        doc = DocumentSurrogates(secret, str(doc_id), policy, detector.words)
+        return {"id": doc_id, "text": doc.apply(text, spans)}
+
+    return _run(input_path, output_path, detector, redact)

@@ -1,0 +1,75 @@
+"""`redact scan|apply` through Typer: exit codes and messages; the installed CLI once the lead wires it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from conftest import run_cli
+from typer.testing import CliRunner
+
+from medhelm_local.cli import redact_cmd
+from medhelm_local.redact import RedactionInputError
+from medhelm_local.settings import Settings, load_settings
+
+MAIN = Path(redact_cmd.__file__).with_name("main.py")
+WIRED = "redact_cmd" in MAIN.read_text(encoding="utf-8")
+
+
+def app() -> typer.Typer:
+    """A Typer app carrying only the redact group, as cli/main.py will register it."""
+    root = typer.Typer()
+
+    @root.callback()
+    def _root() -> None:
+        pass
+
+    def settings_from(ctx: typer.Context, **overrides: Any) -> Settings:
+        return load_settings(None, **overrides)
+
+    redact_cmd.register(root, settings_from)
+    return root
+
+
+def test_scan_and_apply_through_typer(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": 1, "text": "WIFE MARY KOWALSKI AT 617-555-1234."}) + "\n")
+    runner = CliRunner()
+    result = runner.invoke(app(), ["redact", "scan", "--input", str(source), "--output", str(tmp_path / "s.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "s.jsonl").read_text())["spans"][0] == {"start": 5, "end": 18, "type": "NAME"}
+    result = runner.invoke(app(), ["redact", "apply", "-i", str(source), "-o", str(tmp_path / "a.jsonl"),
+                                   "--style", "mask"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "a.jsonl").read_text())["text"] == "WIFE [NAME] AT [PHONE]."
+    result = runner.invoke(app(), ["redact", "apply", "-i", str(source), "-o", str(tmp_path / "b.jsonl"),
+                                   "--style", "blur"])
+    assert result.exit_code == 2 and "not a style" in result.output
+
+
+def test_malformed_input_raises_the_library_error(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"id": 1, "text": "ok"}\nnot json\n')
+    result = CliRunner().invoke(app(), ["redact", "scan", "-i", str(source), "-o", str(tmp_path / "o.jsonl")])
+    assert isinstance(result.exception, RedactionInputError)
+    assert "line 2 is not valid JSON" in str(result.exception)
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.skipif(not WIRED, reason="wired by lead: cli/main.py does not register redact_cmd yet")
+def test_installed_cli_exit_codes_and_messages(tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"id": "a", "text": "Seen by Dr. Nguyen on 7/22."}) + "\n")
+    done = run_cli("redact", "scan", "--input", str(good), "--output", str(tmp_path / "out.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "out.jsonl").read_text())["spans"] == [
+        {"start": 12, "end": 18, "type": "NAME"}, {"start": 22, "end": 26, "type": "DATE"}]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"id": 1, "text": "ok"}\n{"id": 2, "text": "\xff"}\n')
+    failed = run_cli("redact", "apply", "--input", str(bad), "--output", str(tmp_path / "red.jsonl"))
+    assert failed.returncode == 2
+    assert "line 2 is not valid UTF-8" in failed.stderr and "Traceback" not in failed.stderr
+    assert not (tmp_path / "red.jsonl").exists()
