@@ -88,10 +88,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         bench = cls()
         instances = bench.load(DataRoot(settings.data_root))
         data_file = Path(cls.folder) / cls.files[0]
+        sub = load_taxonomy().subcategories.get(cls.subcategory)
+        category = getattr(cls, "category", None) or (sub.category if sub else "")
+        # soft_wrap: these lines are read by scripts too; a long path must not split a phrase across lines.
         out.print(f"[green]Card {card} is valid[/]: benchmark [bold]{cls.name}[/] ({cls.task_type}, access "
                   f"{cls.access}), {len(instances)} instances, main metric {cls.main_metric}, taxonomy "
-                  f"{getattr(cls, 'category', None) or ''} / {cls.subcategory}.")
-        out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).")
+                  f"{category} / {cls.subcategory}.", soft_wrap=True)
+        out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).",
+                  soft_wrap=True)
         if cls.access != "public":
             out.print(f"[yellow]{cls.access} data: its prompts and answers are treated as sensitive on export.[/]")
         for inst in instances[:show]:
