@@ -1,0 +1,215 @@
+"""Name rules: cue words (titles, labels, relations, credentials), dictionaries and their ambiguity tiers.
+
+Capital letters are evidence only on lines written in mixed case; on ALL-CAPS or all-lower lines
+(nursing notes, transcripts) a word counts as a name only through a dictionary and its ambiguity
+tier, or a cue (a title, a relation, a credential). A name found once marks its other mentions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.patterns import Rules
+from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
+from medhelm_local.redact.types import PhiType, Span
+
+# What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
+_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,",
+                   "relations": ":,;(-", "greetings": ",", "credentials": ""}
+
+
+class NameRules:
+    """The name half of the token rules; the place rules and the detector build on it."""
+
+    def __init__(self, rules: Rules, words: Dictionaries) -> None:
+        self.rules = rules
+        self.words = words
+        w = rules.words
+        self._titles = w("titles_abbrev") | w("titles_word")
+        self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
+        labels = {part for label in rules.label_types for part in label.split()}
+        self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {"patient", "pt", "doctor", "nurse"}
+        self._non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
+                           | w("states") | words.clinical_terms)
+        self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
+                                                              "name_verbs", "relations", "greetings",
+                                                              "facility_words", "credentials")})
+
+    def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
+        """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
+        best: tuple[str, int] | None = None
+        for phrase, kind in self._phrase_index.get(tokens[i].key, ()):
+            j, ok = i, True
+            for part in phrase:
+                while j < len(tokens) and tokens[j].kind == "p" and tokens[j].text in ".'’" and part != tokens[j].key:
+                    j += 1
+                if j >= len(tokens) or tokens[j].key != part:
+                    ok = False
+                    break
+                j += 1
+            if ok and (best is None or j - i > best[1]):
+                best = (kind, j - i)
+        return best
+
+    def name_like(self, tok: Token, level: int) -> bool:
+        """Whether a word may be (part of) a name: level 0 after a title, 1 after a label, 2 elsewhere, 3 after
+        another name word (on lines without case, only words that are nothing but names go on)."""
+        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self._non_names):
+            return False
+        if len(tok.key) < 2:
+            return tok.text.isupper()
+        known = self.words.is_name(tok.key)
+        tier = self.words.ambiguity(tok.key)
+        if tok.cased and not tok.text.isupper():
+            return tok.text[0].isupper() and (level == 0 or known or tier == Ambiguity.NAME_ONLY)
+        if known:
+            return level < 2 or tier < Ambiguity.CLINICAL - (level > 2)
+        return tier == Ambiguity.NAME_ONLY and len(tok.key) >= (2 if level == 0 else 3)
+
+    def _run(self, tokens: list[Token], i: int, level: int, step: int = 1) -> int:
+        """Index just past (or before, with step -1) a run of up to three name words from token i."""
+        j, words = i, 0
+        while 0 <= j < len(tokens) and words < 3:
+            tok = tokens[j]
+            if words and abs(tok.start - tokens[j - step].end if step > 0 else tokens[j - step].start - tok.end) > 2:
+                break
+            prev = tokens[j - step]
+            follows_first = step > 0 and words and prev.key in self.words.first_names and tok.key in self.words.surnames
+            sure_first = follows_first and self.words.ambiguity(prev.key) == Ambiguity.NAME_ONLY
+            if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
+                                                  else 2 if follows_first else 3):
+                words += 1
+                j += step
+                if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:
+                    j += step  # an initial: "J. Smith"
+                continue
+            if words and tok.text in ",-" and 0 <= j + step < len(tokens) and self.name_like(tokens[j + step], 2) \
+                    and tokens[j + step].start - tok.end <= 1:
+                j += step  # "SMITH, JOHN", "Smith-Jones"
+                continue
+            break
+        while j - step != i - step and tokens[j - step].kind == "p":
+            j -= step
+        return j
+
+    def _names(self, tokens: list[Token]) -> list[Span]:
+        found: list[tuple[int, int]] = []
+        i = 0
+        while i < len(tokens):
+            cue = self.cue_at(tokens, i) if tokens[i].kind == "w" else None
+            if cue is None or cue[0] == "facility_words":
+                end = self._dictionary_name(tokens, i) if tokens[i].kind == "w" else i
+                if end > i:
+                    found.append((i, end))
+                i = max(end, i + 1)
+                continue
+            kind, length = cue
+            k = i + length
+            skip = _SKIP_AFTER_CUE[kind]
+            while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
+                k += 1
+            if kind == "credentials":
+                j = i - 1 if i and tokens[i - 1].text == "," else i
+                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased):
+                    start = self._run(tokens, j - 1, 2, -1)
+                    if start < j - 1 and self._not_eponym(tokens, j):
+                        found.append((start + 1, j))
+                i += length
+                continue
+            colon = any(t.text == ":" for t in tokens[i + length:k])
+            if kind == "name_labels" and (not colon or any(t.key in STOPWORDS for t in tokens[k:k + 4])):
+                i += length
+                continue
+            level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
+            end = self._run(tokens, k, level)
+            if end > k and (level == 0 or self._not_eponym(tokens, end)):
+                found.append((k, end))
+                i = end
+                continue
+            if kind == "relations" and i >= 2 and tokens[i - 1].text == "(":
+                start = self._run(tokens, i - 2, 2, -1)
+                if start < i - 2:
+                    found.append((start + 1, i - 1))
+            i += length
+        return self._with_other_mentions(tokens, found)
+
+    def _dictionary_name(self, tokens: list[Token], i: int) -> int:
+        """End of a name found by the dictionaries alone at token i (a first name + surname, or one word)."""
+        tok, words = tokens[i], self.words
+        if not self.name_like(tok, 2) or (tok.cased and tok.text.isupper() and len(tok.text) <= 4):
+            return i  # a short capitalised word on a mixed-case line is an abbreviation (TIA, EMG)
+        j = i + 1
+        if j + 1 < len(tokens) and len(tokens[j].text) == 1 and tokens[j].kind == "w":
+            j += 2 if tokens[j + 1].text == "." else 1  # middle initial
+        sure_first = tok.key in words.first_names and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+        if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
+                and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
+            tiers = (words.ambiguity(tok.key), words.ambiguity(tokens[j].key))
+            if sure_first or max(tiers) < Ambiguity.CLINICAL or (tok.cased and min(tiers) < Ambiguity.CLINICAL):
+                return j + 1 if self._not_eponym(tokens, j + 1) else i
+        tier = words.ambiguity(tok.key)
+        pair_end = self._unknown_pair(tokens, i, j)
+        if pair_end > i:
+            return pair_end
+        if not words.is_name(tok.key) or not self._not_eponym(tokens, i + 1):
+            return i
+        if tok.key in words.cities and i and tokens[i - 1].key in self.rules.words("place_cues"):
+            return i  # "from Springfield": the city rule types it
+        if tier == Ambiguity.NAME_ONLY and (len(tok.key) >= 4 or (tok.cased and len(tok.key) >= 3)
+                                            or (tok.key in words.first_names and len(tok.key) >= 3)):
+            return i + 1
+        if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self._sentence_start(tokens, i):
+            return i + 1
+        return i
+
+    def _unknown_pair(self, tokens: list[Token], i: int, j: int) -> int:
+        """End of two capitalised words that are neither English nor clinical ("Ubul Csonka"), or i."""
+        tok = tokens[i]
+        if j >= len(tokens) or not (tok.cased and tok.text[0].isupper() and not tok.text.isupper()):
+            return i
+        nxt = tokens[j]
+        if not (nxt.kind == "w" and nxt.cased and nxt.text[0].isupper() and not nxt.text.isupper()
+                and nxt.start - tokens[j - 1].end <= 2 and self.name_like(nxt, 2)):
+            return i
+        unusual = all(self.words.ambiguity(t.key) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
+                      for t in (tok, nxt))
+        return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
+
+    @staticmethod
+    def _sentence_start(tokens: list[Token], i: int) -> bool:
+        return i == 0 or tokens[i].first or tokens[i - 1].text in SENTENCE_END
+
+    def _not_eponym(self, tokens: list[Token], end: int) -> bool:
+        """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
+        j = end
+        while j < len(tokens) and tokens[j].text in ("'", "’", "s") and j - end < 2:
+            j += 1
+        return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
+
+    def _with_other_mentions(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[Span]:
+        """Spans for the runs found, plus every other mention of their words (a surname seen once)."""
+        known = {t.key for a, b in found for t in tokens[a:b] if t.kind == "w" and len(t.key) > 1}
+        covered = {k for a, b in found for k in range(a, b)}
+        spans = [Span(tokens[a].start, tokens[b - 1].end, PhiType.NAME) for a, b in found]
+        for k, tok in enumerate(tokens):
+            if tok.key in known and k not in covered and tok.key not in self._non_names \
+                    and tok.key not in self.words.clinical_terms and self._not_eponym(tokens, k + 1):
+                if tok.cased and not tok.text.isupper():
+                    ok = tok.text[0].isupper() and (self.words.is_name(tok.key) or self._sentence_start(tokens, k)
+                                                    or self.words.ambiguity(tok.key) < Ambiguity.CLINICAL)
+                else:
+                    ok = self.words.ambiguity(tok.key) < Ambiguity.CLINICAL
+                if ok and (self.words.is_name(tok.key) or not tok.text.islower()):
+                    spans.append(Span(tok.start, tok.end, PhiType.NAME))
+        return spans
+
+
+def _phrase_index(lists: dict[str, frozenset[str]]) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for kind, phrases in lists.items():
+        for phrase in phrases:
+            parts = tuple(p for p in re.split(r"[\s.'’]+", phrase.replace("'s", " s")) if p)
+            if parts:
+                index.setdefault(parts[0], []).append((parts, kind))
+    return index

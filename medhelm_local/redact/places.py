@@ -1,0 +1,169 @@
+"""Place rules: streets, facilities and cities from suffixes, cue words, case and the place dictionaries."""
+
+from __future__ import annotations
+
+from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.names import NameRules
+from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.types import PhiType, Span
+
+
+class PlaceRules(NameRules):
+    """The place half of the token rules."""
+
+    def _place_word(self, tok: Token) -> bool:
+        """A word that may belong to a street, city or facility name."""
+        if tok.kind != "w" or tok.key in STOPWORDS:
+            return False
+        return tok.text[0].isupper() if tok.cased else tok.key not in self.rules.words("units")
+
+    def _distinctive(self, tok: Token) -> bool:
+        """A word that names something: a known name or city, or a word that is not common English."""
+        return self.words.is_name(tok.key) or tok.key in self.words.cities or (
+            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY)
+
+    def _streets(self, tokens: list[Token]) -> list[Span]:
+        """"221B Baker Street", "12 ELM ST APT 4, SPRINGFIELD", and in mixed case "on Maple Avenue"."""
+        suffixes, spans = self.rules.words("street_suffixes"), []
+        for i, tok in enumerate(tokens):
+            if tok.kind == "w" and tok.key in suffixes and tok.cased and tok.text[0].isupper() and len(tok.key) > 3:
+                j = i
+                while j > 0 and i - j < 3 and self._place_word(tokens[j - 1]) and tokens[j - 1].key not in suffixes:
+                    j -= 1
+                if j < i and any(self._distinctive(t) for t in tokens[j:i]):
+                    spans.append(Span(tokens[j].start, tok.end, PhiType.STREET))
+            if tok.kind == "d" and len(tok.text) <= 6 and not (i and tokens[i - 1].end == tok.start):
+                spans += self._numbered_street(tokens, i)
+        return spans
+
+    def _numbered_street(self, tokens: list[Token], i: int) -> list[Span]:
+        """A street from the house number at token i, with its unit and the town after it."""
+        tok, suffixes, units = tokens[i], self.rules.words("street_suffixes"), self.rules.words("street_units")
+        if tok.first and not tok.cased and len(tok.text) == 4 and int(tok.text[:2]) < 24 and int(tok.text[2:]) < 60:
+            return []  # "0345 PAGED DR. SMITH": a nursing-note time, not a house number
+        j, words, ordinal = i + 1, 0, False
+        if j < len(tokens) and tokens[j].kind == "w" and len(tokens[j].text) <= 2 and tokens[j].start == tok.end:
+            j += 1  # 221B, 5th
+        distinct = False
+        while j < len(tokens) and words < 4:
+            t = tokens[j]
+            if t.kind == "w" and t.key in suffixes and words:
+                break
+            if t.kind == "d" and j + 1 < len(tokens) and tokens[j + 1].key in ("st", "nd", "rd", "th"):
+                words, j, ordinal = words + 1, j + 2, True
+            elif self._place_word(t):
+                words, j, distinct = words + 1, j + 1, distinct or self._distinctive(t)
+            elif t.text == "." and words and len(tokens[j - 1].text) <= 2:
+                j += 1
+            else:
+                break
+        if not words or j >= len(tokens) or tokens[j].key not in suffixes or tokens[j].kind != "w":
+            return []
+        suffix, after = tokens[j], tokens[j + 1] if j + 1 < len(tokens) else None
+        if suffix.cased and not suffix.text[0].isupper():
+            return []
+        if suffix.key in self._titles and after is not None and after.text == "." and j + 2 < len(tokens) \
+                and self.name_like(tokens[j + 2], 0):
+            return []  # "... PAGED DR. SMITH"
+        if not suffix.cased:
+            cue = i > 0 and tokens[i - 1].key in self.rules.words("place_cues")
+            boundary = after is None or after.text in ",#" or after.key in units or after.first
+            if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):
+                return []
+        end = j
+        k = j + 1 + (j + 1 < len(tokens) and tokens[j + 1].text in ".,")
+        if k < len(tokens) and (tokens[k].key in units or tokens[k].text == "#"):
+            k += 1
+            while k < len(tokens) and tokens[k].text in ".#:" and k - j < 5:
+                k += 1
+            if k < len(tokens) and tokens[k].kind in "dw" and len(tokens[k].text) <= 6:
+                end = k + (k + 1 < len(tokens) and tokens[k + 1].start == tokens[k].end
+                           and tokens[k + 1].kind in "dw" and len(tokens[k + 1].text) <= 2)  # 12B
+        spans = [Span(tok.start, tokens[end].end, PhiType.STREET)]
+        k = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].text == ".")
+        if k + 1 < len(tokens) and tokens[k].text == "," and self._place_word(tokens[k + 1]):
+            town = k + 1
+            while town + 1 < len(tokens) and town - k < 3 and self._place_word(tokens[town + 1]) \
+                    and tokens[town + 1].start - tokens[town].end <= 1:
+                town += 1
+            if tokens[k + 1].key not in self.rules.words("states") or town > k + 1:
+                spans.append(Span(tokens[k + 1].start, tokens[town].end, PhiType.CITY))
+        return spans
+
+    def _facilities(self, tokens: list[Token]) -> list[Span]:
+        """"St. Mary's Hospital", "MERCY MEDICAL CENTER", "Hospital of Springfield"."""
+        generic, spans = self.rules.words("facility_generic"), []
+        for i, tok in enumerate(tokens):
+            cue = self.cue_at(tokens, i) if tok.kind == "w" else None
+            if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
+                continue
+            j, named = i, list[Token]()
+            while j > 0 and len(named) < 5:
+                t = tokens[j - 1]
+                if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
+                    named.append(t)
+                elif t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’"):
+                    break
+                j -= 1
+            end = i + cue[1] - 1
+            if end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at", "in") \
+                    and self._place_word(tokens[end + 2]):
+                named.append(tokens[end + 2])
+                end += 2
+            while j < i and tokens[j].kind != "w":
+                j += 1
+            if any(t.key not in generic and t.key not in STOPWORDS and self._distinctive(t) for t in named):
+                spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
+        return spans
+
+    def _cities(self, tokens: list[Token]) -> list[Span]:
+        """Dictionary cities (with a cue when the word is also common), and "Anytown, MA" in mixed case."""
+        states, cues, spans = self.rules.words("states"), self.rules.words("place_cues"), []
+        credentials = self.rules.words("credentials")
+        for i, tok in enumerate(tokens):
+            if tok.kind != "w" or not self._place_word(tok) or (i and tokens[i - 1].kind == "w"
+                                                                  and tokens[i - 1].key in ("st", "saint")):
+                continue
+            words, end = [tok], i + 1
+            while end < len(tokens) and len(words) < 3 and self._place_word(tokens[end]):
+                words.append(tokens[end])
+                end += 1
+            state_after = (end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].key in states
+                           and tokens[end + 1].key not in credentials
+                           and (tokens[end + 1].text.isupper() or tokens[end + 1].text[0].isupper()))
+            zip_after = state_after and end + 2 < len(tokens) and tokens[end + 2].kind == "d" \
+                and len(tokens[end + 2].text) == 5
+            if ((state_after and tok.cased) or zip_after) and (i == 0 or tokens[i - 1].kind != "w"
+                                                             or not self._place_word(tokens[i - 1])):
+                spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
+                continue
+            before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
+            if not tok.cased and before in cues and len(tok.key) >= 5 \
+                    and not self.words.is_name(tok.key) and self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY:
+                spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "back from ashgrove": an unknown place
+                continue
+            for n in range(min(len(words), self.words.city_max_words), 0, -1):
+                key = " ".join(t.key for t in words[:n])
+                if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_after, cues):
+                    spans.append(Span(tok.start, words[n - 1].end, PhiType.CITY))
+                    break
+        return spans
+
+    def _city_ok(self, tokens: list[Token], i: int, words: list[Token], state_after: bool,
+                 cues: frozenset[str]) -> bool:
+        """Whether a dictionary city match is a place here, given case, ambiguity and cues."""
+        if not self._not_eponym(tokens, i + len(words)) or " ".join(t.key for t in words) in self.rules.words("states"):
+            return False
+        before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
+        two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
+        cue = before in cues or two_before in cues
+        tiers = [self.words.ambiguity(t.key) for t in words]
+        if len(words) > 1:
+            return words[0].cased or min(tiers) == Ambiguity.NAME_ONLY or cue
+        if len(words[0].key) < 4:
+            return False
+        if tiers[0] == Ambiguity.NAME_ONLY:
+            return True
+        if words[0].cased and not words[0].text.isupper():
+            return state_after or (cue and tiers[0] == Ambiguity.EVERYDAY) or (two_before in cues and " " in two_before)
+        return state_after or (" " in two_before and two_before in cues and tiers[0] == Ambiguity.EVERYDAY)

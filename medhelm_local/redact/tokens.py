@@ -1,0 +1,62 @@
+"""Tokens for the PHI token rules: words, digit runs and punctuation, each marked with its line's case mode."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+_CONTRACTIONS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})
+SENTENCE_END = frozenset({".", "!", "?", ":", ";", "[", "]", "-", "*", "•", ">", "(", '"'})
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have having
+he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
+not now of off on once only or other our ours out over own same she should so some such than that the their
+theirs them then there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours yourself um uh okay ok yes yeah yep no nope hmm alright
+right well oh so sure mm mhm please thanks let lets let's gonna wanna got get go going went see saw seen still
+gon na wan gotta dunno bye hey hi hello guys folks everybody everyone there glad dragon
+""".split())
+
+
+class Token(NamedTuple):
+    """A word, a digit run or one punctuation mark; `key` is the lower-case dictionary form."""
+
+    start: int
+    end: int
+    text: str
+    key: str
+    kind: str  # "w" word, "d" digits, "p" punctuation
+    cased: bool  # on a mixed-case line, so capitals carry information
+    first: bool  # the first token of its line
+
+
+def tokenize(text: str) -> list[Token]:
+    """Tokens of `text`, line by line, each marked with its line's case mode."""
+    tokens: list[Token] = []
+    doc_cased = _is_cased(text)
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        cased = _is_cased(line) if len(line) >= 12 and sum(map(str.isalpha, line)) >= 12 else doc_cased
+        raw = [(m.start() + pos, m.end() + pos, m.group()) for m in _TOKEN.finditer(line)]
+        i = 0
+        while i < len(raw):
+            start, end, word = raw[i]
+            if (i + 2 < len(raw) and word.isalpha() and raw[i + 1][2] in "'’" and raw[i + 1][0] == end
+                    and raw[i + 2][0] == raw[i + 1][1] and raw[i + 2][2].isalpha()
+                    and raw[i + 2][2].lower() not in _CONTRACTIONS):
+                end, word = raw[i + 2][1], text[start:raw[i + 2][1]]  # O'Brien, D'Angelo
+                i += 2
+            kind = "w" if word[0].isalpha() else "d" if word[0].isdigit() else "p"
+            key = word.lower().replace("'", "").replace("’", "")
+            tokens.append(Token(start, end, word, key, kind, cased, i == 0))
+            i += 1
+        pos += len(line)
+    return tokens
+
+
+def _is_cased(chunk: str) -> bool:
+    letters = sum(map(str.isalpha, chunk))
+    upper = sum(map(str.isupper, chunk))
+    return letters > 0 and 0.005 <= upper / letters <= 0.6
