@@ -13,7 +13,7 @@ from pathlib import Path
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.patterns import find_pattern_spans, load_rules
 from medhelm_local.redact.places import PlaceRules
-from medhelm_local.redact.tokens import tokenize
+from medhelm_local.redact.tokens import fold, tokenize
 from medhelm_local.redact.types import Span, merge_spans
 
 
@@ -27,7 +27,7 @@ class Detector(PlaceRules):
 
     def detect(self, text: str) -> list[Span]:
         """Typed PHI spans in `text`: sorted, merged, non-overlapping, end-exclusive code-point offsets."""
-        spans = find_pattern_spans(text, self.rules)
+        spans = find_pattern_spans(fold(text), self.rules)  # accents off, offsets kept
         tokens = tokenize(text)
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)

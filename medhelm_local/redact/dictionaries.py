@@ -7,6 +7,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from medhelm_local.redact.patterns import RedactionRuleError
+from medhelm_local.redact.tokens import fold
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "common_clinical_words.txt",
          "everyday_words.txt", "clinical_terms.txt")
@@ -56,7 +57,8 @@ def read_words(path: Path) -> frozenset[str]:
     except OSError as exc:
         raise RedactionRuleError(f"cannot read a redaction dictionary ({exc.strerror})", where=str(path),
                                  fix="check the redaction_dir setting and that the rule pack is complete") from None
-    return frozenset(w for w in (line.strip().lower() for line in text.splitlines()) if w and not w.startswith("#"))
+    entries = (fold(line.strip().lower()) for line in text.splitlines())
+    return frozenset(w for w in entries if w and not w.startswith("#"))
 
 
 def load_dictionaries(folder: Path) -> Dictionaries:

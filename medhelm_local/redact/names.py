@@ -139,6 +139,8 @@ class NameRules:
         tok, words = tokens[i], self.words
         if not self.name_like(tok, 2) or (tok.cased and tok.text.isupper() and len(tok.text) <= 4):
             return i  # a short capitalised word on a mixed-case line is an abbreviation (TIA, EMG)
+        if tok.first and i + 1 < len(tokens) and tokens[i + 1].text == ":" and tok.key not in words.first_names:
+            return i  # "País:", "Medico:" opening a line is a field label; speakers ("Martha:") are first names
         j = i + 1
         if j + 1 < len(tokens) and len(tokens[j].text) == 1 and tokens[j].kind == "w":
             j += 2 if tokens[j + 1].text == "." else 1  # middle initial

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 
 
@@ -163,14 +164,15 @@ def load_rules(path: Path) -> Rules:
                             for label in sorted(label_types, key=len, reverse=True))
     label_regex = _compile(
         rf"(?<![\w#])(?P<label>{alternatives})(?![a-z])(?:[ \t]{{0,3}}(?:#|no\.|no|number|num|nbr|id))?"
-        r"[ \t]{0,3}[:#=.]?[ \t]{0,3}(?P<v>[a-z0-9][a-z0-9-]{2,30})(?![\w])", "the labels", path)
+        r"[ \t]{0,3}[:#=.]{0,2}[ \t]{0,3}(?:(?:is|was|es)[ \t]{1,3})?(?P<v>[a-z0-9][a-z0-9-]{0,30})(?![\w])",
+        "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
     return Rules(path, compiled, label_regex, label_types, spec.context, sets, starts)
 
 
 def _norm(phrase: str) -> str:
-    return " ".join(phrase.lower().split())
+    return " ".join(fold(phrase.lower()).split())
 
 
 def _expand(regex: str, macros: dict[str, str]) -> str:
@@ -204,11 +206,25 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
         found = rules.label_regex.match(text, word.start()) if word.group().lower() in rules.label_starts else None
         if found is None:
             continue
-        m = found
-        value = m.group("v").rstrip("-")
-        if sum(ch.isdigit() for ch in value) >= 2 and not _unit_follows(text, m.end(), rules):
-            spans.append(Span(m.start("v"), m.start("v") + len(value), rules.label_types[_norm(m.group("label"))]))
+        start = found.start("v")
+        end = _grouped_value_end(text, start + len(found.group("v").rstrip("-")))
+        value = text[start:end]
+        if sum(ch.isdigit() for ch in value) >= 2 and (len(value) >= 3) and not _unit_follows(text, end, rules):
+            spans.append(Span(start, end, rules.label_types[_norm(found.group("label"))]))
     return spans
+
+
+_NEXT_GROUP = re.compile(r"[ -](?=[a-z0-9]{0,12}\d)[a-z0-9]{1,12}(?![\w])", re.IGNORECASE)
+
+
+def _grouped_value_end(text: str, end: int) -> int:
+    """End of an identifier written in groups ("46 28 52938", "14 9096265001 02") that starts before `end`."""
+    for _ in range(4):
+        m = _NEXT_GROUP.match(text, end)
+        if m is None:
+            break
+        end = m.end()
+    return end
 
 
 # ---- validators: (text, match, rules) -> (start, end, type) or None to drop the match ----
@@ -275,6 +291,25 @@ def _phone_digits(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None
     kind = PhiType.FAX if m.group().lower().startswith(("fax", "facsimile")) else PhiType.PHONE
     return m.start("v"), m.start("v") + len(value), kind
+
+
+_PHONE_BEFORE = re.compile(r"(?<![a-z])(?:phone|ph|tel|telephone|telefono|tfno|tlf|movil|mobile|cell|pager|fax|call|"
+                           r"contact|reach|reached|number|office|home|work)(?![a-z])", re.IGNORECASE)
+_PHONE_AFTER = frozenset({"office", "fax", "mobile", "home", "cell", "work", "phone", "movil", "tel"})
+_DATE_SHAPE = re.compile(r"(?:19|20)\d{2}[ .-]\d{1,2}[ .-]\d{1,2}|\d{1,2}[ .-]\d{1,2}[ .-](?:19|20)\d{2}")
+
+
+def _phone_context(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Digit groups ("917 277 000", "28-64-66-98") are a phone only beside a phone word on the same line."""
+    digits = sum(ch.isdigit() for ch in m.group())
+    if not 7 <= digits <= 13 or _DATE_SHAPE.fullmatch(m.group()) or _unit_follows(text, m.end(), rules):
+        return None
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    before = text[max(line_start, m.start() - 40):m.start()]
+    after = text[m.end():m.end() + 12].lstrip(" -").split(" ")[0].lower().strip(".,;:)")
+    if not (_PHONE_BEFORE.search(before) or after in _PHONE_AFTER):
+        return None
+    return _fax(text, m, rules)
 
 
 def _iban(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -361,5 +396,5 @@ def _not_measure(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "date_numeric": _date_numeric,
     "date_partial": _date_partial, "month_year": _month_year, "month_alone": _month_alone, "year": _year,
-    "not_measure": _not_measure, "zip": _zip,
+    "not_measure": _not_measure, "zip": _zip, "phone_context": _phone_context,
 }

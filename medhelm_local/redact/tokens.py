@@ -3,7 +3,26 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import NamedTuple
+
+
+def _fold_table() -> dict[int, str]:
+    """Accented Latin letters to their base letter, one character for one, so offsets survive folding."""
+    table = {}
+    for code in [*range(0xC0, 0x250), 0xAA, 0xBA]:
+        base = unicodedata.normalize("NFKD", chr(code))[:1]
+        if base.isascii() and base.isalpha() and base != chr(code):
+            table[code] = base
+    return table
+
+
+_FOLD = _fold_table()
+
+
+def fold(text: str) -> str:
+    """`text` with accents removed ("Pérez" -> "Perez", "Nº" -> "No"); same length, same offsets."""
+    return text.translate(_FOLD)
 
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 _CONTRACTIONS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})
@@ -49,7 +68,7 @@ def tokenize(text: str) -> list[Token]:
                 end, word = raw[i + 2][1], text[start:raw[i + 2][1]]  # O'Brien, D'Angelo
                 i += 2
             kind = "w" if word[0].isalpha() else "d" if word[0].isdigit() else "p"
-            key = word.lower().replace("'", "").replace("’", "")
+            key = fold(word.lower()).replace("'", "").replace("’", "")
             tokens.append(Token(start, end, word, key, kind, cased, i == 0))
             i += 1
         pos += len(line)

@@ -34,7 +34,7 @@ def test_scan_writes_exactly_id_and_spans(tmp_path: Path) -> None:
 
 
 def test_offsets_are_code_points(tmp_path: Path) -> None:
-    text = "Ñandú café — Dr. Müller saw him 7/22."
+    text = "Café 😀 crème — Dr. Müller saw him 7/22."  # an astral character before the spans
     source = write_lines(tmp_path / "in.jsonl", [json.dumps({"id": 1, "text": text}, ensure_ascii=False).encode()])
     scan_file(source, tmp_path / "out.jsonl", detector_for(PACK))
     spans = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8"))["spans"]
