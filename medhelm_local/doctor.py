@@ -15,9 +15,9 @@ from pydantic import SecretStr
 from rich.table import Table
 
 from medhelm_local.catalog import benchmark_status
-from medhelm_local.client.egress import Allowlist
 from medhelm_local.client.sdk import build_openai_client
 from medhelm_local.errors import EndpointUnreachableError, MedhelmError
+from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.scenarios import DataRoot
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import httpfs_extension_path, open_store
@@ -53,7 +53,9 @@ def _store_roundtrip(kek: Kek) -> str:
 
 def _deployment(settings: Settings, name: str) -> str:
     dep = settings.deployments[name]
-    client = build_openai_client(dep.base_url, dep.api_key(), Allowlist.from_settings(settings), min(dep.timeout_s, 10))
+    allowlist = allowlist_for(settings)
+    allowlist.require(name, dep)
+    client = build_openai_client(dep.base_url, dep.api_key(), allowlist, min(dep.timeout_s, 10))
 
     async def probe() -> list[str]:
         try:

@@ -15,7 +15,10 @@ row numbers and ids only.
     ├── DeploymentError               unknown model deployment or bad endpoint settings
     ├── EndpointUnreachableError      nothing answered at a deployment's URL (exit 3)
     ├── EgressRefusedError            a connection to a host:port outside the allowlist
+    ├── ExportRefusedError            the export gate refused: role, access level, residual PHI (exit 5)
+    ├── IntegrityError                a signature, file hash or audit chain does not check out (exit 4)
     ├── StoreKeyError                 the key-encryption key is missing, malformed or wrong
+    │   └── SigningKeyError           the export signing key or a public key is missing or unusable
     └── StoreError
         ├── StoreNotFoundError        no store at the given path
         ├── NotAStoreError            the file is not a medhelm-local store
@@ -91,8 +94,24 @@ class EgressRefusedError(MedhelmError):
     """A connection to a host:port outside the allowlist was refused before any socket opened."""
 
 
+class ExportRefusedError(MedhelmError):
+    """The export gate refused to let anything leave; the refusal is in the audit log."""
+
+    exit_code = 5
+
+
+class IntegrityError(MedhelmError):
+    """Something signed or chained was changed: a bundle file, its manifest, or an audit record."""
+
+    exit_code = 4
+
+
 class StoreKeyError(MedhelmError):
     """The key-encryption key is missing, malformed, or does not open this store."""
+
+
+class SigningKeyError(StoreKeyError):
+    """The export signing key (or the public key given to verify) is missing or unusable."""
 
 
 class StoreError(MedhelmError):

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Protocol
 
 from medhelm_local.client.completions import ModelClient
-from medhelm_local.client.egress import Allowlist
 from medhelm_local.errors import DeploymentError
+from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.records import Aggregate, Completion, Instance
 from medhelm_local.run_entry import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
@@ -92,18 +92,22 @@ class PlannedRun:
     benchmark: Benchmark
     deployment: Deployment
     instances: list[Instance]
+    allowlist: PolicyAllowlist
 
 
 def plan(settings: Settings, entries: Sequence[RunEntry], suite: str,
          max_eval_instances: int | None) -> list[PlannedRun]:
-    """Check every entry (benchmark, arguments, deployment, data files) before anything is sent."""
+    """Check every entry (benchmark, arguments, deployment on the egress allowlist, data files) before
+    anything is written or sent."""
     data = DataRoot(settings.data_root)
+    allowlist = allowlist_for(settings)
     planned = []
     for entry in entries:
         benchmark = create(entry.scenario, entry.args)
         deployment = deployment_for(settings, entry)
+        allowlist.require(entry.deployment, deployment)
         instances = select_instances(benchmark.load(data), max_eval_instances)
-        planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, instances))
+        planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, instances, allowlist))
     return planned
 
 
@@ -135,7 +139,7 @@ async def _execute(run: PlannedRun, store: StoreHandle, writer: StoreWriter, set
     if not pending:
         progress.finish()
         return 0, len(run.instances)
-    client = ModelClient(run.deployment, run.entry.model, Allowlist.from_settings(settings), concurrency)
+    client = ModelClient(run.deployment, run.entry.model, run.allowlist, concurrency)
     try:
         await client.check_reachable()
         requests_started = time.perf_counter()

@@ -59,10 +59,18 @@ def default_redaction_dir() -> Path:
     return _shipped_folder("redaction")
 
 
+def _data_home() -> Path:
+    return Path(os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")) / "medhelm-local"
+
+
+def default_audit_store() -> Path:
+    """The appliance's audit log unless configured: one per user, not per suite or output folder."""
+    return _data_home() / "audit.duckdb"
+
+
 def default_data_root() -> Path:
     """Where benchmark files live unless configured."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "medhelm-local" / "data"
+    return _data_home() / "data"
 
 
 class Deployment(BaseModel):
@@ -122,7 +130,6 @@ class Settings(BaseSettings):
     kek_file: Path | None = Field(None, description="File holding the key-encryption key (a mounted Secret)")
     kek: SecretStr | None = Field(None, description="Key-encryption key itself (development only)")
     deployments: dict[str, Deployment] = Field(default_factory=dict, description="Model deployments by name")
-    egress_allow: list[str] = Field(default_factory=list, description="Extra host:port pairs clients may reach")
     benchmark_cards: list[Path] = Field(default_factory=list, description="Benchmark card files or folders "
                                         "(a hospital's own benchmarks)")
     store_memory_limit: str | None = Field(None, description="DuckDB memory limit for stores, e.g. '4GB'; "
@@ -131,6 +138,10 @@ class Settings(BaseSettings):
                              "(egress allowlist, export rules, retention, roles)")
     redaction_dir: Path = Field(default_factory=default_redaction_dir, description="Folder of redaction rule packs")
     log_file: Path | None = Field(None, description="Append operational logs here (never PHI)")
+    audit_store: Path | None = Field(None, description="The audit log (an encrypted store of exports and refused "
+                                     "connections); default ~/.local/share/medhelm-local/audit.duckdb")
+    signing_key_file: Path | None = Field(None, description="Export signing key (Ed25519, sealed under the KEK), "
+                                          "made by `medhelm-local keys signing-init`")
 
     @classmethod
     def settings_customise_sources(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -107,15 +109,44 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
         server.process.wait(timeout=10)
 
 
-def write_config(path: Path, data_root: Path, output_dir: Path, deployments: dict[str, dict[str, Any]]) -> Path:
-    """A TOML config file as a user would write it."""
+SHIPPED_POLICIES = REPO / "policies"
+
+
+def write_policy_dir(dest: Path, allow: list[tuple[str, int]]) -> Path:
+    """A copy of the shipped policies whose egress.yaml allows exactly `allow`, as a hospital would edit it."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("export.yaml", "retention.yaml", "roles.yaml"):
+        shutil.copy(SHIPPED_POLICIES / name, dest / name)
+    lines = ["default: deny", "allow:" if allow else "allow: []"]
+    for host, port in allow:
+        lines += [f"  - host: {host}", f"    port: {port}", "    purpose: inference", "    why: test model server"]
+    (dest / "egress.yaml").write_text("\n".join(lines) + "\n")
+    return dest
+
+
+def write_config(path: Path, data_root: Path, output_dir: Path, deployments: dict[str, dict[str, Any]],
+                 allow_deployments: bool = True) -> Path:
+    """A TOML config file as a user would write it.
+
+    With `allow_deployments`, a policy folder beside it (`<name>.policies/`) lists every deployment's
+    host:port in egress.yaml, as a hospital does for its model servers, and the config points to it.
+    """
     lines = [f'data_root = "{data_root}"', f'output_dir = "{output_dir}"']
+    if allow_deployments:
+        pairs = sorted({_host_port(fields["base_url"]) for fields in deployments.values() if "base_url" in fields})
+        policies = write_policy_dir(path.with_name(path.stem + ".policies"), pairs)
+        lines.append(f'policy_dir = "{policies}"')
     for name, fields in deployments.items():
         lines.append(f"\n[deployments.{name}]")
         for key, value in fields.items():
             lines.append(f"{key} = {json.dumps(value)}")
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:

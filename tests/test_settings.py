@@ -24,7 +24,6 @@ def config(tmp_path: Path) -> Path:
     return write_toml(tmp_path / "config.toml", f"""
 data_root = "/file/data"
 output_dir = "/file/out"
-egress_allow = ["10.0.0.5:8000"]
 
 [deployments.vllm_local]
 base_url = "{URL}"
@@ -47,7 +46,6 @@ def test_the_config_file_sets_values_over_defaults(config: Path) -> None:
     settings = load_settings(config)
 
     assert settings.data_root == Path("/file/data")
-    assert settings.egress_allow == ["10.0.0.5:8000"]
     deployment = settings.deployments["vllm_local"]
     assert deployment.base_url == URL
     assert deployment.max_concurrency == 4

@@ -43,7 +43,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         if failed:
             raise typer.Exit(1)
 
-    keys = typer.Typer(help="Create and rotate key-encryption keys.", no_args_is_help=True)
+    keys = typer.Typer(help="Create and rotate key-encryption keys and export signing keys.", no_args_is_help=True)
     app.add_typer(keys, name="keys")
 
     @keys.command("init")
@@ -57,21 +57,48 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         out.print(f"Use it with: export MEDHELM_KEK_FILE={out_path.resolve()}  "
                   "(in Kubernetes, mount it as a Secret). Back it up: stores cannot be opened without it.")
 
+    @keys.command("signing-init")
+    def keys_signing_init(
+        ctx: typer.Context,
+        out_path: Path = typer.Option(..., "--out", dir_okay=False,
+                                      help="Where to write the sealed signing key (mode 0600); its public key "
+                                           "goes beside it with the suffix .pub. Never overwritten."),
+    ) -> None:
+        """Create the Ed25519 key that signs export bundles, sealed under the key-encryption key."""
+        from medhelm_local.export import public_key_path, write_signing_key
+
+        settings = settings_from(ctx)
+        key = write_signing_key(out_path, load_kek(settings))
+        out.print(f"Wrote the signing key {out_path} (sealed under the KEK) and its public key "
+                  f"{public_key_path(out_path)} (key id {key.key_id}).", soft_wrap=True)
+        out.print(f"Use it with: export MEDHELM_SIGNING_KEY_FILE={out_path.resolve()}. Give the .pub file to "
+                  "whoever verifies bundles; it cannot sign.", soft_wrap=True)
+
     @keys.command("rotate")
     def keys_rotate(
         ctx: typer.Context,
-        store: Path = typer.Option(..., "--store", dir_okay=False, exists=True, help="Store whose key to rewrap."),
         new_kek_file: Path = typer.Option(..., "--new-kek-file", exists=True, dir_okay=False,
                                           help="The new key-encryption key file."),
+        store: list[Path] | None = typer.Option(None, "--store", dir_okay=False, exists=True,
+                                                help="Store whose key to rewrap (repeatable; the audit log too)."),
+        signing_key: list[Path] | None = typer.Option(None, "--signing-key", dir_okay=False, exists=True,
+                                                      help="Signing key to reseal (repeatable)."),
     ) -> None:
-        """Rewrap a store's data key under a new key-encryption key; the store itself is not rewritten."""
+        """Rewrap stores' data keys and reseal signing keys under a new KEK; no store is rewritten."""
+        from medhelm_local.export import rewrap_signing_key
+
+        if not store and not signing_key:
+            raise typer.BadParameter("give at least one --store or --signing-key", param_hint="--store")
         settings = settings_from(ctx)
         old = load_kek(settings)
         new = load_kek(settings.model_copy(update={"kek_file": new_kek_file, "kek": None}))
-        env_path = Envelope.path_for(store)
-        fresh = rewrap(Envelope.read(env_path), old, new, str(env_path))
-        fresh.write(env_path)
-        out.print(f"Rewrapped {env_path} from key {old.fingerprint} to {new.fingerprint}.")
+        for path in store or []:
+            env_path = Envelope.path_for(path)
+            rewrap(Envelope.read(env_path), old, new, str(env_path)).write(env_path)
+            out.print(f"Rewrapped {env_path} from key {old.fingerprint} to {new.fingerprint}.")
+        for path in signing_key or []:
+            rewrap_signing_key(path, old, new)
+            out.print(f"Resealed {path} from key {old.fingerprint} to {new.fingerprint}.")
 
     data = typer.Typer(help="Bring dataset folders into the data root.", no_args_is_help=True)
     app.add_typer(data, name="data")

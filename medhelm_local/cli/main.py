@@ -10,11 +10,24 @@ from pathlib import Path
 import typer
 from rich.text import Text
 
-from medhelm_local.cli import admin_cmd, catalog_cmd, run_cmd, runs_cmd
+from medhelm_local.cli import (
+    admin_cmd,
+    audit_cmd,
+    catalog_cmd,
+    export_cmd,
+    policy_cmd,
+    redact_cmd,
+    run_cmd,
+    runs_cmd,
+)
 from medhelm_local.cli.output import err
 from medhelm_local.errors import MedhelmError
 from medhelm_local.scenarios.registry import register_cards
 from medhelm_local.settings import Settings, load_settings
+
+log = logging.getLogger("medhelm_local.cli")
+# The settings the command loaded: where refused connections are recorded when it ends.
+_loaded: list[Settings] = []
 
 app = typer.Typer(
     name="medhelm-local",
@@ -38,9 +51,18 @@ def _root(
 
 
 def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
-    """Settings for a command: its flags over environment over the config file; logging set up."""
+    """Settings for a command: its flags over environment over the config file; logging set up; the
+    policy loaded (a policy that does not validate stops the command) and its allowlist enforced."""
+    from medhelm_local.policy.allowlist import allowlist_for
+    from medhelm_local.policy.guard import active_guard
+
     root = ctx.find_root()
     settings = load_settings(root.obj, **overrides)
+    allowlist = allowlist_for(settings)
+    guard = active_guard()
+    if guard is not None:
+        guard.set_allowlist(allowlist)
+    _loaded.append(settings)
     register_cards(settings.benchmark_cards)
     if settings.log_file is not None:
         handler = logging.FileHandler(settings.log_file)
@@ -54,6 +76,10 @@ run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)
+policy_cmd.register(app, settings_from)
+redact_cmd.register(app, settings_from)
+export_cmd.register(app, settings_from)
+audit_cmd.register(app, settings_from)
 
 
 def main() -> None:
@@ -72,7 +98,32 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("Interrupted. Everything finished so far is saved; run the same command again to resume.")
         code = 130
+    flush_refusals()
     _exit_now(code)
+
+
+def flush_refusals() -> None:
+    """Write the connections the guard refused during this command to the audit log."""
+    from medhelm_local.cli.entry import REFUSALS
+
+    if not REFUSALS:
+        return
+    pending = list(REFUSALS)
+    REFUSALS.clear()
+    try:
+        if not _loaded:
+            raise MedhelmError("no settings were loaded, so the audit log is unknown")
+        from medhelm_local.audit import audit_log_for
+
+        audit = audit_log_for(_loaded[-1])
+        for record in pending:
+            audit.append("egress.refused", record)
+    except MedhelmError as exc:
+        err.print(f"Warning: {len(pending)} refused connection(s) could not be written to the audit log "
+                  f"({exc.what}); each was logged as a warning above.", soft_wrap=True)
+        return
+    err.print(f"The egress guard refused {len(pending)} connection(s); each is in the audit log "
+              "(`medhelm-local audit show --kind egress`).", soft_wrap=True)
 
 
 def _exit_now(code: int) -> None:

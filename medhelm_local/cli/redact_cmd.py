@@ -31,6 +31,27 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         err.print(f"Scanned {result.documents} document(s), {result.spans} PHI span(s); wrote {output_path}.",
                   highlight=False, soft_wrap=True)
 
+    @redact.command("store")
+    def store(
+        ctx: typer.Context,
+        source: Path = typer.Argument(..., dir_okay=False, help="The suite store to copy (never changed)."),
+        out_path: Path = typer.Option(..., "--out", dir_okay=False, help="The new, redacted store file."),
+    ) -> None:
+        """Make a redacted copy of a whole store for sharing: free text redacted, instance ids pseudonymised."""
+        from medhelm_local.audit import audit_log_for
+        from medhelm_local.cli.output import out
+        from medhelm_local.export import redact_store_copy
+        from medhelm_local.policy.loader import load_policy as load_export_policy
+        from medhelm_local.store.keys import load_kek
+
+        settings = settings_from(ctx)
+        copy = redact_store_copy(source, out_path, load_kek(settings), load_export_policy(settings.policy_dir),
+                                 settings.redaction_dir, audit_log_for(settings))
+        kinds = ", ".join(f"{k} {v}" for k, v in copy.redactions.items()) or "none needed"
+        out.print(f"[green]Wrote[/] {copy.destination} ({', '.join(f'{t} {n}' for t, n in copy.rows.items())} "
+                  f"rows; redacted {sum(copy.redactions.values())} value(s): {kinds}); audit record "
+                  f"{copy.audit_seq}. {source} is unchanged.", soft_wrap=True)
+
     @redact.command("apply")
     def apply(ctx: typer.Context, input_path: Path = _INPUT, output_path: Path = _OUTPUT,
               style: str | None = typer.Option(None, "--style", help="mask ([NAME], [DATE]) or surrogate "

@@ -21,7 +21,8 @@ from typing import Any
 
 import aiohttp
 
-from medhelm_local.client.egress import Allowlist, build_session
+from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.egress import build_session
 from medhelm_local.errors import EndpointUnreachableError
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.settings import Deployment

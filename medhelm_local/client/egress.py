@@ -1,48 +1,21 @@
-"""The allowlist, and the aiohttp session every evaluation request goes through.
+"""The aiohttp session every evaluation request goes through.
 
 HTTP clients are built in two places only, with one rule: `build_session` here (aiohttp) carries
 the evaluation traffic, and `client.sdk.build_openai_client` (httpx2) backs the openai SDK. Both ignore proxy variables
 (`trust_env=False`), check each request's host:port against the same Allowlist first (an aiohttp
-client middleware; an httpx2 transport), and never follow redirects. The full policy layer will
-feed the allowlist from `policies/`; today it is the configured deployments plus `egress_allow`.
+client middleware; an httpx2 transport), and never follow redirects. The allowlist comes from the
+policy's egress.yaml only (`policy.allowlist.allowlist_for`).
 """
 
 from __future__ import annotations
 
 import functools
 import ssl
-from collections.abc import Iterable
 
 import aiohttp
 
-from medhelm_local.errors import ConfigError, EgressRefusedError
-from medhelm_local.settings import Settings
-
-
-class Allowlist:
-    """A set of (host, port) pairs that clients may connect to; everything else is refused."""
-
-    def __init__(self, pairs: Iterable[tuple[str, int]]) -> None:
-        self._pairs = frozenset((h.lower().strip("[]"), p) for h, p in pairs)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Allowlist:
-        """The deployments' endpoints plus the extra `egress_allow` entries."""
-        pairs = [d.host_port for d in settings.deployments.values()]
-        for item in settings.egress_allow:
-            host, sep, port = item.rpartition(":")
-            if not sep or not host or not port.isdigit():
-                raise ConfigError(f"egress_allow entry '{item}' is not host:port", where="setting egress_allow",
-                                  fix="write entries like \"10.0.0.5:8000\"")
-            pairs.append((host, int(port)))
-        return cls(pairs)
-
-    def permits(self, host: str, port: int) -> bool:
-        """True if a connection to host:port is allowed."""
-        return (host.lower().strip("[]"), port) in self._pairs
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(sorted(self._pairs))
+from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.errors import EgressRefusedError
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,7 +32,8 @@ def refusal(allowlist: Allowlist, method: str, scheme: str, host: str, port: int
     return EgressRefusedError(
         f"connection to {host}:{port} refused: it is not on the egress allowlist",
         where=f"{method} {scheme}://{host}:{port}",
-        fix="add the endpoint as a model deployment (or to egress_allow) if it is inside your network",
+        fix="if the endpoint is inside your network, add it to the policy's egress.yaml (host, port, purpose, "
+            "why) and have the change reviewed; `medhelm-local policy check` shows the allowlist in force",
     )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import httpx2
 import openai
 
-from medhelm_local.client.egress import Allowlist, refusal, tls_context
+from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.egress import refusal, tls_context
 
 
 class GuardedTransport(httpx2.AsyncBaseTransport):

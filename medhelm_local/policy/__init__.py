@@ -4,34 +4,32 @@
     explain(policy) -> [Row]       the effective policy, rule by rule, with where each rule comes from
     may_leave_unredacted(access)   False for anything but public data, whatever the files say
     export_treatment(...)          how an artifact may leave for a role: the file's rule, capped by code
+    allowlist_for(settings)        the egress allowlist (egress.yaml) the HTTP clients and the guard enforce
+    install_guard(allowlist)       egress layer (b): the audit hook, installed first thing by the CLI
 
-The egress allowlist (`policy.allowlist.PolicyAllowlist`) and the audit-hook guard
-(`policy.guard.install_guard`) are imported from their modules.
+Names load on first use: the CLI installs the guard (standard library only) before pydantic,
+YAML or any HTTP library is imported.
 """
 
-from medhelm_local.policy.explain import Row, explain, render_text
-from medhelm_local.policy.loader import POLICY_FILES, Policy, load_policy, policy_summary
-from medhelm_local.policy.rules import (
-    EGRESS_DEFAULT,
-    ExportDecision,
-    ceiling,
-    export_treatment,
-    level_treatment,
-    may_leave_unredacted,
-)
+from __future__ import annotations
 
-__all__ = [
-    "EGRESS_DEFAULT",
-    "POLICY_FILES",
-    "ExportDecision",
-    "Policy",
-    "Row",
-    "ceiling",
-    "explain",
-    "export_treatment",
-    "level_treatment",
-    "load_policy",
-    "may_leave_unredacted",
-    "policy_summary",
-    "render_text",
-]
+import importlib
+from typing import Any
+
+_HOMES = {
+    "Row": "explain", "explain": "explain", "render_text": "explain",
+    "POLICY_FILES": "loader", "Policy": "loader", "load_policy": "loader", "policy_summary": "loader",
+    "EGRESS_DEFAULT": "rules", "ExportDecision": "rules", "ceiling": "rules", "export_treatment": "rules",
+    "level_treatment": "rules", "may_leave_unredacted": "rules",
+    "PolicyAllowlist": "allowlist", "allowlist_for": "allowlist",
+    "EgressGuard": "guard", "GuardRefusedError": "guard", "install_guard": "guard", "active_guard": "guard",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -1,11 +1,11 @@
 """The egress allowlist the HTTP clients and the guard enforce, taken from the policy's egress.yaml.
 
 The policy file is the only source of reachable endpoints. Settings name model deployments,
-but cannot widen the list: a deployment (or `egress_allow` entry) whose host:port is not in
-egress.yaml is inert until a run or check uses it, and is then refused with a message naming
-the policy file. Refusing at use rather than at load keeps unrelated commands working when a
-config file lists endpoints for another site, and keeps layers (a), (b) and (c) identical,
-since the Kubernetes NetworkPolicy is generated from egress.yaml alone.
+but cannot widen the list: a deployment whose host:port is not in egress.yaml is inert until a
+run or check uses it, and is then refused with a message naming the policy file. Refusing at use
+rather than at load keeps unrelated commands working when a config file lists endpoints for
+another site, and keeps layers (a), (b) and (c) identical, since the Kubernetes NetworkPolicy
+is generated from egress.yaml alone.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from medhelm_local.client.egress import Allowlist
+from medhelm_local.client.allowlist import Allowlist, canonical_host
 from medhelm_local.errors import EgressRefusedError
 from medhelm_local.policy.loader import Policy, load_policy
-from medhelm_local.policy.models import canonical_host
 from medhelm_local.settings import Deployment, Settings
 
 
@@ -25,7 +24,7 @@ from medhelm_local.settings import Deployment, Settings
 class Unlisted:
     """A configured endpoint the policy does not permit."""
 
-    source: str  # "deployment NAME" or "egress_allow"
+    source: str  # "deployment NAME"
     host: str
     port: int
 
@@ -35,35 +34,26 @@ class PolicyAllowlist(Allowlist):
 
     def __init__(self, pairs: Iterable[tuple[str, int]], source: Path | None = None,
                  unlisted: Iterable[Unlisted] = (), reasons: Mapping[tuple[str, int], str] | None = None) -> None:
-        canonical = [(canonical_host(h), p) for h, p in pairs]
-        super().__init__(canonical)
+        super().__init__(pairs)
         self.source = source
         self.unlisted = tuple(unlisted)
         self.reasons = dict(reasons or {})
 
     @classmethod
     def from_policy(cls, policy: Policy, settings: Settings) -> PolicyAllowlist:
-        """The policy's endpoints; configured deployments and egress_allow entries outside them are noted, not added."""
+        """The policy's endpoints; configured deployments outside them are noted, not added."""
         pairs = [(e.host, e.port) for e in policy.egress.allow]
         reasons = {(e.host, e.port): e.why for e in policy.egress.allow}
-        allowed = set(pairs)
-        unlisted = [Unlisted(f"deployment {name}", canonical_host(dep.host_port[0]), dep.host_port[1])
-                    for name, dep in sorted(settings.deployments.items())
-                    if (canonical_host(dep.host_port[0]), dep.host_port[1]) not in allowed]
-        for item in settings.egress_allow:
-            host, _, port = item.rpartition(":")
-            if port.isdigit() and (canonical_host(host), int(port)) not in allowed:
-                unlisted.append(Unlisted("egress_allow", canonical_host(host), int(port)))
-        return cls(pairs, policy.path_of("egress.yaml"), unlisted, reasons)
+        listed = cls(pairs, policy.path_of("egress.yaml"), reasons=reasons)
+        listed.unlisted = tuple(Unlisted(f"deployment {name}", canonical_host(dep.host_port[0]), dep.host_port[1])
+                                for name, dep in sorted(settings.deployments.items())
+                                if not listed.permits(*dep.host_port))
+        return listed
 
     @classmethod
     def deny_all(cls) -> PolicyAllowlist:
         """Nothing reachable: what the guard enforces until the policy is loaded."""
         return cls([])
-
-    def permits(self, host: str, port: int) -> bool:
-        """True if a connection to host:port is allowed (IP addresses compared in canonical form)."""
-        return super().permits(canonical_host(host), port)
 
     def where(self) -> str:
         """The policy file, for messages."""

@@ -42,8 +42,6 @@ def _egress(policy: Policy, settings: Settings | None) -> list[Row]:
             ok = allowlist.permits(host, port)
             rows.append(Row("egress", f"deployment {name}", f"{host}:{port} "
                             + ("permitted" if ok else "NOT permitted: runs using it are refused"), "settings"))
-        rows += [Row("egress", "egress_allow", f"{u.host}:{u.port} NOT permitted: ignored", "settings")
-                 for u in allowlist.unlisted if u.source == "egress_allow"]
     return rows
 
 

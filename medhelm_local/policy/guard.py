@@ -41,9 +41,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from medhelm_local.client.egress import Allowlist
+from medhelm_local.client.allowlist import Allowlist, canonical_host
 from medhelm_local.errors import EgressRefusedError
-from medhelm_local.policy.models import canonical_host
 
 log = logging.getLogger("medhelm_local.policy.guard")
 

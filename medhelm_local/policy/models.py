@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from medhelm_local.client.allowlist import canonical_host
+
 AccessLevel = Literal["public", "gated", "private"]
 Artifact = Literal["aggregates", "scores", "completions", "prompts"]
 Treatment = Literal["never", "redacted", "as_is"]
@@ -26,18 +28,6 @@ _UNREDACTED_MESSAGE = ("'as_is' is not allowed for gated or private data: nothin
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def canonical_host(host: str) -> str:
-    """A host as the allowlist compares it: lower case; IP addresses in their canonical form."""
-    text = host.strip().lower().strip("[]")
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        return text.rstrip(".")
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return str(address.ipv4_mapped)
-    return str(address)
 
 
 class EgressEntry(_Strict):

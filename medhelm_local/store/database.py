@@ -27,7 +27,7 @@ from medhelm_local.errors import (
     StoreSchemaError,
 )
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
-from medhelm_local.store.schema import DDL, SCHEMA_VERSION
+from medhelm_local.store.schema import SCHEMAS, StoreKind
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 ALIAS = "store"
@@ -142,7 +142,12 @@ def _lock_down(con: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None
     con.execute("SET lock_configuration = true")
 
 
-def _ensure_schema(con: duckdb.DuckDBPyConnection, store_id: str, path: Path, read_only: bool) -> None:
+_KIND_NAMES = {"suite": "a suite's result store", "audit": "the audit log"}
+
+
+def _ensure_schema(con: duckdb.DuckDBPyConnection, store_id: str, path: Path, read_only: bool,
+                   kind: StoreKind) -> None:
+    ddl, version = SCHEMAS[kind]
     tables = {r[0] for r in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_catalog = ?", [ALIAS]).fetchall()}
     if "meta" not in tables:
@@ -150,24 +155,28 @@ def _ensure_schema(con: duckdb.DuckDBPyConnection, store_id: str, path: Path, re
             raise NotAStoreError("the database has no medhelm-local tables", where=str(path),
                                  fix="give the path of a store written by `medhelm-local run`")
         con.execute("BEGIN")
-        con.execute(DDL)
+        con.execute(ddl)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         con.executemany("INSERT INTO meta VALUES (?, ?)", [
-            ["schema_version", str(SCHEMA_VERSION)], ["store_id", store_id], ["created_at", now]])
+            ["schema_version", str(version)], ["store_id", store_id], ["created_at", now], ["kind", kind]])
         con.execute("COMMIT")
         return
     meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
     if meta.get("store_id") != store_id:
         raise StoreKeyError("the key envelope belongs to another store (store ids differ)", where=str(path),
                         fix="restore the .key file that was created with this store")
-    if meta.get("schema_version") != str(SCHEMA_VERSION):
+    found: StoreKind = "audit" if meta.get("kind") == "audit" else "suite"  # stores before kinds were suites
+    if found != kind:
+        raise NotAStoreError(f"this file is {_KIND_NAMES[found]}, not {_KIND_NAMES[kind]}", where=str(path),
+                             fix="give the path of " + _KIND_NAMES[kind])
+    if meta.get("schema_version") != str(version):
         raise StoreSchemaError(
-            f"the store has schema version {meta.get('schema_version')}, this program knows {SCHEMA_VERSION}",
+            f"the store has schema version {meta.get('schema_version')}, this program knows {version}",
             where=str(path), fix="use the medhelm-local version that wrote it, or a newer one")
 
 
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
-               memory_limit: str | None = None) -> StoreHandle:
+               memory_limit: str | None = None, kind: StoreKind = "suite") -> StoreHandle:
     """Open (or create) the encrypted store at `path`; every failure says what to do.
 
     Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key.
@@ -201,7 +210,7 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
     try:
         _attach(con, path, data_key, read_only)
         _check_encrypted(con, path)
-        _ensure_schema(con, envelope.store_id, path, read_only)
+        _ensure_schema(con, envelope.store_id, path, read_only, kind)
         _lock_down(con, memory_limit)
     except BaseException:
         con.close()

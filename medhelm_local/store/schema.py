@@ -1,8 +1,16 @@
-"""The store's tables. One version number; a store with another version is refused, not guessed at."""
+"""The stores' tables. One version number per kind; a store of another version or kind is refused.
+
+Two kinds of encrypted store share one format: a suite store (results, one per suite) and the
+audit log (one per appliance, kept longer than any result, so never inside a suite store).
+"""
 
 from __future__ import annotations
 
+from typing import Literal
+
+StoreKind = Literal["suite", "audit"]
 SCHEMA_VERSION = 1
+AUDIT_SCHEMA_VERSION = 1
 
 # Every table is keyed by (run_id, instance_id) so a killed run resumes where it stopped.
 DDL = """
@@ -66,3 +74,23 @@ CREATE TABLE IF NOT EXISTS scores (
     PRIMARY KEY (run_id, instance_id, metric)
 );
 """
+
+# Append-only by code: nothing in the program updates or deletes a row. Each record's hash covers
+# its fields and the previous record's hash, so an edited or removed record breaks the chain.
+AUDIT_DDL = """
+CREATE TABLE IF NOT EXISTS meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    seq BIGINT PRIMARY KEY,
+    recorded_at VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    actor VARCHAR NOT NULL,
+    details_json VARCHAR NOT NULL,
+    prev_hash VARCHAR NOT NULL,
+    hash VARCHAR NOT NULL
+);
+"""
+
+SCHEMAS: dict[StoreKind, tuple[str, int]] = {"suite": (DDL, SCHEMA_VERSION), "audit": (AUDIT_DDL, AUDIT_SCHEMA_VERSION)}

@@ -2,8 +2,8 @@
 
 Records are handed over the moment they exist and are committed within `flush_interval`
 seconds, one transaction per batch; rows queued as one group (a completion and its scores)
-are never split across batches, so they land together or not at all. Rows go in as Arrow tables: DuckDB's `executemany` costs about 1-3 ms
-a row on an encrypted store, an Arrow batch about 0.1-0.2 ms.
+are never split across batches, so they land together or not at all. Rows go in as Arrow tables:
+DuckDB's `executemany` costs about 1-3 ms a row on an encrypted store, an Arrow batch 0.1-0.2 ms.
 """
 
 from __future__ import annotations

@@ -9,12 +9,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FakeServer
+from conftest import FakeServer, write_policy_dir
 
+from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
-from medhelm_local.client.egress import Allowlist
 from medhelm_local.client.sdk import build_openai_client
-from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
+from medhelm_local.errors import EgressRefusedError, EndpointUnreachableError
+from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.records import Prompt
 from medhelm_local.settings import Deployment, Settings
 
@@ -193,11 +194,11 @@ def test_unreachable_endpoint_is_a_clear_error(listener: CountingListener) -> No
         asyncio.run(go())
 
 
-def test_allowlist_comes_from_deployments_and_egress_allow(tmp_path: Path) -> None:
-    settings = Settings(deployments={"a": Deployment(base_url="https://gpu.internal/v1")},
-                        egress_allow=["10.0.0.5:8000"])
-    allow = Allowlist.from_settings(settings)
-    assert allow.permits("gpu.internal", 443) and allow.permits("10.0.0.5", 8000)
-    assert not allow.permits("gpu.internal", 80) and not allow.permits("example.com", 443)
-    with pytest.raises(ConfigError, match="not host:port"):
-        Allowlist.from_settings(Settings(egress_allow=["10.0.0.5"]))
+def test_a_configured_deployment_is_not_reachable_unless_the_policy_lists_it(tmp_path: Path) -> None:
+    settings = Settings(policy_dir=write_policy_dir(tmp_path / "policies", [("10.0.0.5", 8000)]),
+                        deployments={"a": Deployment(base_url="https://gpu.internal/v1")})
+    allow = allowlist_for(settings)
+    assert allow.permits("10.0.0.5", 8000)
+    assert not allow.permits("gpu.internal", 443) and not allow.permits("example.com", 443)
+    with pytest.raises(EgressRefusedError, match=r"egress\.yaml"):
+        allow.require("a", settings.deployments["a"])

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from medhelm_local.client.egress import Allowlist
+from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.policy.guard import install_guard
 
 

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeServer, write_config
-from policy_dirs import write_policy_dir
+from conftest import FakeServer, write_config, write_policy_dir
 
-from medhelm_local.client.egress import Allowlist
+from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.policy.guard import EgressGuard, GuardRefusedError
 
 HERE = Path(__file__).resolve().parent

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CLI, DEMO_DATASETS, FAKE_SERVER, write_config
-from policy_dirs import write_policy_dir
+from conftest import CLI, DEMO_DATASETS, FAKE_SERVER, write_config, write_policy_dir
 
 from medhelm_local.scenarios.datafiles import import_dataset
 

@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import write_config
-from policy_dirs import SHIPPED, write_policy_dir
+from conftest import SHIPPED_POLICIES, write_config, write_policy_dir
 
 # Registers the command unless cli/main.py already does, then runs the real entry point.
 _MAIN = """
@@ -30,7 +29,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 def test_check_explains_the_shipped_policy() -> None:
     done = _cli("policy", "check")
     assert done.returncode == 0, done.stderr
-    assert f"The policy in {SHIPPED} is valid" in done.stdout
+    assert f"The policy in {SHIPPED_POLICIES} is valid" in done.stdout
     assert "everything not listed" in done.stdout and "deny" in done.stdout
     assert "127.0.0.1:11434" in done.stdout and "gated data" in done.stdout
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from policy_dirs import SHIPPED, write_policy_dir
+from conftest import SHIPPED_POLICIES, write_policy_dir
 
 from medhelm_local.errors import ConfigError, EgressRefusedError
 from medhelm_local.policy import (
@@ -43,11 +43,11 @@ def _error(folder: Path) -> str:
 
 
 def test_the_shipped_policy_loads_and_has_a_stable_fingerprint() -> None:
-    policy = load_policy(SHIPPED)
+    policy = load_policy(SHIPPED_POLICIES)
     assert policy.egress.default == "deny"
     assert {(e.host, e.port) for e in policy.egress.allow} == {("127.0.0.1", 8000), ("127.0.0.1", 11434)}
     assert policy.export.redaction.style == "mask"
-    assert re.fullmatch(r"[0-9a-f]{64}", policy.digest) and policy.digest == load_policy(SHIPPED).digest
+    assert re.fullmatch(r"[0-9a-f]{64}", policy.digest) and policy.digest == load_policy(SHIPPED_POLICIES).digest
 
 
 @pytest.mark.parametrize("name, old, new, key, hint", [
@@ -110,7 +110,7 @@ def test_only_public_data_may_leave_unredacted_whatever_the_file_says() -> None:
     for access in ("gated", "private", "PUBLIC", "", "internal"):
         assert not may_leave_unredacted(access)
         assert ceiling(access) == "redacted"
-    policy = load_policy(SHIPPED)
+    policy = load_policy(SHIPPED_POLICIES)
     # A policy object built around validation (as a bug or a future loader might) is still capped.
     loose = SensitiveRules.model_construct(aggregates="as_is", scores="as_is", completions="as_is", prompts="as_is")
     levels = policy.export.access_levels.model_copy(update={"gated": loose})
@@ -122,7 +122,7 @@ def test_only_public_data_may_leave_unredacted_whatever_the_file_says() -> None:
 
 
 def test_export_decisions_combine_role_access_level_and_code() -> None:
-    policy = load_policy(SHIPPED)
+    policy = load_policy(SHIPPED_POLICIES)
     assert export_treatment(policy, "compliance_officer", "public", "prompts").treatment == "as_is"
     assert export_treatment(policy, "compliance_officer", "private", "completions").treatment == "redacted"
     assert export_treatment(policy, "compliance_officer", "gated", "prompts").treatment == "never"
@@ -135,14 +135,13 @@ def test_export_decisions_combine_role_access_level_and_code() -> None:
 
 def test_the_allowlist_is_the_policy_and_settings_cannot_widen_it(tmp_path: Path) -> None:
     folder = write_policy_dir(tmp_path / "policies", [("127.0.0.1", 8000), ("vllm.internal", 8000)])
-    settings = Settings(policy_dir=folder, egress_allow=["10.0.0.9:80"], deployments={
+    settings = Settings(policy_dir=folder, deployments={
         "listed": Deployment(base_url="http://vllm.internal:8000/v1"),
         "unlisted": Deployment(base_url="https://gpu.elsewhere/v1")})
     allowlist = allowlist_for(settings)
     assert allowlist.permits("VLLM.internal", 8000) and allowlist.permits("::ffff:127.0.0.1", 8000)
     assert not allowlist.permits("gpu.elsewhere", 443) and not allowlist.permits("10.0.0.9", 80)
-    assert {(u.source, u.host, u.port) for u in allowlist.unlisted} == {
-        ("deployment unlisted", "gpu.elsewhere", 443), ("egress_allow", "10.0.0.9", 80)}
+    assert {(u.source, u.host, u.port) for u in allowlist.unlisted} == {("deployment unlisted", "gpu.elsewhere", 443)}
     allowlist.require("listed", settings.deployments["listed"])
     with pytest.raises(EgressRefusedError) as err:
         allowlist.require("unlisted", settings.deployments["unlisted"])

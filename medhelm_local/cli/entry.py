@@ -1,0 +1,32 @@
+"""The console entry point: egress layer (b), the audit-hook guard, goes in before anything else loads.
+
+Until the command's settings and policy are read, the guard refuses every connection, look-up
+and program; `cli.main` then narrows it to the policy's allowlist. Refusals are kept here and
+written to the audit log when the command ends (`flush_refusals`): the hook itself must not
+open a database while it is deciding whether a socket may connect.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+REFUSALS: list[dict[str, Any]] = []
+
+
+def harmless_programs() -> list[str]:
+    """Programs the guard lets start: `uname`, which the standard library's `platform` module runs
+    (the openai SDK asks it for the processor name). It reads the kernel's name, nothing else."""
+    found = shutil.which("uname")
+    return [found] if found else []
+
+
+def main() -> None:
+    """Install the guard, then run the command."""
+    from medhelm_local.client.allowlist import Allowlist
+    from medhelm_local.policy.guard import install_guard
+
+    install_guard(Allowlist([]), on_refusal=REFUSALS.append, programs=harmless_programs())
+    from medhelm_local.cli.main import main as run_command
+
+    run_command()

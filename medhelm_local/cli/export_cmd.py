@@ -1,0 +1,104 @@
+"""`medhelm-local export` and `verify`: signed, redacted bundles out; any bundle checked with a public key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from medhelm_local.cli.output import out, print_json
+from medhelm_local.errors import ConfigError, IntegrityError
+from medhelm_local.settings import Settings
+
+_ARTIFACTS = ("aggregates", "scores", "completions", "prompts")
+
+
+def _parse_include(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    items = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
+    unknown = [i for i in items if i not in _ARTIFACTS]
+    if unknown or not items:
+        raise ConfigError(f"--include names {', '.join(unknown) or 'nothing'}, which is not an artifact",
+                          where="option --include", fix=f"give a comma-separated list of: {', '.join(_ARTIFACTS)}")
+    return items
+
+
+def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
+    """Add `export` and `verify` to the app."""
+
+    @app.command("export")
+    def export_(
+        ctx: typer.Context,
+        target: str = typer.Argument(..., metavar="SUITE_OR_RUN", help="A suite name, or one run id."),
+        to: Path = typer.Option(..., "--to", file_okay=False, help="New folder for the bundle (never overwritten)."),
+        role: str = typer.Option(..., "--role", help="Your role in roles.yaml, e.g. compliance_officer."),
+        include: str | None = typer.Option(
+            None, "--include", help="Only these artifacts (comma-separated: aggregates, scores, completions, "
+                                    "prompts); the export is refused if the policy withholds one. "
+                                    "Default: all the policy lets your role take."),
+        unredacted: bool = typer.Option(False, "--unredacted",
+                                        help="Ask for no redaction; refused unless the policy lets every "
+                                             "artifact leave as it is (public data only)."),
+        store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file to read instead."),
+        output: Path | None = typer.Option(None, "--output", "-o", file_okay=False,
+                                           help="Folder of suite stores (default: output_dir setting)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Export results as a signed bundle: redacted per policy, checked again, recorded in the audit log."""
+        from medhelm_local.audit import audit_log_for
+        from medhelm_local.export import ExportRequest, export, resolve_target
+        from medhelm_local.policy.loader import load_policy
+        from medhelm_local.store.keys import load_kek
+
+        settings = settings_from(ctx, output_dir=output)
+        artifacts = _parse_include(include)
+        kek = load_kek(settings)
+        policy = load_policy(settings.policy_dir)
+        audit = audit_log_for(settings)
+        resolved = resolve_target(settings, kek, target, store)
+        result = export(settings, policy, kek, audit, ExportRequest(
+            resolved, to, role, artifacts, unredacted))  # type: ignore[arg-type]
+        if as_json:
+            print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
+                        "files": result.files, "runs": result.runs, "redactions": result.redactions,
+                        "withheld": result.withheld, "signing_key_id": result.signing_key_id,
+                        "audit_seq": result.audit_seq})
+            return
+        total = sum(result.redactions.values())
+        kinds = ", ".join(f"{k} {v}" for k, v in result.redactions.items()) or "none needed"
+        out.print(f"[green]Exported[/] {len(result.runs)} run(s) to {result.destination}: "
+                  f"{', '.join(result.files)}.", soft_wrap=True)
+        out.print(f"Redacted {total} value(s) ({kinds}); signed with key {result.signing_key_id}; "
+                  f"manifest sha256 {result.manifest_sha256}; audit record {result.audit_seq}.", soft_wrap=True)
+        for item in result.withheld:
+            out.print(f"[yellow]Withheld[/] {item['artifact']} of {item['run_id']}: {item['reason']}", soft_wrap=True)
+        out.print(f"Recipients check it with: medhelm-local verify {result.destination} --public-key KEY.pub",
+                  soft_wrap=True)
+
+    @app.command()
+    def verify(
+        bundle: Path = typer.Argument(..., help="The bundle folder."),
+        public_key: Path = typer.Option(..., "--public-key", dir_okay=False,
+                                        help="The sender's public key (.pub beside their signing key)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Check a bundle's signature and every file's hash; needs only the public key (no store, no KEK)."""
+        from medhelm_local.export import load_public_key, verify_bundle
+
+        result = verify_bundle(bundle, load_public_key(public_key))
+        if as_json:
+            print_json({"bundle": str(bundle), "ok": result.ok, "problems": result.problems,
+                        "created_at": result.manifest.get("created_at"),
+                        "created_by": result.manifest.get("created_by"), "files": sorted(result.manifest.get(
+                            "files", {}))})
+        if not result.ok:
+            raise IntegrityError(f"the bundle does not verify: {'; '.join(result.problems)}", where=str(bundle),
+                                 fix="do not use its contents; ask the sender to export again and compare the "
+                                     "manifest sha256 with their audit log")
+        if not as_json:
+            made = result.manifest.get("created_by", {})
+            out.print(f"[green]Verified[/] {bundle}: signature valid, {len(result.manifest.get('files', {}))} "
+                      f"file(s) match the manifest. Exported {result.manifest.get('created_at')} by "
+                      f"{made.get('user')} ({made.get('role')}).", soft_wrap=True)

@@ -1,0 +1,151 @@
+"""Signed export bundles: files, a manifest with the sha256 of each, and an Ed25519 signature over it.
+
+    BUNDLE/
+      MANIFEST.json        what is inside and where it came from (see `build_manifest`)
+      MANIFEST.json.sig    base64 Ed25519 signature over the exact bytes of MANIFEST.json
+      runs.json ...        the artifacts, each listed in the manifest with its sha256 and size
+
+A bundle is written into a hidden folder beside its destination and renamed into place only when
+complete, so a failed export leaves nothing behind. `verify_bundle` needs only the public key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from medhelm_local.errors import ConfigError, IntegrityError
+from medhelm_local.export.signing import SigningKey, key_id, signature_valid
+
+BUNDLE_FORMAT = "medhelm-local-export/1"
+MANIFEST = "MANIFEST.json"
+SIGNATURE = "MANIFEST.json.sig"
+
+
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file's bytes."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextmanager
+def staging_folder(destination: Path) -> Iterator[Path]:
+    """A hidden folder beside `destination`, renamed to it when the block finishes, removed if it fails."""
+    if destination.exists() and (not destination.is_dir() or any(destination.iterdir())):
+        raise ConfigError("the export destination exists and is not an empty folder", where=str(destination),
+                          fix="give a new folder for --to; bundles are never merged or overwritten")
+    parent = destination.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+    except OSError as exc:
+        raise ConfigError(f"cannot write the export there ({exc.strerror})", where=str(parent),
+                          fix="check that the folder is writable") from None
+    try:
+        yield staging
+        if destination.exists():
+            destination.rmdir()  # empty, checked above
+        os.replace(staging, destination)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def write_json(folder: Path, name: str, value: Any) -> None:
+    """One JSON artifact, indented for people."""
+    (folder / name).write_text(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True) + "\n",
+                               encoding="utf-8")
+
+
+def write_jsonl(folder: Path, name: str, rows: list[dict[str, Any]]) -> None:
+    """One JSON-lines artifact, a row per line."""
+    with (folder / name).open("w", encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def seal_bundle(folder: Path, manifest: Mapping[str, Any], key: SigningKey) -> bytes:
+    """List every file in `folder` with its sha256 in the manifest, write it, sign it; return its bytes."""
+    files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+             for p in sorted(folder.iterdir()) if p.name not in (MANIFEST, SIGNATURE)}
+    body = {**manifest, "format": BUNDLE_FORMAT, "files": files, "signing_key_id": key.key_id}
+    data = (json.dumps(body, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
+    (folder / MANIFEST).write_bytes(data)
+    (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
+    return data
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What `verify_bundle` found: the manifest (when readable) and every difference."""
+
+    manifest: Mapping[str, Any]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when the signature and every file check out."""
+        return not self.problems
+
+
+def _read_signature(folder: Path) -> bytes | None:
+    try:
+        return base64.b64decode((folder / SIGNATURE).read_text(encoding="ascii").strip(), validate=True)
+    except (OSError, UnicodeDecodeError, binascii.Error, ValueError):
+        return None
+
+
+def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
+    """Check the signature over the manifest, then every file against it; report each difference."""
+    if not folder.is_dir():
+        raise ConfigError("the bundle is not a folder", where=str(folder), fix="give the folder an export wrote")
+    try:
+        data = (folder / MANIFEST).read_bytes()
+    except OSError:
+        raise IntegrityError("the bundle has no MANIFEST.json", where=str(folder),
+                             fix="ask the sender for the complete bundle") from None
+    problems: list[str] = []
+    signature = _read_signature(folder)
+    if signature is None:
+        problems.append(f"{SIGNATURE} is missing or not base64: the manifest is unsigned")
+    elif not signature_valid(public, data, signature):
+        problems.append(f"the signature does not match {MANIFEST} under this public key (key {key_id(public)}): "
+                        "the manifest was changed, or it was signed by another key")
+    try:
+        manifest: Mapping[str, Any] = json.loads(data)
+        listed: Mapping[str, Mapping[str, Any]] = manifest["files"]
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+        return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest"])
+    if manifest.get("signing_key_id") not in (None, key_id(public)):
+        problems.append(f"the manifest names signing key {manifest.get('signing_key_id')}, "
+                        f"and the public key given is {key_id(public)}")
+    present = {p.name for p in folder.iterdir() if p.name not in (MANIFEST, SIGNATURE)}
+    for name in sorted(set(listed) - present):
+        problems.append(f"{name} is listed in the manifest and missing from the bundle")
+    for name in sorted(present - set(listed)):
+        problems.append(f"{name} is in the bundle and not in the manifest (added after signing)")
+    for name in sorted(set(listed) & present):
+        path = folder / name
+        if not path.is_file():
+            problems.append(f"{name} is not a plain file")
+            continue
+        if sha256_file(path) != listed[name].get("sha256"):
+            problems.append(f"{name} differs from the signed manifest (sha256 {sha256_file(path)[:16]}..., "
+                            f"signed {str(listed[name].get('sha256'))[:16]}...; {path.stat().st_size} bytes, "
+                            f"signed {listed[name].get('bytes')})")
+    return Verification(manifest, problems)

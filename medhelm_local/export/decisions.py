@@ -1,0 +1,73 @@
+"""What may leave, run by run and artifact by artifact, for one role: the export gate's first half.
+
+The policy file's rule for (role, access level, artifact), capped by the rules in code, decides
+each artifact of each run: `as_is`, `redacted`, or `never` (withheld). A request the policy
+cannot satisfy is refused as a whole rather than quietly trimmed: an artifact named with
+`--include` that some run may not export, or `--unredacted` for data that must be redacted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from medhelm_local.policy.loader import Policy
+from medhelm_local.policy.models import ARTIFACTS, Artifact
+from medhelm_local.policy.rules import ExportDecision, export_treatment
+
+
+@dataclass(frozen=True)
+class RunAccess:
+    """A run and the access level of the benchmark it ran."""
+
+    run_id: str
+    access: str
+
+
+@dataclass
+class ExportPlan:
+    """Per run, how each artifact leaves; what is withheld; and why the request is refused, if it is."""
+
+    role: str
+    decisions: dict[str, dict[Artifact, ExportDecision]] = field(default_factory=dict)
+    withheld: list[dict[str, str]] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+
+    def treatment(self, run_id: str, artifact: Artifact) -> str:
+        """as_is, redacted or never for one run's artifact."""
+        return self.decisions[run_id][artifact].treatment
+
+    def leaving(self, artifact: Artifact) -> list[str]:
+        """The runs whose `artifact` goes into the bundle."""
+        return [run for run, chosen in self.decisions.items() if chosen[artifact].allowed]
+
+
+def plan_export(policy: Policy, role: str, runs: Sequence[RunAccess], include: Iterable[Artifact] | None = None,
+                unredacted: bool = False) -> ExportPlan:
+    """Decide every (run, artifact) for `role`; fill `refusals` when the request as asked cannot be met."""
+    plan = ExportPlan(role)
+    if role not in policy.export.who_may_export:
+        allowed = ", ".join(sorted(policy.export.who_may_export)) or "none"
+        plan.refusals.append(f"role '{role}' may not export anything (export.yaml who_may_export names: {allowed})")
+        return plan
+    asked: tuple[Artifact, ...] = tuple(include) if include is not None else ARTIFACTS
+    for run in runs:
+        chosen = {artifact: (export_treatment(policy, role, run.access, artifact) if artifact in asked
+                             else ExportDecision("never", "not asked for (--include)")) for artifact in ARTIFACTS}
+        plan.decisions[run.run_id] = chosen
+        for artifact in asked:
+            decision = chosen[artifact]
+            if not decision.allowed:
+                if include is not None:
+                    plan.refusals.append(f"{artifact} of run {run.run_id} ({run.access} data) may not leave: "
+                                         f"{decision.reason}")
+                else:
+                    plan.withheld.append({"run_id": run.run_id, "artifact": artifact, "reason": decision.reason})
+            elif unredacted and decision.treatment != "as_is":
+                plan.refusals.append(f"{artifact} of run {run.run_id} may not leave unredacted: {decision.reason}"
+                                     if decision.treatment == "redacted" and run.access == "public" else
+                                     f"{artifact} of run {run.run_id} is {run.access} data, which never leaves "
+                                     "unredacted (a rule in the program, not a setting)")
+    if runs and not plan.refusals and not any(plan.leaving(a) for a in ARTIFACTS):
+        plan.refusals.append(f"nothing in the selection may leave for role '{role}': every artifact is withheld")
+    return plan

@@ -1,0 +1,170 @@
+"""`redact store`: a redacted copy of a whole suite store, for sharing; the original is never changed.
+
+The copy is a new encrypted store with its own data key. Every column is classed below, and a
+test fails if the schema gains a column without a class, so a new free-text field (a judge's
+explanation, say) cannot slip through unredacted. Free text is redacted with the export policy's
+style and rescanned; instance ids become pseudonyms; logprobs are dropped. The copy is written
+under a hidden name and renamed into place only when complete and clean.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import duckdb
+
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
+from medhelm_local.export.scrubber import Scrubber
+from medhelm_local.policy.loader import Policy
+from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.redact import detector_for, load_policy
+from medhelm_local.store.database import StoreHandle, open_store
+from medhelm_local.store.keys import Envelope, Kek
+
+Treatment = Literal["keep", "run_id", "instance_id", "label", "text", "json_text", "drop"]
+
+# keep: copied as is (numbers, times, code-defined names); label: redacted for gated/private runs;
+# text / json_text: always redacted (every string inside JSON); drop: never copied (NULL).
+COLUMNS: dict[str, dict[str, Treatment]] = {
+    "runs": {"run_id": "run_id", "suite": "keep", "run_entry": "label", "scenario": "keep",
+             "scenario_args": "label", "model": "keep", "deployment": "keep", "main_metric": "keep",
+             "access": "keep", "settings": "keep", "created_at": "keep", "updated_at": "keep"},
+    "instances": {"run_id": "run_id", "instance_id": "instance_id", "ordinal": "keep", "split": "keep",
+                  "input": "text", "references_json": "json_text", "extra_json": "json_text"},
+    "requests": {"run_id": "run_id", "instance_id": "instance_id", "prompt": "text", "params_json": "keep"},
+    "completions": {"run_id": "run_id", "instance_id": "instance_id", "ok": "keep", "text": "text",
+                    "finish_reason": "keep", "prompt_tokens": "keep", "completion_tokens": "keep",
+                    "latency_s": "keep", "attempts": "keep", "error_type": "keep", "error_message": "text",
+                    "logprobs_json": "drop", "created_at": "keep"},
+    "scores": {"run_id": "run_id", "instance_id": "instance_id", "metric": "keep", "value": "keep",
+               "extracted": "text"},
+}
+
+
+@dataclass(frozen=True)
+class RedactedCopy:
+    """What `redact store` wrote."""
+
+    destination: Path
+    rows: dict[str, int]
+    redactions: dict[str, int]
+    audit_seq: int
+
+
+def _partial(path: Path) -> Path:
+    return path.with_name(f".{path.stem}.partial{path.suffix}")
+
+
+def redact_store_copy(source: Path, destination: Path, kek: Kek, policy: Policy, redaction_dir: Path,
+                      audit: AuditLog) -> RedactedCopy:
+    """Copy `source` to `destination` with every free-text value redacted; audited either way."""
+    details: dict[str, Any] = {"source": str(source), "destination": str(destination)}
+    try:
+        copy = _copy(source, destination, kek, policy, redaction_dir.resolve())
+    except ExportRefusedError as exc:
+        audit.append("redact_store.refused", {**details, "reasons": [exc.what]})
+        raise
+    except MedhelmError as exc:
+        audit.append("redact_store.failed", {**details, "error": type(exc).__name__, "message": exc.message})
+        raise
+    record = audit.append("redact_store.done", {**details, "rows": copy.rows, "redactions": copy.redactions})
+    return RedactedCopy(copy.destination, copy.rows, copy.redactions, record.seq)
+
+
+def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Path) -> RedactedCopy:
+    for path in (destination, Envelope.path_for(destination)):
+        if path.exists():
+            raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
+                              fix="give a new path for --out")
+    if source.resolve() == destination.resolve():
+        raise ConfigError("the copy would replace the original", where=str(destination), fix="give a new path")
+    scrubber = Scrubber(detector_for(folder), policy.export.redaction.style, load_policy(folder / "surrogates.yaml"))
+    partial = _partial(destination)
+    for path in (partial, Envelope.path_for(partial)):
+        path.unlink(missing_ok=True)  # left by a copy that was killed
+    src = open_store(source, kek, read_only=True)
+    try:
+        dst = open_store(partial, kek, create=True)
+        try:
+            rows = _copy_tables(src, dst, scrubber)
+            dst.con.execute("INSERT INTO meta VALUES ('redacted_from', ?), ('redaction', ?)", [
+                src.store_id, json.dumps({"style": scrubber.style, "at": datetime.now(UTC).isoformat(
+                    timespec="seconds")})])
+        finally:
+            dst.close()
+    except BaseException:
+        for path in (partial, Envelope.path_for(partial)):
+            path.unlink(missing_ok=True)
+        raise
+    finally:
+        src.close()
+    if scrubber.residuals:
+        for path in (partial, Envelope.path_for(partial)):
+            path.unlink(missing_ok=True)
+        raise ExportRefusedError("the redacted copy still holds detectable PHI: "
+                                 + "; ".join(r.describe() for r in scrubber.residuals[:5]),
+                                 where=str(source), fix="nothing was written; report the case with the locations "
+                                                        "named, so the redaction rules can be extended")
+    os.replace(Envelope.path_for(partial), Envelope.path_for(destination))
+    os.replace(partial, destination)
+    return RedactedCopy(destination, rows, dict(sorted(scrubber.counts.items())), 0)
+
+
+def _copy_tables(src: StoreHandle, dst: StoreHandle, scrubber: Scrubber) -> dict[str, int]:
+    access = dict(src.con.execute("SELECT run_id, access FROM runs").fetchall())
+    counts = {}
+    dst.con.execute("BEGIN")
+    for table, columns in COLUMNS.items():
+        names = list(columns)
+        result = src.con.execute(f"SELECT {', '.join(names)} FROM {table}")  # names are constants above
+        counts[table] = 0
+        while batch := result.fetchmany(2048):
+            shaped = [_shape_row(table, names, columns, row, access, scrubber) for row in batch]
+            _insert(dst.con, table, names, shaped)
+            counts[table] += len(shaped)
+    dst.con.execute("COMMIT")
+    return counts
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, names: list[str], rows: list[list[Any]]) -> None:
+    """One Arrow batch: executemany costs 1-3 ms a row on an encrypted store, a batch a fraction of that."""
+    import pyarrow as pa
+
+    batch = pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
+    con.register("_copy_batch", batch)
+    try:
+        con.execute(f"INSERT INTO {table} ({', '.join(names)}) SELECT {', '.join(names)} FROM _copy_batch")
+    finally:
+        con.unregister("_copy_batch")
+
+
+def _shape_row(table: str, names: list[str], columns: dict[str, Treatment], row: tuple[Any, ...],
+               access: dict[str, str], scrubber: Scrubber) -> list[Any]:
+    values = dict(zip(names, row, strict=True))
+    run_id = str(values["run_id"])
+    instance_id = str(values.get("instance_id", ""))
+    pseudonym = scrubber.pseudonym(run_id, instance_id) if "instance_id" in values else ""
+    doc = f"{run_id}\0{instance_id}"
+    shaped: list[Any] = []
+    for name, value in values.items():
+        where = (table, run_id, pseudonym, name)
+        treatment = columns[name]
+        redact: Callable[[str | None, str, tuple[str, str, str, str]], str | None] = (
+            scrubber.json_text if treatment == "json_text" or (treatment == "label" and name == "scenario_args")
+            else scrubber.text)
+        if treatment == "instance_id":
+            shaped.append(pseudonym)
+        elif treatment == "drop":
+            shaped.append(None)
+        elif treatment in ("text", "json_text") or (treatment == "label" and not may_leave_unredacted(access[run_id])):
+            shaped.append(redact(value, doc, where))
+        else:
+            shaped.append(value)
+    return shaped

@@ -1,0 +1,116 @@
+"""Redaction as the export gate applies it: every free-text value, then a rescan of what came out.
+
+A value is redacted with the policy's style (masks or per-document surrogates); the scrubber
+remembers where it put each replacement and scans the output again. Anything the detector finds
+outside those replacements is a residual: the gate refuses the export and names where it was
+(artifact, run, pseudonymous instance, field, identifier type), never the text.
+Instance ids of redacted data become pseudonyms, keyed by a secret made for this export alone,
+so the same instance has the same pseudonym in every file of one bundle and in no other bundle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span
+
+
+@dataclass(frozen=True)
+class Residual:
+    """Where the rescan still found something: enough to find it in the store, nothing of its text."""
+
+    artifact: str
+    run_id: str
+    instance: str
+    field: str
+    type: str
+
+    def describe(self) -> str:
+        """One line for messages and the audit record."""
+        return f"{self.artifact}: run {self.run_id}, instance {self.instance}, field {self.field}: {self.type}"
+
+
+@dataclass
+class Scrubber:
+    """Redacts values for one export, counting what it replaced and collecting residuals."""
+
+    detector: Detector
+    style: str  # "mask" or "surrogate"
+    policy: Policy
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    counts: Counter[str] = field(default_factory=Counter)
+    residuals: list[Residual] = field(default_factory=list)
+    _documents: dict[str, DocumentSurrogates] = field(default_factory=dict)
+
+    def pseudonym(self, run_id: str, instance_id: str) -> str:
+        """A stable, irreversible stand-in for an instance id within this export."""
+        digest = hmac.new(self.secret, f"{run_id}\0{instance_id}".encode(), hashlib.sha256).hexdigest()
+        return f"i-{digest[:16]}"
+
+    def text(self, value: str | None, doc: str, where: tuple[str, str, str, str]) -> str | None:
+        """`value` redacted; `doc` groups values whose surrogates must agree (one instance's texts)."""
+        if not value:
+            return value
+        spans = self.detector.detect(value)
+        out, inserted = self._replace(value, spans, doc)
+        for span in spans:
+            self.counts[span.type.value] += 1
+        for found in self.detector.detect(out):
+            outside = _outside(out, found, inserted)
+            if any(ch.isalnum() for ch in outside):
+                self.residuals.append(Residual(*where, found.type.value))
+        return out
+
+    def json_text(self, value: str | None, doc: str, where: tuple[str, str, str, str]) -> str | None:
+        """A JSON document with every string in it redacted (references, extra fields)."""
+        if value is None:
+            return None
+        return json.dumps(self._walk(json.loads(value), doc, where), ensure_ascii=False)
+
+    def _walk(self, node: Any, doc: str, where: tuple[str, str, str, str]) -> Any:
+        if isinstance(node, str):
+            return self.text(node, doc, where)
+        if isinstance(node, list):
+            return [self._walk(item, doc, where) for item in node]
+        if isinstance(node, dict):
+            return {key: self._walk(item, doc, where) for key, item in node.items()}
+        return node
+
+    def _replace(self, text: str, spans: list[Span], doc: str) -> tuple[str, list[tuple[int, int]]]:
+        parts: list[str] = []
+        inserted: list[tuple[int, int]] = []
+        last = length = 0
+        for span in sorted(spans):
+            keep = text[last:span.start]
+            replacement = self._replacement(text[span.start:span.end], span, doc)
+            parts += [keep, replacement]
+            length += len(keep)
+            inserted.append((length, length + len(replacement)))
+            length += len(replacement)
+            last = span.end
+        parts.append(text[last:])
+        return "".join(parts), inserted
+
+    def _replacement(self, original: str, span: Span, doc: str) -> str:
+        if self.style == "mask":
+            return self.policy.mask_format.format(type=span.type.value)
+        surrogates = self._documents.get(doc)
+        if surrogates is None:
+            surrogates = DocumentSurrogates(self.secret, doc, self.policy, self.detector.words)
+            self._documents[doc] = surrogates
+        return surrogates.surrogate(original, span.type)
+
+
+def _outside(text: str, span: Span, inserted: list[tuple[int, int]]) -> str:
+    """The characters of `span` that are not inside any inserted replacement."""
+    covered = [False] * (span.end - span.start)
+    for start, end in inserted:
+        for i in range(max(start, span.start), min(end, span.end)):
+            covered[i - span.start] = True
+    return "".join(ch for ch, hit in zip(text[span.start:span.end], covered, strict=True) if not hit)

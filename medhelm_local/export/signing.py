@@ -1,0 +1,179 @@
+"""Export signing keys: Ed25519, the private half sealed under the KEK exactly as store keys are.
+
+`keys signing-init --out F` writes F (the sealed private key, mode 0600) and F with suffix .pub
+(the public key, PEM), which is what a recipient needs to `verify` a bundle: nothing else.
+The private key is opened only inside this process, only with the KEK, and never printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature, InvalidTag, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from medhelm_local.errors import ConfigError, SigningKeyError
+from medhelm_local.store.keys import Kek
+
+SIGNING_FORMAT = "medhelm-local-signing-key/1"
+
+
+def key_id(public: Ed25519PublicKey) -> str:
+    """A short public id of a signing key, recorded in manifests and audit records."""
+    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """An opened export signing key."""
+
+    private: Ed25519PrivateKey
+    source: str
+
+    @property
+    def key_id(self) -> str:
+        """The public id of this key."""
+        return key_id(self.private.public_key())
+
+    def sign(self, data: bytes) -> bytes:
+        """The Ed25519 signature of `data`."""
+        return self.private.sign(data)
+
+    def public_pem(self) -> bytes:
+        """The public key as PEM, for recipients."""
+        return self.private.public_key().public_bytes(serialization.Encoding.PEM,
+                                                      serialization.PublicFormat.SubjectPublicKeyInfo)
+
+    def __repr__(self) -> str:  # keep the key out of tracebacks and logs
+        return f"SigningKey(source={self.source!r}, key_id={self.key_id})"
+
+
+def public_key_path(private_path: Path) -> Path:
+    """Where the public half is written beside the sealed private key."""
+    return private_path.with_suffix(".pub")
+
+
+def _seal(private: Ed25519PrivateKey, kek: Kek) -> dict[str, str]:
+    raw = private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                serialization.NoEncryption())
+    kid = key_id(private.public_key())
+    nonce = secrets.token_bytes(12)
+    sealed = AESGCM(kek.key).encrypt(nonce, raw, f"{SIGNING_FORMAT}\0{kid}".encode())
+    return {"format": SIGNING_FORMAT, "key_id": kid, "kek_fingerprint": kek.fingerprint,
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "nonce": base64.b64encode(nonce).decode(), "sealed_key": base64.b64encode(sealed).decode()}
+
+
+def _exists_error(path: Path) -> ConfigError:
+    return ConfigError("a file already exists there, and a signing key is never overwritten", where=str(path),
+                       fix="choose another path; bundles signed with the old key still verify with its .pub")
+
+
+def _write_new(path: Path, text: str, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        raise _exists_error(path) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def write_signing_key(path: Path, kek: Kek) -> SigningKey:
+    """Create a new signing key: the sealed private key at `path`, the public key beside it (.pub)."""
+    if path.suffix == ".pub":
+        raise ConfigError("the signing key path ends in .pub, which is where its public half goes", where=str(path),
+                          fix="give a path such as export-signing.key")
+    private = Ed25519PrivateKey.generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pub = public_key_path(path)
+    if pub.exists():
+        raise _exists_error(pub)
+    _write_new(path, json.dumps(_seal(private, kek), indent=2) + "\n", 0o600)
+    opened = SigningKey(private, str(path))
+    _write_new(pub, opened.public_pem().decode(), 0o644)
+    return opened
+
+
+def _read_sealed(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SigningKeyError(f"cannot read the signing key file ({exc.strerror})", where=str(path),
+                              fix="check signing_key_file / MEDHELM_SIGNING_KEY_FILE, or create one with "
+                                  "`medhelm-local keys signing-init --out FILE`") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != SIGNING_FORMAT:
+        raise SigningKeyError("the file is not a medhelm-local signing key", where=str(path),
+                              fix="give the file written by `medhelm-local keys signing-init` (not its .pub)")
+    return data
+
+
+def load_signing_key(path: Path, kek: Kek) -> SigningKey:
+    """Open a sealed signing key with the KEK; a wrong KEK or an edited file is a clear error."""
+    data = _read_sealed(path)
+    try:
+        nonce = base64.b64decode(data["nonce"], validate=True)
+        sealed = base64.b64decode(data["sealed_key"], validate=True)
+        raw = AESGCM(kek.key).decrypt(nonce, sealed, f"{SIGNING_FORMAT}\0{data['key_id']}".encode())
+        private = Ed25519PrivateKey.from_private_bytes(raw)
+    except InvalidTag:
+        raise SigningKeyError(f"the key-encryption key {kek.fingerprint} does not open this signing key (it was "
+                              f"sealed under {data.get('kek_fingerprint', 'another key')}), or the file was changed",
+                              where=str(path), fix="use the KEK the key was made with, or restore the file") from None
+    except (KeyError, binascii.Error, ValueError):
+        raise SigningKeyError("the signing key file is damaged (a field is missing or not base64)", where=str(path),
+                              fix="restore it from backup, or make a new key with `keys signing-init`") from None
+    opened = SigningKey(private, str(path))
+    if opened.key_id != data["key_id"]:
+        raise SigningKeyError("the signing key file's key_id does not match its key", where=str(path),
+                              fix="restore it from backup")
+    return opened
+
+
+def rewrap_signing_key(path: Path, old: Kek, new: Kek) -> SigningKey:
+    """Seal an existing signing key under a new KEK (the key itself, and so its .pub, stay the same)."""
+    opened = load_signing_key(path, old)
+    temp = path.with_name(path.name + ".rewrap")
+    temp.unlink(missing_ok=True)
+    _write_new(temp, json.dumps(_seal(opened.private, new), indent=2) + "\n", 0o600)
+    os.replace(temp, path)
+    return opened
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    """A recipient's copy of the public key (PEM, as written by `keys signing-init`)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SigningKeyError(f"cannot read the public key file ({exc.strerror})", where=str(path),
+                              fix="give the .pub file written beside the signing key") from None
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, UnsupportedAlgorithm):
+        raise SigningKeyError("the file is not a PEM public key", where=str(path),
+                              fix="give the .pub file written beside the signing key (not the sealed key)") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyError("the public key is not an Ed25519 key", where=str(path),
+                              fix="give the .pub file written by `medhelm-local keys signing-init`")
+    return key
+
+
+def signature_valid(public: Ed25519PublicKey, data: bytes, signature: bytes) -> bool:
+    """True if `signature` is the key's signature over `data`."""
+    try:
+        public.verify(signature, data)
+    except InvalidSignature:
+        return False
+    return True

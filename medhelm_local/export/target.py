@@ -1,0 +1,66 @@
+"""What an export or a redacted copy reads: a whole suite, or one run, found in the output folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from medhelm_local.audit.log import audit_path
+from medhelm_local.errors import StoreNotFoundError
+from medhelm_local.settings import Settings
+from medhelm_local.store.database import StoreHandle, open_store
+from medhelm_local.store.keys import Kek
+
+
+@dataclass(frozen=True)
+class Target:
+    """A store and, when one run was asked for, that run's id."""
+
+    store: Path
+    run_id: str | None
+
+    def describe(self) -> str:
+        """For messages and audit records."""
+        return f"run {self.run_id} in {self.store}" if self.run_id else f"suite store {self.store}"
+
+
+def _has_run(path: Path, kek: Kek, run_id: str) -> bool:
+    handle = open_store(path, kek, read_only=True)
+    try:
+        return handle.con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone() != (0,)
+    finally:
+        handle.close()
+
+
+def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) -> Target:
+    """`name` as a suite (its store) or a run id (in --store, or in any store in the output folder)."""
+    if store is not None:
+        if not store.exists():
+            raise StoreNotFoundError("no store exists at this path", where=str(store), fix="check --store")
+        return Target(store, None if _suite_of(store, kek) == name else name)
+    suite_store = settings.output_dir / f"{name}.duckdb"
+    if suite_store.exists():
+        return Target(suite_store, None)
+    audit = audit_path(settings).resolve()
+    candidates = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
+    for path in candidates:
+        if _has_run(path, kek, name):
+            return Target(path, name)
+    suites = ", ".join(p.stem for p in candidates) or "none"
+    raise StoreNotFoundError(f"'{name}' is neither a suite nor a run id in the output folder (suites: {suites})",
+                             where=str(settings.output_dir),
+                             fix="give a suite name or a run id from `medhelm-local runs list`, or pass --store PATH")
+
+
+def _suite_of(path: Path, kek: Kek) -> str | None:
+    handle = open_store(path, kek, read_only=True)
+    try:
+        row = handle.con.execute("SELECT min(suite) FROM runs").fetchone()
+    finally:
+        handle.close()
+    return None if row is None else row[0]
+
+
+def open_target(target: Target, kek: Kek, memory_limit: str | None) -> StoreHandle:
+    """The target's store, read-only."""
+    return open_store(target.store, kek, read_only=True, memory_limit=memory_limit)
