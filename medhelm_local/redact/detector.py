@@ -10,14 +10,14 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.patterns import find_pattern_spans, load_rules
-from medhelm_local.redact.places import PlaceRules
 from medhelm_local.redact.tokens import fold, tokenize
 from medhelm_local.redact.types import Span, merge_spans
 
 
-class Detector(PlaceRules):
+class Detector(AddressRules):
     """Finds PHI spans in text with one rule pack (rules.yaml plus dictionaries)."""
 
     @classmethod
@@ -31,6 +31,7 @@ class Detector(PlaceRules):
         tokens = tokenize(text)
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
+        spans += self._second_pass(text, tokens, merge_spans(spans))
         return merge_spans(spans)
 
 
