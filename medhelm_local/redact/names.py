@@ -15,7 +15,7 @@ from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
 # What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
-_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,",
+_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,?",
                    "relations": ":,;(-", "greetings": ",", "credentials": ""}
 
 
@@ -122,6 +122,9 @@ class NameRules:
                 i += length
                 continue
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
+            if kind == "greetings" and k < len(tokens) and not tokens[k].cased and self._weak_after_greeting(tokens[k]):
+                i += length
+                continue
             end = self._run(tokens, k, level)
             if end > k and (level == 0 or self._not_eponym(tokens, end)):
                 found.append((k, end))
@@ -133,6 +136,10 @@ class NameRules:
                     found.append((start + 1, i - 1))
             i += length
         return self._with_other_mentions(tokens, found)
+
+    def _weak_after_greeting(self, tok: Token) -> bool:
+        """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
+        return tok.key not in self.words.first_names and self.words.ambiguity(tok.key) != Ambiguity.NAME_ONLY
 
     def _dictionary_name(self, tokens: list[Token], i: int) -> int:
         """End of a name found by the dictionaries alone at token i (a first name + surname, or one word)."""
@@ -151,6 +158,8 @@ class NameRules:
             if sure_first or max(tiers) < Ambiguity.CLINICAL or (tok.cased and min(tiers) < Ambiguity.CLINICAL):
                 return j + 1 if self._not_eponym(tokens, j + 1) else i
         tier = words.ambiguity(tok.key)
+        if j < len(tokens) and self._surname_after(tokens, i, j):
+            return j + 1
         pair_end = self._unknown_pair(tokens, i, j)
         if pair_end > i:
             return pair_end
@@ -165,6 +174,26 @@ class NameRules:
             return i + 1
         return i
 
+    def _surname_after(self, tokens: list[Token], i: int, j: int) -> bool:
+        """A first name (or any name word before an initial) followed by a surname no list holds:
+        "Gregory Kudryashov", "olga krylova", "Daniela C Capon", "emidio p lombardo"."""
+        tok, nxt, words = tokens[i], tokens[j], self.words
+        if nxt.kind != "w" or nxt.key in self._non_names or nxt.start - tokens[j - 1].end > 2 or len(nxt.key) < 3 \
+                or not self._not_eponym(tokens, j + 1):
+            return False
+        initial = j > i + 1
+        if initial and tokens[i + 1].key in ("a", "i", "o"):
+            return False  # "tell dax a little": English words, not an initial
+        first = tok.key in words.first_names
+        if not (first or (initial and (words.is_name(nxt.key) or words.ambiguity(tok.key) == Ambiguity.NAME_ONLY))):
+            return False
+        if tok.cased and not tok.text.isupper():
+            return nxt.text[0].isupper() and not nxt.text.isupper() and (
+                initial or words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY)
+        unusual = words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY or (
+            initial and words.is_name(nxt.key) and words.ambiguity(nxt.key) < Ambiguity.CLINICAL)
+        return unusual and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+
     def _unknown_pair(self, tokens: list[Token], i: int, j: int) -> int:
         """End of two capitalised words that are neither English nor clinical ("Ubul Csonka"), or i."""
         tok = tokens[i]
@@ -177,6 +206,31 @@ class NameRules:
         unusual = all(self.words.ambiguity(t.key) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
                       for t in (tok, nxt))
         return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
+
+    def _listed_with(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Add single words listed with a name found: "Usamov and Bowers", "silvana, adam, christopher"."""
+        runs, taken = sorted(found), {k for a, b in found for k in range(a, b)}
+        queue = list(runs)
+        while queue:
+            a, b = queue.pop()
+            for link, cand in ((b, b + 1), (a - 1, a - 2)):
+                if not (0 <= cand < len(tokens) and 0 <= link < len(tokens)) or cand in taken:
+                    continue
+                joined = tokens[link].text == "," or tokens[link].key in ("and", "or", "y", "&")
+                if joined and self._listable(tokens[cand]):
+                    taken.add(cand)
+                    queue.append((cand, cand + 1))
+                    runs.append((cand, cand + 1))
+        return runs
+
+    def _listable(self, tok: Token) -> bool:
+        """A word that is a name when it stands in a list of names."""
+        if tok.kind != "w" or tok.key in self._non_names or len(tok.key) < 3:
+            return False
+        tier = self.words.ambiguity(tok.key)
+        if tok.cased and not tok.text.isupper():
+            return tok.text[0].isupper() and (tier == Ambiguity.NAME_ONLY or self.words.is_name(tok.key))
+        return tier == Ambiguity.NAME_ONLY or (tok.key in self.words.first_names and tier < Ambiguity.CLINICAL)
 
     @staticmethod
     def _sentence_start(tokens: list[Token], i: int) -> bool:
@@ -191,6 +245,7 @@ class NameRules:
 
     def _with_other_mentions(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[Span]:
         """Spans for the runs found, plus every other mention of their words (a surname seen once)."""
+        found = self._listed_with(tokens, found)
         known = {t.key for a, b in found for t in tokens[a:b] if t.kind == "w" and len(t.key) > 1}
         covered = {k for a, b in found for k in range(a, b)}
         spans = [Span(tokens[a].start, tokens[b - 1].end, PhiType.NAME) for a, b in found]

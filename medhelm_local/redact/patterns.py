@@ -309,7 +309,7 @@ def _phone_context(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int,
         return None
     line_start = text.rfind("\n", 0, m.start()) + 1
     before = text[max(line_start, m.start() - 40):m.start()]
-    after = text[m.end():m.end() + 12].lstrip(" -").split(" ")[0].lower().strip(".,;:)")
+    after = (text[m.end():m.end() + 12].lstrip(" -").split() or [""])[0].lower().strip(".,;:)")
     if not (_PHONE_BEFORE.search(before) or after in _PHONE_AFTER):
         return None
     return _fax(text, m, rules)
