@@ -7,12 +7,10 @@ import re
 from bisect import bisect_left, bisect_right
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.places import PlaceRules
+from medhelm_local.redact.places import CONNECTORS, PlaceRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
-# Words that may sit inside a street or town name without being capitalised: "Rua do Salitre".
-CONNECTORS = frozenset("de del la las los el do da dos das di della van von der den ten y e of the".split())
 _TIME = re.compile(r"(?:,?[ T]|[ \t]{1,2}(?:at|@)[ \t]{1,2})\d{1,2}:\d{2}(?::\d{2})?"
                    r"(?:[ \t]{0,2}[ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 _BLOCK_LINE = 48  # an address-block line is short: "Springfield, MA 01103", "Suite 501"
@@ -26,6 +24,7 @@ class AddressRules(PlaceRules):
         """Spans to add once the first pass has run (they may overlap it; the detector merges)."""
         found = self._street_first(text, tokens) + self._number_last(text, tokens)
         found += self._after_address_cue(text, tokens)
+        found += self._after_place_label(text, tokens)
         streets = sorted(s for s in spans + found if s.type is PhiType.STREET)
         found += self._block_lines(text, streets)
         found = [piece for span in found for piece in self._uncovered(text, tokens, span, spans)]
@@ -79,6 +78,26 @@ class AddressRules(PlaceRules):
             end = self._address_end(text, tokens, k)
             if end > k:
                 spans.append(Span(tokens[k].start, tokens[end - 1].end, PhiType.STREET))
+        return spans
+
+    def _after_place_label(self, text: str, tokens: list[Token]) -> list[Span]:
+        """"City: Springfield", "Localidad/ Provincia: La palma": the rest of a labelled line is a town."""
+        labels, spans = self.rules.words("place_labels"), []
+        for i, tok in enumerate(tokens):
+            if tok.kind != "w" or tok.key not in labels:
+                continue
+            k = i + 1
+            while k < len(tokens) and (tokens[k].text in "/" or tokens[k].key in labels) and k - i < 4:
+                k += 1
+            if k + 1 >= len(tokens) or tokens[k].text != ":" or not self._same_line(text, tok, tokens[k + 1]):
+                continue
+            j = k + 1
+            while j < len(tokens) and j - k <= 5 and self._same_line(text, tok, tokens[j]) \
+                    and (tokens[j].kind == "w" or tokens[j].text in "-'’"):
+                j += 1
+            if j > k + 1 and tokens[k + 1].text[0].isupper() and (j == len(tokens) or tokens[j].text in ".,;(" or
+                                                                  not self._same_line(text, tok, tokens[j])):
+                spans.append(Span(tokens[k + 1].start, tokens[j - 1].end, PhiType.CITY))
         return spans
 
     def _address_end(self, text: str, tokens: list[Token], k: int) -> int:
@@ -227,17 +246,20 @@ class AddressRules(PlaceRules):
         return self.words.is_name(key) or self.words.ambiguity(key) == Ambiguity.NAME_ONLY
 
     def _postcodes(self, text: str, spans: list[Span]) -> list[Span]:
-        """A 4-5 digit postcode right after a street, or right before a town: "90 46017 Valencia"."""
-        found, ends, starts = [], [s.end for s in spans], [s.start for s in spans]
+        """A 4-5 digit postcode right after a street, or before a town with a street shortly before it
+        on the same line: "Avda. Gaspar Aguilar, 90 46017 Valencia", "Teseo, 5 3-N. 29010. Málaga"."""
+        found, starts = [], [s.start for s in spans]
+        street_ends = sorted(s.end for s in spans if s.type is PhiType.STREET)
         for m in _POSTCODE.finditer(text):
-            k = bisect_right(ends, m.start())
-            before = spans[k - 1] if k else None
+            k = bisect_right(street_ends, m.start())
+            street = street_ends[k - 1] if k else -1
+            between = text[street:m.start()] if street >= 0 else "\n"
+            if street >= 0 and not between.strip(" ,.-\t"):
+                found.append(Span(m.start(), m.end(), PhiType.ZIP))
+                continue
             k = bisect_left(starts, m.end())
             after = spans[k] if k < len(spans) else None
-            if before is not None and before.type is PhiType.STREET and not text[before.end:m.start()].strip(" ,.-\t"):
-                found.append(Span(m.start(), m.end(), PhiType.ZIP))
-            elif after is not None and after.type in (PhiType.CITY, PhiType.NAME) \
-                    and not text[m.end():after.start].strip(" ,.-\t") and before is not None \
-                    and before.type is PhiType.STREET and m.start() - before.end < 40:
+            if after is not None and after.type in (PhiType.CITY, PhiType.NAME) and len(between) < 60 \
+                    and "\n" not in between and not text[m.end():after.start].strip(" ,.-\t"):
                 found.append(Span(m.start(), m.end(), PhiType.ZIP))
         return found

@@ -56,6 +56,7 @@ class ContextWords(BaseModel):
     street_prefixes: list[str]
     street_compounds: list[str]
     address_cues: list[str]
+    place_labels: list[str]
     eponym_followers: list[str]
     score_words: list[str]
     units: list[str]

@@ -7,6 +7,9 @@ from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
+# Words that may sit inside a street, town or facility name without a capital: "Rua do Salitre".
+CONNECTORS = frozenset("de del la las los el do da dos das di della van von der den ten y e of the".split())
+
 
 class PlaceRules(NameRules):
     """The place half of the token rules."""
@@ -106,7 +109,10 @@ class PlaceRules(NameRules):
                     break
                 j -= 1
             end = i + cue[1] - 1
-            if end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at", "in") \
+            after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
+            if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
+                named, end = named + tokens[end + 1:after], after - 1  # "Hospital Universitario de La Princesa"
+            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at", "in") \
                     and self._place_word(tokens[end + 2]):
                 named.append(tokens[end + 2])
                 end += 2
@@ -115,6 +121,20 @@ class PlaceRules(NameRules):
             if any(t.key not in generic and t.key not in STOPWORDS and self._distinctive(t) for t in named):
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
+
+    def _name_after_facility(self, tokens: list[Token], k: int) -> int:
+        """Index past a name written after its facility word on a mixed-case line ("Hospital Dr. Peset"), or k."""
+        j, end = k, k
+        while j < len(tokens) and j - k < 8 and tokens[j].start - tokens[j - 1].end <= 2:
+            t = tokens[j]
+            if t.kind == "w" and (t.key in CONNECTORS or (t.text[0].isupper() and t.key not in STOPWORDS)):
+                j += 1
+                end = j if t.key not in CONNECTORS else end
+            elif t.text == "." and len(tokens[j - 1].text) <= 4 and tokens[j - 1].kind == "w" and j > k:
+                j += 1
+            else:
+                break
+        return end
 
     def _cities(self, tokens: list[Token]) -> list[Span]:
         """Dictionary cities (with a cue when the word is also common), and "Anytown, MA" in mixed case."""
@@ -138,9 +158,11 @@ class PlaceRules(NameRules):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
             before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
-            if not tok.cased and before in cues and len(tok.key) >= 5 \
+            before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
+            if (before in cues or before3 in cues) and len(tok.key) >= (4 if tok.cased else 5) \
                     and not self.words.is_name(tok.key) and self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY:
-                spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "back from ashgrove": an unknown place
+                last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
+                spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
             for n in range(min(len(words), self.words.city_max_words), 0, -1):
                 key = " ".join(t.key for t in words[:n])
