@@ -19,6 +19,7 @@ import math
 import os
 import random
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,7 +60,14 @@ def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool =
     server, port = start_server(work, delay, suite)
     try:
         config = work / f"config-{suite}.toml"
+        policies = work / f"policies-{suite}"
+        policies.mkdir(exist_ok=True)
+        for name in ("export.yaml", "retention.yaml", "roles.yaml"):
+            shutil.copy(REPO / "policies" / name, policies / name)
+        (policies / "egress.yaml").write_text(f"default: deny\nallow:\n  - host: 127.0.0.1\n    port: {port}\n"
+                                              "    purpose: inference\n    why: the fake server this bench starts\n")
         config.write_text(f'data_root = "{work / "data"}"\noutput_dir = "{work / "results"}"\n'
+                          f'policy_dir = "{policies}"\naudit_store = "{work / "audit.duckdb"}"\n'
                           f'[deployments.fake]\nbase_url = "http://127.0.0.1:{port}/v1"\n'
                           f"max_concurrency = {IN_FLIGHT}\n")
         env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek")}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo behind `make demo`: a real vLLM (CPU build) serving the project's tiny model on
-# 127.0.0.1, PubMedQA and MedCalc-Bench (50 instances each) into an encrypted store, then the
-# results table. Everything it makes lives in .cache/demo (git-ignored).
+# 127.0.0.1, PubMedQA and MedCalc-Bench (50 instances each) into an encrypted store, the results
+# table, then a signed export bundle checked with the public key alone. Everything it makes lives
+# in .cache/demo (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -17,15 +18,32 @@ for dataset in pubmedqa medcalc_bench; do
 done
 # A fresh store each time, so the demo always shows a whole run (rerunning a suite resumes it).
 rm -f "$work/results/demo.duckdb" "$work/results/demo.duckdb.key" "$work/results/demo.duckdb.wal"
+rm -rf "$work/bundle"
 
 echo "Starting vLLM (CPU) with the tiny test model on 127.0.0.1 (about 20 s)..."
 "$python" deploy/local_vllm/vllm_server.py start --model-dir .cache/tiny-model \
   --port-file "$work/port" --pid-file "$work/pid" --log "$work/vllm.log"
 trap '"$python" deploy/local_vllm/vllm_server.py stop --pid-file "$work/pid" >/dev/null 2>&1 || true' EXIT
 
+# The policy: the shipped files, with an egress allowlist naming this one vLLM server (nothing
+# else is reachable: not the internet, not another local port).
+mkdir -p "$work/policies"
+cp policies/export.yaml policies/retention.yaml policies/roles.yaml "$work/policies/"
+cat > "$work/policies/egress.yaml" <<YAML
+default: deny
+allow:
+  - host: 127.0.0.1
+    port: $(cat "$work/port")
+    purpose: inference
+    why: the demo's vLLM server (CPU build, tiny test model) on this host
+YAML
+
 cat > "$work/config.toml" <<TOML
 data_root = "$PWD/$work/data"
 output_dir = "$PWD/$work/results"
+policy_dir = "$PWD/$work/policies"
+audit_store = "$PWD/$work/audit.duckdb"
+signing_key_file = "$PWD/$work/signing.key"
 
 [deployments.vllm-local]
 base_url = "http://127.0.0.1:$(cat "$work/port")/v1"
@@ -41,6 +59,13 @@ TOML
   --suite demo --max-eval-instances 50
 
 echo
+echo "Exporting the suite as a compliance officer: redacted per policy, signed, recorded in the audit log..."
+[ -f "$work/signing.key" ] || "$cli" --config "$work/config.toml" keys signing-init --out "$work/signing.key" >/dev/null
+"$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer
+"$cli" verify "$work/bundle" --public-key "$work/signing.pub"
+
+echo
 echo "The tiny model has random weights, so its answers are nonsense; every byte still went through a real"
 echo "vLLM server and into the encrypted store $work/results/demo.duckdb. Explore it with:"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml runs list"
+echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml audit show"

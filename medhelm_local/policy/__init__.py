@@ -17,7 +17,7 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "Row": "explain", "explain": "explain", "render_text": "explain",
+    "Row": "explanation", "explain": "explanation", "render_text": "explanation",
     "POLICY_FILES": "loader", "Policy": "loader", "load_policy": "loader", "policy_summary": "loader",
     "EGRESS_DEFAULT": "rules", "ExportDecision": "rules", "ceiling": "rules", "export_treatment": "rules",
     "level_treatment": "rules", "may_leave_unredacted": "rules",

@@ -55,7 +55,7 @@ class Taxonomy:
 def load_taxonomy() -> Taxonomy:
     """The shipped taxonomy (read once)."""
     text = resources.files(__package__).joinpath("medhelm_taxonomy.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~10x faster
     categories = []
     for cat in data["categories"]:
         subs = tuple(
