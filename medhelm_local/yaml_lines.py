@@ -58,7 +58,7 @@ def load_located(path: Path, what: str) -> LocatedYaml:
     try:
         # libyaml's loaders (in PyYAML's wheels) parse ~10x faster than the pure-Python ones.
         node = yaml.compose(text, Loader=_LOADER)
-        data = yaml.load(text, Loader=_LOADER)  # noqa: S506 (a safe loader)
+        data = yaml.load(text, Loader=_LOADER)  # a safe loader (C or Python)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark is not None else ""

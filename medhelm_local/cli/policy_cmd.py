@@ -29,7 +29,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from rich.markup import escape
         from rich.table import Table
 
-        from medhelm_local.policy.explain import explain
+        from medhelm_local.policy.explanation import explain
         from medhelm_local.policy.loader import load_policy, policy_summary
 
         settings = settings_from(ctx, policy_dir=policy_dir)

@@ -51,13 +51,16 @@ class Token(NamedTuple):
     first: bool  # the first token of its line
 
 
-def tokenize(text: str) -> list[Token]:
-    """Tokens of `text`, line by line, each marked with its line's case mode."""
+def tokenize(text: str, case_text: str | None = None) -> list[Token]:
+    """Tokens of `text`, line by line, each marked with its line's case mode (read from `case_text`, a
+    same-length copy, when given: masks blanked for the rules still count as capitalised words there)."""
     tokens: list[Token] = []
-    doc_cased = _is_cased(text)
+    case_lines = (case_text or text).splitlines(keepends=True)
+    doc_cased = _is_cased(case_text or text)
     pos = 0
-    for line in text.splitlines(keepends=True):
-        cased = _is_cased(line) if len(line) >= 12 and sum(map(str.isalpha, line)) >= 12 else doc_cased
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        case_line = case_lines[number]
+        cased = _is_cased(case_line) if len(line) >= 12 and sum(map(str.isalpha, case_line)) >= 12 else doc_cased
         raw = [(m.start() + pos, m.end() + pos, m.group()) for m in _TOKEN.finditer(line)]
         i = 0
         while i < len(raw):
