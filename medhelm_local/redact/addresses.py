@@ -117,6 +117,8 @@ class AddressRules(PlaceRules):
             j += 1
         while j > k and tokens[j - 1].kind == "p":
             j -= 1
+        if not any(t.kind == "d" for t in tokens[k:j]) and sum(t.kind == "w" for t in tokens[k:j]) < 2:
+            return k  # "Av." alone (its name already masked) is not an address
         return j
 
     def _street_word(self, tok: Token) -> bool:

@@ -245,6 +245,7 @@ def _words_before(text: str, start: int, count: int) -> list[str]:
     """Up to `count` words before `start` on the same line, nearest first, lower case."""
     line_start = text.rfind("\n", 0, start) + 1
     window = text[max(line_start, start - 60):start]
+    window = window[window.rfind("_") + 1:]  # a blanked mask ("[____]") hides what stood before it
     return [w.lower().rstrip(".") for w in reversed(_WORD.findall(window))][:count]
 
 
