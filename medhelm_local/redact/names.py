@@ -19,6 +19,9 @@ _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-
                    "relations": ":,;(-", "greetings": ",", "credentials": ""}
 
 
+_ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
+
+
 class NameRules:
     """The name half of the token rules; the place rules and the detector build on it."""
 
@@ -27,6 +30,7 @@ class NameRules:
         self.words = words
         w = rules.words
         self._titles = w("titles_abbrev") | w("titles_word")
+        self._relations = w("relations")
         self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
         labels = {part for label in rules.label_types for part in label.split()}
         self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {"patient", "pt", "doctor", "nurse"}
@@ -57,6 +61,8 @@ class NameRules:
         another name word (on lines without case, only words that are nothing but names go on)."""
         if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self._non_names):
             return False
+        if _ABBREVIATION.search(tok.text):
+            return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
         if len(tok.key) < 2:
             return tok.text.isupper()
         known = self.words.is_name(tok.key)
@@ -77,8 +83,9 @@ class NameRules:
             prev = tokens[j - step]
             follows_first = step > 0 and words and prev.key in self.words.first_names and tok.key in self.words.surnames
             sure_first = follows_first and self.words.ambiguity(prev.key) == Ambiguity.NAME_ONLY
+            unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
-                                                  else 2 if follows_first else 3):
+                                                  else 2 if follows_first or unlisted_first else 3):
                 words += 1
                 j += step
                 if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:
@@ -112,16 +119,29 @@ class NameRules:
             if kind == "credentials":
                 j = i - 1 if i and tokens[i - 1].text == "," else i
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased):
-                    start = self._run(tokens, j - 1, 2, -1)
+                    start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     if start < j - 1 and self._not_eponym(tokens, j):
                         found.append((start + 1, j))
                 i += length
                 continue
             colon = any(t.text == ":" for t in tokens[i + length:k])
+            if kind == "name_labels" and not colon and k < len(tokens) and len(tokens[k].key) >= 4 \
+                    and tokens[k].start - tokens[k - 1].end <= 2:
+                end = self._run(tokens, k, 3)  # "PT KAVERI ACHTERBERG ADMITTED": only words that are nothing else
+                if end > k and self._not_eponym(tokens, end):
+                    found.append((k, end))
+                    i = end
+                    continue
             if kind == "name_labels" and (not colon or any(t.key in STOPWORDS for t in tokens[k:k + 4])):
                 i += length
                 continue
+            if kind == "titles_word" and tokens[i].key in self._relations and k < len(tokens) and tokens[k].text == ",":
+                kind, k = "relations", k + 1  # "Her father, Chiamaka Bolt": a relation, not a priest
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
+            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased:
+                level = 2  # "willow dr last month": without its period, "dr" may be a street
+            if kind == "relations" and k < len(tokens) and tokens[k].cased and tokens[k].text[:1].isupper():
+                level = 1  # "her brother Lane": a capital after a relation outweighs the street suffix
             if kind == "greetings" and k < len(tokens) and not tokens[k].cased and self._weak_after_greeting(tokens[k]):
                 i += length
                 continue
@@ -204,7 +224,9 @@ class NameRules:
                 and nxt.start - tokens[j - 1].end <= 2 and self.name_like(nxt, 2)):
             return i
         unusual = all(self.words.ambiguity(t.key) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
-                      for t in (tok, nxt))
+                      for t in (tok, nxt)) or (  # "Trainsairzi Hitchcock": a first name no list holds
+            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
+            and tok.key not in self.words.cities and nxt.key in self.words.surnames)
         return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
 
     def _listed_with(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:

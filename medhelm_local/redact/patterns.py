@@ -167,7 +167,7 @@ def load_rules(path: Path) -> Rules:
     alternatives = "|".join(r"[ \t]{1,3}".join(re.escape(w) for w in label.split())
                             for label in sorted(label_types, key=len, reverse=True))
     label_regex = _compile(
-        rf"(?<![\w#])(?P<label>{alternatives})(?![a-z])(?:[ \t]{{0,3}}(?:#|no\.|no|number|num|nbr|id))?"
+        rf"(?<![\w#/])(?P<label>{alternatives})(?![a-z])(?:[ \t]{{0,3}}(?:#|no\.|no|number|num|nbr|id))?"
         r"[ \t]{0,3}[:#=.]{0,2}[ \t]{0,3}(?:(?:is|was|es)[ \t]{1,3})?(?P<v>[a-z0-9][a-z0-9-]{0,30})(?![\w])",
         "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
@@ -213,7 +213,9 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
         start = found.start("v")
         end = _grouped_value_end(text, start + len(found.group("v").rstrip("-")))
         value = text[start:end]
-        if sum(ch.isdigit() for ch in value) >= 2 and (len(value) >= 3) and not _unit_follows(text, end, rules):
+        first_has_digit = any(ch.isdigit() for ch in found.group("v"))
+        if first_has_digit and sum(ch.isdigit() for ch in value) >= 2 and len(value) >= 3 \
+                and not _unit_follows(text, end, rules):
             spans.append(Span(start, end, rules.label_types[_norm(found.group("label"))]))
     return spans
 
@@ -260,7 +262,7 @@ def _word_after(text: str, end: int) -> str:
 
 def _unit_follows(text: str, end: int, rules: Rules) -> bool:
     nxt = text[end:end + 1]
-    if nxt == "%":
+    if nxt in ("%", "°"):
         return True
     return _word_after(text, end) in rules.words("units")
 
@@ -327,7 +329,7 @@ def _iban(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 
 def _date_numeric(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     sep = m.group("sep")
-    parts = m.group().split(sep)
+    parts = re.split(r"[tT]", m.group())[0].split(sep)  # "2021-07-22T14:30": the time is part of the date
     first, second, third = (int(p) for p in parts)
     if len(parts[0]) == 4:
         ok = 1 <= second <= 12 and 1 <= third <= 31
@@ -337,6 +339,9 @@ def _date_numeric(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     return (m.start(), m.end(), PhiType.DATE) if ok else None
 
 
+_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
+
+
 def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     month, day = (int(p) for p in m.group().split("/"))
     if not (1 <= month <= 12 and 1 <= day <= 31):
@@ -344,8 +349,12 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     before = _words_before(text, m.start(), 3)
     cue = bool(before) and before[0] in rules.words("date_cues")
     scores = rules.words("score_words")
+    if any(_FRACTION.fullmatch(w) for w in before) and day <= 10:
+        return None  # "4/5 RUE and 5/5 LUE": a fraction in a list of fractions is a score
+    if _word_after(text, m.end()) in scores or (day == 10 and not cue):
+        return None  # "5/5 strength", "a 6/10 prompting": scores, whatever comes before
     if not cue:
-        if _word_after(text, m.end()) in scores or (before and before[0] in scores):
+        if before and before[0] in scores:
             return None
         if day <= 10 and any(w in scores for w in before):
             return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.names import NameRules
+from medhelm_local.redact.names import _ABBREVIATION, NameRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -16,7 +16,7 @@ class PlaceRules(NameRules):
 
     def _place_word(self, tok: Token) -> bool:
         """A word that may belong to a street, city or facility name."""
-        if tok.kind != "w" or tok.key in STOPWORDS:
+        if tok.kind != "w" or tok.key in STOPWORDS or _ABBREVIATION.search(tok.text):
             return False
         return tok.text[0].isupper() if tok.cased else tok.key not in self.rules.words("units")
 
@@ -101,7 +101,7 @@ class PlaceRules(NameRules):
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
                 continue
             j, named = i, list[Token]()
-            while j > 0 and len(named) < 5:
+            while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)

@@ -1,187 +1,39 @@
 """A seeded generator of synthetic clinical notes with annotated surrogate PHI, for tests and bench/phi.py.
 
 Styles: ALL-CAPS nursing notes with shorthand, mixed-case discharge summaries, dialogue transcripts
-(lower-case "[doctor]" style or "Doctor:" style), and model-written summaries. One note in five uses
-names and towns that are in no shipped dictionary, so the measure also covers what only cues can find.
-Notes carry non-PHI look-alikes on purpose: vitals, blood gases, scores, times, doses, eponyms.
+(lower-case "[doctor]" style or "Doctor:" style), and model-written summaries. About a third of the names,
+towns and street names come from outside every shipped word list (real ones no list holds, and made-up
+ones), so the measure is not flattered by the detector's own dictionaries; each note records which of its
+gold spans those are. Every note also carries sentences of hard negatives (vitals, labs, doses, scores,
+times, eponyms) whose ranges it records, so false alarms on them can be counted.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from medhelm_local.redact.dictionaries import read_words
-from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.redact.synthetic_values import Note, pools_for
+from medhelm_local.redact.types import Span
 
 STYLES = ("nursing", "discharge", "dialogue", "model_output")
-
-# Written for this generator; checked against the dictionaries at load so they stay out of them.
-_UNSEEN_SURNAMES = ("Okonkwo Adeyemi Nwachukwu Wojcikiewicz Szczepanski Thorvaldsen Papadimitriou Raghunathan "
-                    "Venkataraman Chakraborty Oyelaran Tshabalala Haugland Lindqvist Aaltonen Nakashima Ekwueme "
-                    "Achterberg Kowalczyk Grzegorczyk Przybylski Dziedzic Olawale Bhattacharjee Oyelowo "
-                    "Quartermaine Fenwicke Ravensworth Delacourt Marchetti-Vance Ashworth-Pike Okafor Iwuchukwu "
-                    "Vasquez-Oduya").split()
-_UNSEEN_FIRST = ("Oluwaseun Chiamaka Siobhan Niamh Saoirse Aoife Tadhg Eero Ilkka Kaveri Prasanth Thandiwe Xiaoling "
-                 "Zeynep Ngozi Sigrid Anneliese Jolanta Wojciech Dagny Ximena Itzel Mehmet Priyanka Ifeoma Chidi "
-                 "Oisin Leilani Keanu Anouk").split()
-_UNSEEN_TOWNS = ("Fennimore Glen|Westbridge Landing|Oakhaven|Pinecrest Hollow|Harlowe|Marrowstone|Quillby|"
-                 "Ashgrove").split("|")
-_TREES = "Elm Maple Oak Cedar Pine Birch Willow Chestnut Main Church Mill River Lake Park Washington Lincoln".split()
-_SUFFIXES = "Street St Avenue Ave Road Rd Drive Dr Lane Ln Court Ct Boulevard Blvd Way Place".split()
-_STATES = "MA NY CA TX FL IL OH PA GA NC MI NJ VA WA AZ".split()
-_MONTHS = "January February March April May June July August September October November December".split()
-_RELATIONS = "wife husband son daughter sister brother niece nephew mother father partner friend".split()
+UNSEEN_SHARE = 0.35  # of names, towns and street names drawn from outside the shipped lists
 
 
 @dataclass(frozen=True)
 class SyntheticNote:
-    """One generated note: its text and the gold PHI spans in it."""
+    """One generated note: its text, the gold PHI spans, those of them no shipped list holds, and the
+    character ranges of hard-negative sentences (nothing in them is PHI)."""
 
     id: str
     style: str
     text: str
     spans: tuple[Span, ...]
+    unseen: tuple[Span, ...] = ()
+    negatives: tuple[tuple[int, int], ...] = ()
 
-
-class _Pools:
-    """Surrogate values drawn from the shipped dictionaries plus the unseen lists above."""
-
-    def __init__(self, folder: Path) -> None:
-        first = read_words(folder / "first_names.txt")
-        last = read_words(folder / "surnames.txt")
-        cities = read_words(folder / "cities_us.txt") | read_words(folder / "cities_world.txt")
-        self.first = sorted(first)
-        self.last = [w for w in (folder / "surnames.txt").read_text().split()[:5000]]
-        self.cities = sorted(c for c in read_words(folder / "cities_us.txt") if 4 <= len(c) <= 16)
-        self.unseen_last = [w for w in _UNSEEN_SURNAMES if w.lower().replace("-", "") not in last]
-        self.unseen_first = [w for w in _UNSEEN_FIRST if w.lower() not in first]
-        self.unseen_towns = [t for t in _UNSEEN_TOWNS if t.lower() not in cities]
-
-
-class _Note:
-    """Builds one note: literal text and PHI values, recording each value's span."""
-
-    def __init__(self, rng: random.Random, pools: _Pools, unseen: bool) -> None:
-        self.rng, self.pools, self.unseen = rng, pools, unseen
-        self.parts: list[str] = []
-        self.spans: list[Span] = []
-        self.length = 0
-        self.pt_first, self.pt_last = self.first(), self.last()
-        self.dr, self.dr2, self.rel_name = self.last(), self.last(), self.first()
-        self.rn, self.relation, self.city = self.first(), rng.choice(_RELATIONS), self.town()
-
-    def first(self) -> str:
-        pool = self.pools.unseen_first if self.unseen and self.rng.random() < 0.5 else self.pools.first
-        return self.rng.choice(pool).title()
-
-    def last(self) -> str:
-        pool = self.pools.unseen_last if self.unseen and self.rng.random() < 0.5 else self.pools.last
-        return self.rng.choice(pool).title().replace("'", "")
-
-    def town(self) -> str:
-        pool = self.pools.unseen_towns if self.unseen and self.rng.random() < 0.5 else self.pools.cities
-        return self.rng.choice(pool).title()
-
-    def add(self, text: str, kind: PhiType | None = None) -> None:
-        if kind is not None:
-            self.spans.append(Span(self.length, self.length + len(text), kind))
-        self.parts.append(text)
-        self.length += len(text)
-
-    def fill(self, template: str) -> None:
-        """Append a template: {SLOT}s become values (PHI ones annotated), the rest is literal."""
-        for i, piece in enumerate(re.split(r"\{([A-Z0-9_]+)\}", template)):
-            if i % 2 == 0:
-                self.add(piece)
-            else:
-                value, kind = _SLOTS[piece](self)
-                self.add(value, kind)
-
-
-def _num(lo: int, hi: int) -> Callable[[_Note], tuple[str, None]]:
-    return lambda n: (str(n.rng.randint(lo, hi)), None)
-
-
-def _date(n: _Note) -> tuple[str, PhiType]:
-    r = n.rng
-    y, m, d = r.randint(1995, 2024), r.randint(1, 12), r.randint(1, 28)
-    mon = _MONTHS[m - 1]
-    ordinal = f"{d}{'th' if 10 <= d % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(d % 10, 'th')}"
-    forms = [f"{m}/{d}", f"{m:02d}/{d:02d}/{y}", f"{m}/{d}/{y % 100:02d}", f"{y}-{m:02d}-{d:02d}", f"{mon} {ordinal}",
-             f"{mon} {d}, {y}", f"{d} {mon} {y}", f"{d:02d}-{mon[:3]}-{y}", f"{mon[:3]} {d}", f"{mon} {y}",
-             f"{m}/{d}/{y}", f"{mon[:3]}. {d}, {y}", f"{ordinal} of {mon}"]
-    return r.choice(forms), PhiType.DATE
-
-
-def _phone(n: _Note) -> tuple[str, PhiType]:
-    a, b, c = n.rng.randint(201, 989), n.rng.randint(200, 999), n.rng.randint(0, 9999)
-    forms = [f"({a}) {b}-{c:04d}", f"{a}-{b}-{c:04d}", f"{a}.{b}.{c:04d}", f"{a} {b} {c:04d}", f"+1 {a} {b} {c:04d}",
-             f"{b}-{c:04d}", f"{a}-{b}-{c:04d} ext. {n.rng.randint(10, 9999)}"]
-    return n.rng.choice(forms), PhiType.PHONE
-
-
-def _digits(n: _Note, k: int) -> str:
-    return "".join(str(n.rng.randint(0, 9)) for _ in range(k))
-
-
-def _letters(n: _Note, k: int) -> str:
-    return "".join(n.rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(k))
-
-
-def _street(n: _Note) -> tuple[str, PhiType]:
-    r = n.rng
-    name = r.choice([r.choice(_TREES), n.last(), f"{r.randint(2, 99)}th"])
-    unit = r.choice(["", "", f", Apt {r.randint(1, 40)}{r.choice('ABC')}", f" Unit {r.randint(1, 300)}"])
-    return f"{r.randint(1, 9899)} {name} {r.choice(_SUFFIXES)}{unit}", PhiType.STREET
-
-
-def _hospital(n: _Note) -> tuple[str, PhiType]:
-    forms = [f"{n.town()} General Hospital", f"{n.last()} Memorial Hospital", f"St. {n.first()}'s Hospital",
-             f"{n.town()} Medical Center", f"{n.last()} Clinic", f"{n.town()} Regional Medical Center",
-             f"University of {n.town()} Hospital", f"{n.last()} Rehabilitation Center"]
-    return n.rng.choice(forms), PhiType.HOSPITAL
-
-
-_SLOTS: dict[str, Callable[[_Note], tuple[str, PhiType | None]]] = {
-    "PT": lambda n: (f"{n.pt_first} {n.pt_last}", PhiType.NAME),
-    "PT_FIRST": lambda n: (n.pt_first, PhiType.NAME), "PT_LAST": lambda n: (n.pt_last, PhiType.NAME),
-    "LAST_FIRST": lambda n: (f"{n.pt_last}, {n.pt_first}", PhiType.NAME),
-    "DR": lambda n: (n.dr, PhiType.NAME), "DR2": lambda n: (n.dr2, PhiType.NAME),
-    "DR_FULL": lambda n: (f"{n.first()} {n.dr}", PhiType.NAME), "RN": lambda n: (n.rn, PhiType.NAME),
-    "RN_FULL": lambda n: (f"{n.rn} {n.last()}", PhiType.NAME),
-    "REL_NAME": lambda n: (n.rel_name, PhiType.NAME), "REL": lambda n: (n.relation, None),
-    "DATE": _date, "YEAR": lambda n: (str(n.rng.randint(1990, 2023)), PhiType.DATE),
-    "DATE_PARTIAL": lambda n: (f"{n.rng.randint(1, 12)}/{n.rng.randint(11, 28)}", PhiType.DATE),
-    "DOB": lambda n: (f"{n.rng.randint(1, 12):02d}/{n.rng.randint(1, 28):02d}/{n.rng.randint(1925, 1990)}",
-                      PhiType.DATE),
-    "AGE90": lambda n: (str(n.rng.randint(90, 104)), PhiType.AGE), "AGE": _num(19, 88),
-    "PHONE": _phone, "FAX": lambda n: (_phone(n)[0].split(" ext")[0], PhiType.FAX),
-    "EMAIL": lambda n: (f"{n.pt_first[0].lower()}{n.pt_last.lower()}{n.rng.randint(1, 99)}@"
-                        f"{n.rng.choice(['gmail.com', 'yahoo.com', 'outlook.com', 'comcast.net'])}", PhiType.EMAIL),
-    "URL": lambda n: (n.rng.choice([f"https://mychart.{n.town().lower().replace(' ', '')}health.org/visit",
-                                    f"www.{n.dr.lower()}clinic.com"]), PhiType.URL),
-    "IP": lambda n: (f"10.{n.rng.randint(0, 255)}.{n.rng.randint(0, 255)}.{n.rng.randint(1, 254)}", PhiType.IP),
-    "SSN": lambda n: (f"{_digits(n, 3)}-{_digits(n, 2)}-{_digits(n, 4)}", PhiType.SSN),
-    "MRN": lambda n: (_digits(n, n.rng.choice([6, 7, 8, 9])), PhiType.MRN),
-    "PLAN": lambda n: (n.rng.choice([f"{_letters(n, 3)}{_digits(n, 9)}", f"{_digits(n, 8)}{_letters(n, 1)}"]),
-                       PhiType.HEALTH_PLAN),
-    "ACCT": lambda n: (n.rng.choice([_digits(n, 10), f"{_digits(n, 4)}-{_digits(n, 6)}"]), PhiType.ACCOUNT),
-    "LIC": lambda n: (f"{_letters(n, 2)}{_digits(n, 7)}", PhiType.LICENSE),
-    "VIN": lambda n: (f"1{_letters(n, 4)}{_digits(n, 2)}{_letters(n, 2)}{_digits(n, 8)}", PhiType.VEHICLE),
-    "PLATE": lambda n: (f"{_digits(n, 1)}{_letters(n, 3)}{_digits(n, 3)}", PhiType.VEHICLE),
-    "DEVICE": lambda n: (f"{_letters(n, 3)}{_digits(n, 6)}", PhiType.DEVICE),
-    "CITY": lambda n: (n.city, PhiType.CITY), "TOWN": lambda n: (n.town(), PhiType.CITY),
-    "STREET": _street, "ZIP": lambda n: (_digits(n, 5), PhiType.ZIP),
-    "STATE": lambda n: (n.rng.choice(_STATES), None),
-    "HOSP": _hospital, "TIME": lambda n: (f"{n.rng.randint(0, 23):02d}{n.rng.choice(['00', '15', '30', '45'])}", None),
-    "HR": _num(55, 125), "SAT": _num(88, 100),
-    "BP": lambda n: (f"{n.rng.randint(95, 170)}/{n.rng.randint(50, 95)}", None),
-    "PAIN": lambda n: (f"{n.rng.randint(0, 10)}/10", None), "NUM": _num(2, 9),
-}
 
 _NURSING = [
     "{TIME} Pt A&O x3, O2 sat {SAT}% on 2L NC. HR {HR}, BP {BP}. Pain {PAIN}, Tylenol 650 mg PO given.",
@@ -225,6 +77,7 @@ _DISCHARGE = [
     "Prior surgeries: CABG in {YEAR}, right hip replacement {DATE}.",
     "White count trended down. Black stools resolved. May resume aspirin after GI follow-up.",
     "SSN: {SSN}. Driver's license: {LIC}.",
+    "Referring provider NPI {NPI}; Medicare ID {PLAN}; vehicle plate {PLATE} (parking voucher).",
     "Dictated by {DR_FULL}, MD on {DATE}. Transcribed by {RN_FULL}.",
     "Pain 3/10 at discharge; strength 5/5 in all extremities. Ambulating with a walker.",
 ]
@@ -251,60 +104,102 @@ _MODEL_OUTPUT = [
 ]
 
 
+# Hard negatives: PHI look-alikes a clinical note is full of. Nothing here may be flagged.
+NEGATIVES = [
+    "BP 132/84, HR 88, RR 18, T 98.6 F, SpO2 97% on RA.",
+    "ABG 7.32/48/72/24 on 40% FiO2; lactate 2.1.",
+    "Na 138, K 4.1, Cl 101, HCO3 24, BUN 22, Cr 1.2, Glu 145, A1c 7.2%.",
+    "INR 2.3, PT 14.2, PTT 32; plt 245, WBC 11.4, Hgb 9.8.",
+    "Metoprolol tartrate 25 mg PO BID, lisinopril 10 mg daily, heparin 5000 units SQ q8h.",
+    "Insulin glargine 20 units qHS plus sliding scale; Lasix 40 mg IV x1 at 1400.",
+    "Take 1/2 tab PO q6h prn, max 4 doses in 24 h.",
+    "GCS 15 (E4V5M6), NIHSS 3, CHA2DS2-VASc 4, HAS-BLED 2, Wells score 1.5.",
+    "Pain 6/10, strength 4/5 RUE and 5/5 LUE, reflexes 2+ and symmetric.",
+    "APGAR 8/9; G2P1 at 38 weeks, EBL 350 mL.",
+    "PHQ-9 score 12, GAD-7 score 9, MoCA 24/30.",
+    "History of Parkinson disease, Graves disease and Hodgkin lymphoma in remission.",
+    "Babinski sign absent, Romberg negative, McMurray test negative, Murphy sign positive.",
+    "Status post Whipple procedure and Nissen fundoplication; Swan-Ganz catheter removed.",
+    "Known Hashimoto thyroiditis, Barrett esophagus and Raynaud phenomenon.",
+    "Cushing syndrome was excluded; Addison disease ruled out by cosyntropin test.",
+    "Gleason 3+4=7, Mallampati class II, NYHA class III, ASA 3, Tanner stage 4.",
+    "EF 55-60%, QTc 452 ms, PR 0.18 s, BMI 31.2.",
+    "MRI of L4-L5 and C5-6 shows mild stenosis; T12 compression fracture.",
+    "Repositioned q2h; turned at 0200, 0400 and 0600; I/O 1200/850.",
+    "18G IV in L AC placed; 7.5 ETT at 23 cm at the lip.",
+    "Follow up in 2-3 weeks; labs in 4-6 weeks; return if symptoms recur x2.",
+    "Foley catheter 16 Fr, 350 cc clear yellow urine; Bell palsy improving.",
+    "Trial of CPAP 10/5; O2 weaned from 4 L to 2 L NC.",
+]
+
+
 def generate(count: int, seed: int = 0, styles: tuple[str, ...] = STYLES,
              folder: Path | None = None) -> list[SyntheticNote]:
     """`count` notes cycling through `styles`, the same for the same seed and rule pack."""
     from medhelm_local.settings import default_redaction_dir
 
-    pools = _Pools((folder or default_redaction_dir()) / "dictionaries")
+    pools = pools_for(((folder or default_redaction_dir()) / "dictionaries").resolve())
     rng = random.Random(seed)
     notes = []
     for k in range(count):
         style = styles[k % len(styles)]
-        note = _Note(rng, pools, unseen=rng.random() < 0.2)
+        note = Note(rng, pools, UNSEEN_SHARE)
         _WRITERS[style](note)
         text = "".join(note.parts)
         if style == "nursing":
             text = text.upper()
         elif style == "dialogue" and rng.random() < 0.5:
             text = text.lower()
-        notes.append(SyntheticNote(f"{style}-{seed}-{k}", style, text, tuple(note.spans)))
+        notes.append(SyntheticNote(f"{style}-{seed}-{k}", style, text, tuple(note.spans), tuple(note.unseen_spans),
+                                   tuple(note.negatives)))
     return notes
 
 
-def _pick(note: _Note, templates: list[str], low: int, high: int) -> list[str]:
+def _pick(note: Note, templates: list[str], low: int, high: int) -> list[str]:
     chosen = note.rng.sample(templates, note.rng.randint(low, min(high, len(templates))))
     return sorted(chosen, key=templates.index)
 
 
-def _nursing(note: _Note) -> None:
+def _negatives(note: Note, low: int, high: int, end: str) -> None:
+    for sentence in note.rng.sample(NEGATIVES, note.rng.randint(low, high)):
+        note.negative(sentence)
+        note.add(end)
+
+
+def _nursing(note: Note) -> None:
     for line in _pick(note, _NURSING, 6, 11):
         note.fill(line + "\n")
+    _negatives(note, 1, 3, "\n")
     note.fill("{RN_FULL}, RN\n")
 
 
-def _discharge(note: _Note) -> None:
+def _discharge(note: Note) -> None:
     note.fill(note.rng.choice(_DISCHARGE_HEADER) + "\n")
     for sentence in _pick(note, _DISCHARGE, 7, 12):
         note.fill(sentence + (" " if note.rng.random() < 0.6 else "\n"))
+    _negatives(note, 2, 4, " ")
 
 
-def _dialogue(note: _Note) -> None:
+def _dialogue(note: Note) -> None:
     bracket = note.rng.random() < 0.5
     for speaker, line in _pick_pairs(note):
         note.fill((f"[{speaker}] " if bracket else f"{speaker.title()}: ") + line + "\n")
+    note.add("[doctor] " if bracket else "Doctor: ")
+    _negatives(note, 1, 2, " ")
+    note.add("\n")
 
 
-def _pick_pairs(note: _Note) -> list[tuple[str, str]]:
+def _pick_pairs(note: Note) -> list[tuple[str, str]]:
     keep = sorted(note.rng.sample(range(len(_DIALOGUE)), note.rng.randint(8, len(_DIALOGUE))))
     return [_DIALOGUE[i] for i in keep]
 
 
-def _model_output(note: _Note) -> None:
+def _model_output(note: Note) -> None:
     for sentence in _pick(note, _MODEL_OUTPUT, 3, 6):
         note.fill(sentence + " ")
+    _negatives(note, 1, 2, " ")
 
 
-_WRITERS: dict[str, Callable[[_Note], None]] = {
+_WRITERS: dict[str, Callable[[Note], None]] = {
     "nursing": _nursing, "discharge": _discharge, "dialogue": _dialogue, "model_output": _model_output,
 }
