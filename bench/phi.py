@@ -3,7 +3,15 @@
 Sets: (a) synthetic English clinical notes from medhelm_local.redact.synthetic (ALL-CAPS nursing notes,
 discharge summaries, dialogues, model summaries; seed 0), (b) presidio_synth_pii (general PII, MIT),
 (c) meddocan_es (Spanish clinical, CC BY 4.0), (d) ACI-Bench dialogue transcripts (CC BY 4.0, names
-only), all read from ../shared/datasets when present.
+only), (e) MedBullets question vignettes (no PHI: every flag there is a false alarm unless an age over 89),
+all read from ../shared/datasets when present.
+
+Honesty: the rules were tuned by looking at misses on the DEVELOPMENT halves only: presidio items with an
+even index, and the first half of the MEDDOCAN test files sorted by name (it has no other split here).
+The HELD-OUT halves (odd presidio items, last MEDDOCAN files) are only measured; quote those. The synthetic
+notes come from a generator written alongside the detector: about a third of their names, towns and street
+names are in no shipped list (recall on those is printed apart), and their hard-negative sentences were
+written by the same hand, so (e) is the independent check on false alarms.
 
 Tokens are runs of letters and digits. A gold token is recalled when any predicted span covers it,
 whatever type the detector gave it (redaction hides it either way); precision is the share of
@@ -12,7 +20,7 @@ organisations, ages under 90, sex) are neutral: neither recalled nor counted aga
 Speed is notes per CPU-second of detection on set (a), rules loaded beforehand.
 Targets on (a): recall >= 0.97 overall, >= 0.99 for dates, phones and IDs; precision >= 0.80; >= 200 notes/CPU-s.
 Prints, last:  recall X precision Y notes_per_cpu_second Z   (for set (a)).
-Run: .venv/bin/python bench/phi.py [--notes 400] [--seed 0]
+Run: .venv/bin/python bench/phi.py [--notes 400] [--seed 0] [--sets presidio,meddocan,aci,vignettes,synthetic]
 """
 
 from __future__ import annotations
@@ -100,6 +108,50 @@ def synthetic_docs(count: int, seed: int, styles: tuple[str, ...] | None = None)
     return [(n.text, [(s.start, s.end, s.type.value) for s in n.spans]) for n in notes]
 
 
+def synthetic_extras(count: int, seed: int, folder: Path) -> None:
+    """Recall on values that are in no shipped list, and false alarms inside the hard-negative sentences."""
+    detector = detector_for(folder)
+    gold_n: Counter[str] = Counter()
+    hit: Counter[str] = Counter()
+    neg_tokens, neg_flagged = 0, Counter[str]()
+    for note in generate(count, seed):
+        spans = detector.detect(note.text)
+        for g in note.unseen:
+            for m in TOKEN.finditer(note.text, g.start, g.end):
+                gold_n[g.type.value] += 1
+                hit[g.type.value] += any(s.start < m.end() and m.start() < s.end for s in spans)
+        for a, b in note.negatives:
+            for m in TOKEN.finditer(note.text, a, b):
+                neg_tokens += 1
+                if any(s.start < m.end() and m.start() < s.end for s in spans):
+                    neg_flagged[m.group().lower()] += 1
+    print(f"\n== synthetic notes, values in no shipped list ({sum(gold_n.values())} tokens)")
+    for kind in sorted(gold_n):
+        print(f"{kind:<12} {gold_n[kind]:>7} {hit[kind] / gold_n[kind]:>7.3f}")
+    print(f"hard-negative sentences: {sum(neg_flagged.values())} of {neg_tokens} tokens flagged "
+          f"{dict(neg_flagged.most_common(8))}")
+
+
+def vignette_false_alarms(path: Path, folder: Path, limit: int = 1000) -> None:
+    """MedBullets question vignettes hold vitals, labs, doses and eponyms but no PHI: count what is flagged."""
+    import csv
+
+    detector = detector_for(folder)
+    tokens = flagged = 0
+    seen: Counter[str] = Counter()
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))[:limit]
+    for row in rows:
+        text = row["question"]
+        spans = detector.detect(text)
+        tokens += sum(1 for _ in TOKEN.finditer(text))
+        for s in spans:
+            flagged += len(TOKEN.findall(text[s.start:s.end]))
+            seen[f"{text[s.start:s.end]}/{s.type.value}"] += 1
+    print(f"\n== MedBullets vignettes (no PHI; independent hard negatives): {len(rows)} questions, {tokens} tokens")
+    print(f"{1000 * flagged / max(1, tokens):.2f} of every 1,000 tokens flagged; most often "
+          f"{dict(seen.most_common(8))}")
+
+
 def presidio_docs(path: Path) -> list[Doc]:
     """presidio_synth_pii: a JSON list of {full_text, spans: [{entity_type, start_position, end_position}]}."""
     docs = []
@@ -167,7 +219,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--sets", default="presidio,meddocan,aci,synthetic", help="comma-separated subset to run")
+    parser.add_argument("--sets", default="presidio,meddocan,aci,vignettes,synthetic",
+                        help="comma-separated subset to run")
     args = parser.parse_args()
     sets = set(args.sets.split(","))
     folder = default_redaction_dir().resolve()
@@ -183,8 +236,12 @@ def main() -> None:
     aci = SHARED / "aci_bench" / "challenge_data"
     if aci.exists() and "aci" in sets:
         aci_name_recall(aci, folder)
+    vignettes = SHARED / "medbullets" / "medbullets_op4.csv"
+    if vignettes.exists() and "vignettes" in sets:
+        vignette_false_alarms(vignettes, folder)
     if "synthetic" not in sets:
         return
+    synthetic_extras(args.notes, args.seed, folder)
     for style in ("nursing", "discharge", "dialogue", "model_output"):
         report(f"synthetic {style}", synthetic_docs(args.notes // 4, args.seed + 1, (style,)), folder)
     recall, precision, speed = report("synthetic English clinical notes (all styles)",
