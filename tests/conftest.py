@@ -171,3 +171,6 @@ def vllm() -> Iterator[vllm_server.VllmServer]:
     server.start()
     yield server
     server.stop()
+
+
+from support.appliance import appliance, bundle_files  # noqa: E402, F401  (fixtures for export and audit tests)

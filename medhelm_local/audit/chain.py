@@ -67,11 +67,16 @@ def verify_chain(records: Sequence[AuditRecord], store_id: str,
     signed bundle that the log no longer holds."""
     problems: list[ChainProblem] = []
     expected_prev = genesis_hash(store_id)
+    expected_seq = 1
     by_seq = {r.seq: r for r in records}
-    for index, record in enumerate(records):
-        if record.seq != index + 1:
-            problems.append(ChainProblem(record.seq, f"record {index + 1} is missing or out of order "
-                                                     f"(found number {record.seq} in its place)"))
+    for record in records:
+        if record.seq > expected_seq:
+            gap = (f"record {expected_seq} is" if record.seq - 1 == expected_seq
+                   else f"records {expected_seq} to {record.seq - 1} are")
+            problems.append(ChainProblem(record.seq, f"{gap} missing before it (removed)"))
+        elif record.seq < expected_seq:
+            problems.append(ChainProblem(record.seq, "is numbered out of order"))
+        expected_seq = record.seq + 1
         if record.prev_hash != expected_prev:
             problems.append(ChainProblem(record.seq, "does not point at the record before it "
                                                      "(a record was removed or inserted before it)"))

@@ -85,8 +85,8 @@ class AuditLog:
         """The log's store id and every record in chain order."""
         handle = self._open(write=False)
         try:
-            rows = handle.con.execute(
-                "SELECT seq, recorded_at, kind, actor, details_json, prev_hash, hash FROM audit ORDER BY seq").fetchall()
+            rows = handle.con.execute("SELECT seq, recorded_at, kind, actor, details_json, prev_hash, hash "
+                                      "FROM audit ORDER BY seq").fetchall()
             store_id = handle.store_id
         finally:
             handle.close()

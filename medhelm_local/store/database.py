@@ -205,7 +205,9 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
             data_key = unwrap(envelope, kek, str(envelope_path))
         else:
             envelope, data_key = seal_new_data_key(kek)
-            envelope.write(envelope_path)
+            if not envelope.create(envelope_path):  # another process is creating the same store
+                envelope = Envelope.read(envelope_path)
+                data_key = unwrap(envelope, kek, str(envelope_path))
     con = _connect(path)
     try:
         _attach(con, path, data_key, read_only)

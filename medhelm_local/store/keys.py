@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import secrets
+import tempfile
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -157,6 +158,26 @@ class Envelope:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+
+    def create(self, path: Path) -> bool:
+        """Write a new envelope only if none exists (False if another process made one first).
+
+        Two processes creating the same store (two runs of one suite, two commands appending to
+        the audit log) must end up with one data key: the envelope appears by an atomic link.
+        """
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(self.to_json())
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        finally:
+            os.unlink(tmp)
+        return True
 
 
 def seal_new_data_key(kek: Kek) -> tuple[Envelope, bytes]:

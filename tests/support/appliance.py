@@ -1,0 +1,58 @@
+"""An appliance for export, audit and redacted-copy tests: a config, a KEK, a signing key, the 'ward' store."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from medhelm_local.store.keys import Kek
+from support.phi_store import write_ward_store
+
+
+@dataclass
+class Appliance:
+    """Paths of one test appliance and a way to run its CLI."""
+
+    root: Path
+    config: Path
+    results: Path
+    audit: Path
+    signing_key: Path
+    env: dict[str, str]
+
+    @property
+    def public_key(self) -> Path:
+        return self.signing_key.with_suffix(".pub")
+
+    @property
+    def store(self) -> Path:
+        return self.results / "ward.duckdb"
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        from conftest import run_cli
+
+        return run_cli("-c", str(self.config), *args, env=self.env)
+
+
+@pytest.fixture
+def appliance(tmp_path: Path, kek_file: Path, kek: Kek) -> Appliance:
+    results = tmp_path / "results"
+    results.mkdir()
+    write_ward_store(results / "ward.duckdb", kek)
+    config = tmp_path / "config.toml"
+    audit, signing = tmp_path / "audit.duckdb", tmp_path / "keys" / "export-signing.key"
+    config.write_text(f'output_dir = "{results}"\naudit_store = "{audit}"\nsigning_key_file = "{signing}"\n')
+    app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
+    made = app.cli("keys", "signing-init", "--out", str(signing))
+    assert made.returncode == 0, made.stderr
+    return app
+
+
+@pytest.fixture
+def bundle_files() -> Callable[[Path], dict[str, bytes]]:
+    """Every file of a bundle, by name."""
+    return lambda folder: {p.name: p.read_bytes() for p in sorted(folder.iterdir())}

@@ -1,0 +1,68 @@
+"""A suite store as a run over a hospital's private notes leaves it, with planted PHI to look for.
+
+Written through the store's own writer (a real encrypted DuckDB file), so exports and redacted
+copies are tested on exactly what `medhelm-local run` stores: a private benchmark whose prompts,
+references, answers, extracted answers and error messages carry PHI, and a public one beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
+from medhelm_local.store.queries import record_run
+from medhelm_local.store.writer import StoreWriter
+
+# Each value must be found by the redactor and must appear in no export and no redacted copy.
+PLANTED = ["Przybylski", "Wojciech", "48213377", "(617) 555-0143", "03/14/2021", "w.przybylski@example.org",
+           "123-45-6789", "42 Maple Street", "Oyelaran", "Chiamaka", "555-0188", "09/02/1931"]
+PRIVATE_RUN = "ward_notes-local_m-000000000001"
+PUBLIC_RUN = "pubmed_qa-local_m-000000000002"
+# Instance ids of private data are often record numbers: they must not leave either.
+PRIVATE_IDS = ["MRN48213377", "MRN51920044"]
+
+_NOTES = [
+    ("MRN48213377",
+     "Patient: Wojciech Przybylski, MRN: 48213377, DOB 03/14/2021. Lives at 42 Maple Street. "
+     "Phone (617) 555-0143, e-mail w.przybylski@example.org, SSN 123-45-6789. Fever 38.9 C, lactate 4.1.",
+     "yes", "Mr. Przybylski (MRN 48213377) meets criteria; call (617) 555-0143.", None),
+    ("MRN51920044",
+     "Patient: Chiamaka Oyelaran, born 09/02/1931. Daughter reachable at 555-0188. BP 88/50, HR 124.",
+     "no", None, "HTTP 500 from server: could not process 'Chiamaka Oyelaran'"),
+]
+
+
+def write_ward_store(path: Path, kek: Kek) -> Path:
+    """A suite store 'ward' with one private run (PHI everywhere) and one public run."""
+    handle = open_store(path, kek, create=True)
+    try:
+        for run_id, scenario, access in ((PRIVATE_RUN, "ward_notes", "private"), (PUBLIC_RUN, "pubmed_qa", "public")):
+            entry = f"{scenario}:model=local/m,model_deployment=d"
+            record_run(handle.con, run_id=run_id, suite="ward", run_entry=entry, scenario=scenario, scenario_args={},
+                       model="local/m", deployment="d", main_metric="exact_match", access=access,
+                       settings={"max_eval_instances": 2})
+        writer = StoreWriter(handle)
+        for n, (instance_id, note, label, answer, error) in enumerate(_NOTES):
+            refs = json.dumps([{"text": label, "correct": True}, {"text": f"about {note[9:33]}", "correct": False}])
+            writer.put("instances", (PRIVATE_RUN, instance_id, n, "test", note, refs, json.dumps({"ward": "4B"})))
+            writer.put("requests", (PRIVATE_RUN, instance_id, f"Triage note:\n{note}\nSepsis? Answer yes or no.",
+                                    json.dumps({"max_tokens": 32})))
+            ok = error is None
+            writer.put_group([("completions", (PRIVATE_RUN, instance_id, ok, answer, "stop" if ok else None, 50, 12,
+                                               0.4, 1, None if ok else "http_500", error,
+                                               json.dumps([{"token": "Przybylski"}]) if ok else None))]
+                             + ([("scores", (PRIVATE_RUN, instance_id, "exact_match", 1.0,
+                                             "yes (per Mr. Przybylski's chart)"))] if ok else []))
+        for n in range(2):
+            pid = f"pubmed-{n}"
+            writer.put("instances", (PUBLIC_RUN, pid, n, "test", f"Does aspirin reduce risk {n}?",
+                                     json.dumps([{"text": "yes", "correct": True}]), "{}"))
+            writer.put("requests", (PUBLIC_RUN, pid, f"Question {n}: does aspirin reduce risk?", "{}"))
+            writer.put_group([("completions", (PUBLIC_RUN, pid, True, "A", "stop", 20, 1, 0.1, 1, None, None, None)),
+                              ("scores", (PUBLIC_RUN, pid, "exact_match", float(n), "A"))])
+        writer.close()
+    finally:
+        handle.close()
+    return path
