@@ -21,17 +21,24 @@ class AddressRules(PlaceRules):
     """The second pass over addresses and dates, given the spans of the first."""
 
     def _second_pass(self, text: str, tokens: list[Token], spans: list[Span]) -> list[Span]:
-        """Spans to add once the first pass has run (they may overlap it; the detector merges)."""
-        found = self._street_first(text, tokens) + self._number_last(text, tokens)
-        found += self._after_address_cue(text, tokens)
-        found += self._after_place_label(text, tokens)
-        streets = sorted(s for s in spans + found if s.type is PhiType.STREET)
-        found += self._block_lines(text, streets)
-        found = [piece for span in found for piece in self._uncovered(text, tokens, span, spans)]
-        found += self._postcodes(text, sorted(spans + found))
-        found += [Span(s.start, s.end + m.end() - m.start(), s.type) for s in spans
+        """The first-pass spans (names retyped where an address shows them to be places) and those found now."""
+        places = self._street_first(text, tokens) + self._number_last(text, tokens)
+        places += self._after_place_label(text, tokens)
+        blocks = self._after_address_cue(text, tokens)
+        streets = sorted(s for s in spans + places + blocks if s.type is PhiType.STREET)
+        blocks += self._block_lines(text, streets)
+        kept = []
+        for span in spans:  # "Calle de la Paz, 23": "Paz" is the street's; "12 Elm St, Springfield": a town
+            if span.type is PhiType.NAME and _inside(span, places):
+                continue
+            if span.type is PhiType.NAME and _inside(span, blocks) and text[:span.start].rstrip().endswith(","):
+                span = Span(span.start, span.end, PhiType.CITY)
+            kept.append(span)
+        found = places + [piece for span in blocks for piece in self._uncovered(text, tokens, span, kept)]
+        found += self._postcodes(text, sorted(kept + found))
+        found += [Span(s.start, s.end + m.end() - m.start(), s.type) for s in kept
                   if s.type is PhiType.DATE and (m := _TIME.match(text, s.end))]
-        return found
+        return kept + found
 
     def _uncovered(self, text: str, tokens: list[Token], span: Span, spans: list[Span]) -> list[Span]:
         """The parts of a second-pass span that no first-pass span types better, without US states
@@ -265,3 +272,7 @@ class AddressRules(PlaceRules):
                     and "\n" not in between and not text[m.end():after.start].strip(" ,.-\t"):
                 found.append(Span(m.start(), m.end(), PhiType.ZIP))
         return found
+
+
+def _inside(span: Span, others: list[Span]) -> bool:
+    return any(o.start <= span.start and span.end <= o.end for o in others)

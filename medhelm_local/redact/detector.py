@@ -63,7 +63,7 @@ class Detector(AddressRules):
         spans = find_pattern_spans(fold(text), self.rules)  # accents off, offsets kept
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
-        spans += self._second_pass(text, tokens, merge_spans(spans))
+        spans = self._second_pass(text, tokens, merge_spans(spans))
         return merge_spans(spans)
 
 

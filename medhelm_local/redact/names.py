@@ -135,8 +135,9 @@ class NameRules:
             if kind == "name_labels" and (not colon or any(t.key in STOPWORDS for t in tokens[k:k + 4])):
                 i += length
                 continue
-            if kind == "titles_word" and tokens[i].key in self._relations and k < len(tokens) and tokens[k].text == ",":
-                kind, k = "relations", k + 1  # "Her father, Chiamaka Bolt": a relation, not a priest
+            if kind == "titles_word" and tokens[i].key in self._relations:
+                kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
+                k += k < len(tokens) and tokens[k].text == ","
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
             if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased:
                 level = 2  # "willow dr last month": without its period, "dr" may be a street

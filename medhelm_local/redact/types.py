@@ -49,7 +49,7 @@ _GROUPS: dict[PhiType, str] = {
 PRIORITY: tuple[PhiType, ...] = (
     PhiType.EMAIL, PhiType.URL, PhiType.IP, PhiType.SSN, PhiType.FAX, PhiType.PHONE, PhiType.MRN,
     PhiType.HEALTH_PLAN, PhiType.ACCOUNT, PhiType.LICENSE, PhiType.VEHICLE, PhiType.DEVICE, PhiType.DATE,
-    PhiType.AGE, PhiType.STREET, PhiType.HOSPITAL, PhiType.ID, PhiType.ZIP, PhiType.NAME, PhiType.CITY,
+    PhiType.AGE, PhiType.STREET, PhiType.HOSPITAL, PhiType.ZIP, PhiType.ID, PhiType.NAME, PhiType.CITY,
 )
 
 
