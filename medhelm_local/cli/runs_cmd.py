@@ -19,7 +19,10 @@ from medhelm_local.store.queries import get_run, instance_rows, list_runs, run_a
 def _stores(settings: Settings, suite: str | None, store: Path | None) -> list[Path]:
     if store is not None or suite is not None:
         return [store_path_for(settings, suite or "default", store)]
-    found = sorted(settings.output_dir.glob("*.duckdb"))
+    from medhelm_local.audit import audit_path
+
+    audit = audit_path(settings).resolve()  # the audit log may sit beside the suites; it is not one
+    found = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
     if not found:
         raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
                                  fix="run a benchmark first, or pass --output / --store")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeServer, write_config, write_policy_dir
+from conftest import FakeServer, run_cli, write_config, write_policy_dir
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.policy.guard import EgressGuard, GuardRefusedError
@@ -142,31 +142,62 @@ def test_the_refusal_is_an_egress_error_and_a_permission_error() -> None:
     guard.hook("open", ("/etc/hosts", "r", 0))  # events it does not watch pass untouched
 
 
-def _cli(refusals: Path, allow: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(HERE / "cli_under_guard.py"), str(refusals), allow, *args],
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **env, "COLUMNS": "200"})
-
-
-def test_the_cli_works_with_the_guard_on(tmp_path: Path, data_root: Path, kek_file: Path,
-                                         fake_server: Callable[..., FakeServer]) -> None:
+def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, data_root: Path, kek_file: Path,
+                                                             fake_server: Callable[..., FakeServer]) -> None:
+    # The installed `medhelm-local` installs the guard before anything else; a normal session
+    # (run, list, doctor) must never trip it, or the audit log would fill with noise.
     server = fake_server()
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
         "base_url": server.base_url}})
-    env = {"MEDHELM_KEK_FILE": str(kek_file),
-           "MEDHELM_POLICY_DIR": str(write_policy_dir(tmp_path / "policies", [("127.0.0.1", server.port)]))}
-    refusals = tmp_path / "refusals.jsonl"
-    allow = f"127.0.0.1:{server.port}"
-    ran = _cli(refusals, allow, "-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=fake",
-               "-m", "5", "--suite", "guarded", "--json", env=env)
+    env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_AUDIT_STORE": str(tmp_path / "audit.duckdb")}
+    ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=fake", "-m", "5",
+                  "--suite", "guarded", "--json", env=env)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["runs"][0]["run"]["n_failed"] == 0
-    for args in (["runs", "list"], ["benchmarks", "list"], ["taxonomy"], ["--help"], ["doctor", "--json"]):
-        done = _cli(refusals, allow, "-c", str(config), *args, env=env)
+    for args in (["runs", "list"], ["benchmarks", "list"], ["taxonomy"], ["--help"], ["policy", "check"],
+                 ["doctor", "--json"]):
+        done = run_cli("-c", str(config), *args, env=env)
         assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
+        assert "refused" not in done.stderr, f"{args}: {done.stderr}"
     checks = {c["name"]: c for c in json.loads(done.stdout)}
     assert checks["deployment: fake"]["ok"] and checks["encrypted store"]["ok"]
-    recorded = [json.loads(line) for line in refusals.read_text().splitlines()] if refusals.exists() else []
-    # The openai SDK (doctor only) asks platform for the processor, which runs `uname -p`: refused,
-    # recorded, and harmless (platform falls back). Nothing else may be refused.
-    assert all(r["event"] == "subprocess.Popen" and r["target"] == "uname" for r in recorded), recorded
+    assert not (tmp_path / "audit.duckdb").exists()  # nothing was refused, so nothing was recorded
     assert server.stats()["requests"] == 5
+
+
+def test_a_deployment_off_the_allowlist_is_refused_before_any_request(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
+        "base_url": server.base_url}}, allow_deployments=False)
+    policies = write_policy_dir(tmp_path / "policies", [("127.0.0.1", 8000)])
+    ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=fake", "-m", "5",
+                  env={"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_POLICY_DIR": str(policies)})
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert f"'fake' (127.0.0.1:{server.port}) is not on the egress allowlist" in ran.stderr
+    assert str(tmp_path / "policies" / "egress.yaml") in ran.stderr
+    assert server.stats()["requests"] == 0 and not (tmp_path / "results").exists()
+
+
+def test_a_refusal_inside_the_cli_lands_in_the_audit_log_without_phi(
+        tmp_path: Path, kek_file: Path, servers: tuple[CountingServer, CountingServer]) -> None:
+    _, refused = servers
+    before = refused.connections
+    config = tmp_path / "config.toml"
+    config.write_text(f'policy_dir = "{write_policy_dir(tmp_path / "policies", [])}"\n'
+                      f'audit_store = "{tmp_path / "audit.duckdb"}"\n')
+    env = {**os.environ, "MEDHELM_KEK_FILE": str(kek_file), "COLUMNS": "200"}
+    probe = subprocess.run([sys.executable, str(HERE / "entry_probe.py"), str(_port(refused)),
+                            "Wojciech-Przybylski.example.org", "-c", str(config), "probe-egress"],
+                           capture_output=True, text=True, timeout=120, env=env)
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.split() == ["connect:refused", "dns:refused"]
+    assert "2 connection(s); each is in the audit log" in probe.stderr
+    assert refused.connections == before
+    shown = run_cli("-c", str(config), "audit", "show", "--kind", "egress", "--json", env={
+        "MEDHELM_KEK_FILE": str(kek_file)})
+    records = json.loads(shown.stdout)
+    assert [r["details"]["event"] for r in records] == ["socket.connect", "socket.getaddrinfo"]
+    assert records[0]["details"]["target"] == f"127.0.0.1:{_port(refused)}"
+    # A host name can carry data out through DNS: it is recorded as a length and a hash prefix only.
+    assert "Przybylski" not in shown.stdout and "Przybylski" not in probe.stderr
