@@ -133,3 +133,36 @@ def test_residual_phi_after_redaction_refuses_the_export(appliance: Appliance, t
     assert not (appliance.root / "leaky").exists()
     [record] = _audit(appliance)
     assert record["kind"] == "export.refused"
+
+
+def test_surrogate_style_replaces_phi_consistently_and_passes_the_rescan(
+        appliance: Appliance, bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
+    from shutil import copytree
+
+    from conftest import SHIPPED_POLICIES
+
+    policies = copytree(SHIPPED_POLICIES, appliance.root / "policies")
+    export_yaml = policies / "export.yaml"
+    export_yaml.write_text(export_yaml.read_text().replace("style: mask", "style: surrogate"))
+    with appliance.config.open("a") as fh:
+        fh.write(f'policy_dir = "{policies}"\n')
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "sur"), "--role", "compliance_officer")
+    assert done.returncode == 0, done.stderr
+    files = bundle_files(appliance.root / "sur")
+    blob = b"\n".join(files.values())
+    for value in [*PLANTED, *PRIVATE_IDS]:
+        assert value.encode() not in blob, f"{value!r} left in the bundle"
+    answers = [json.loads(line) for line in files["completions.jsonl"].decode().splitlines() if PRIVATE_RUN in line]
+    extracted = [json.loads(line) for line in files["scores.jsonl"].decode().splitlines() if PRIVATE_RUN in line]
+    text = answers[0]["text"]
+    assert "[" not in text and text.startswith("Mr. ") and "meets criteria; call (" in text
+    surname = text.split()[1]
+    assert surname in extracted[0]["extracted"]  # one instance, one surrogate for one original
+    assert json.loads(files["MANIFEST.json"])["redactor"]["style"] == "surrogate"
+
+
+def test_without_the_key_encryption_key_nothing_is_read_or_written(appliance: Appliance) -> None:
+    appliance.env.pop("MEDHELM_KEK_FILE")
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "nokey"), "--role", "compliance_officer")
+    assert done.returncode == 2 and "no key-encryption key is configured" in done.stderr
+    assert "Traceback" not in done.stderr and not (appliance.root / "nokey").exists()
