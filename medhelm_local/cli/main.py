@@ -25,7 +25,6 @@ from medhelm_local.errors import MedhelmError
 from medhelm_local.scenarios.registry import register_cards
 from medhelm_local.settings import Settings, load_settings
 
-log = logging.getLogger("medhelm_local.cli")
 # The settings the command loaded: where refused connections are recorded when it ends.
 _loaded: list[Settings] = []
 
@@ -118,9 +117,10 @@ def flush_refusals() -> None:
         audit = audit_log_for(_loaded[-1])
         for record in pending:
             audit.append("egress.refused", record)
-    except MedhelmError as exc:
+    except Exception as exc:  # recording is best effort at exit; the refusals themselves already held
+        reason = exc.what if isinstance(exc, MedhelmError) else type(exc).__name__
         err.print(f"Warning: {len(pending)} refused connection(s) could not be written to the audit log "
-                  f"({exc.what}); each was logged as a warning above.", soft_wrap=True)
+                  f"({reason}); each is in the operational log as a warning.", soft_wrap=True)
         return
     err.print(f"The egress guard refused {len(pending)} connection(s); each is in the audit log "
               "(`medhelm-local audit show --kind egress`).", soft_wrap=True)

@@ -57,8 +57,10 @@ class Shaper:
         return self.treatments[run_id] == "redacted"
 
     def instance(self, run_id: str, instance_id: str) -> str:
-        """The id as it leaves: itself, or a pseudonym."""
-        return self.scrubber.pseudonym(run_id, instance_id) if self.redacted(run_id) else instance_id
+        """The id as it leaves: itself, or a pseudonym ("" stays "": a run-level value, no instance)."""
+        if not instance_id or not self.redacted(run_id):
+            return instance_id
+        return self.scrubber.pseudonym(run_id, instance_id)
 
     def text(self, run_id: str, instance_id: str, field: str, value: str | None) -> str | None:
         """A free-text value as it leaves."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import os
 import shutil
@@ -28,19 +27,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from medhelm_local.errors import ConfigError, IntegrityError
 from medhelm_local.export.signing import SigningKey, key_id, signature_valid
+from medhelm_local.scenarios.datafiles import sha256_file
 
 BUNDLE_FORMAT = "medhelm-local-export/1"
 MANIFEST = "MANIFEST.json"
 SIGNATURE = "MANIFEST.json.sig"
-
-
-def sha256_file(path: Path) -> str:
-    """The hex sha256 of a file's bytes."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @contextmanager

@@ -83,8 +83,6 @@ def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Pat
         if path.exists():
             raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
                               fix="give a new path for --out")
-    if source.resolve() == destination.resolve():
-        raise ConfigError("the copy would replace the original", where=str(destination), fix="give a new path")
     scrubber = Scrubber(detector_for(folder), policy.export.redaction.style, load_policy(folder / "surrogates.yaml"))
     partial = _partial(destination)
     for path in (partial, Envelope.path_for(partial)):

@@ -5,22 +5,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from support.detected import flagged, found
 
 from medhelm_local.redact import PhiType, detect
-
-
-def found(text: str) -> dict[str, list[str]]:
-    """Detected strings by type."""
-    out: dict[str, list[str]] = {}
-    for span in detect(text):
-        out.setdefault(span.type.value, []).append(text[span.start:span.end])
-    return out
-
-
-def flagged(text: str) -> list[str]:
-    """Every detected string."""
-    return [text[s.start:s.end] for s in detect(text)]
-
 
 NURSING = """0700 PT A&O X3, O2 SAT 96% ON 2L NC. ABG 7.35/45/88. AMBULATED X2 WITH PT. TOLERATING PO DIET.
 SPOKE WITH DAUGHTER JANE KOWALSKI AT 617-555-1234 RE: D/C PLANNING. DR NGUYEN AWARE. MRN 12345678.

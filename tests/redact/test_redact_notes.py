@@ -4,20 +4,7 @@ their rarer written forms, addresses in other countries' shapes, and clinical lo
 from __future__ import annotations
 
 import pytest
-
-from medhelm_local.redact import detect
-
-
-def found(text: str) -> dict[str, list[str]]:
-    """Detected strings by type."""
-    out: dict[str, list[str]] = {}
-    for span in detect(text):
-        out.setdefault(span.type.value, []).append(text[span.start:span.end])
-    return out
-
-
-def flagged(text: str) -> list[str]:
-    return [text[s.start:s.end] for s in detect(text)]
+from support.detected import flagged, found
 
 
 def test_discharge_summary_header_is_typed_field_by_field() -> None:

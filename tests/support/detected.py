@@ -1,0 +1,18 @@
+"""What the default detector finds in a text, in forms tests can compare."""
+
+from __future__ import annotations
+
+from medhelm_local.redact import detect
+
+
+def found(text: str) -> dict[str, list[str]]:
+    """Detected strings by type."""
+    out: dict[str, list[str]] = {}
+    for span in detect(text):
+        out.setdefault(span.type.value, []).append(text[span.start:span.end])
+    return out
+
+
+def flagged(text: str) -> list[str]:
+    """Every detected string."""
+    return [text[s.start:s.end] for s in detect(text)]
