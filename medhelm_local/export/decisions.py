@@ -42,13 +42,18 @@ class ExportPlan:
         return [run for run, chosen in self.decisions.items() if chosen[artifact].allowed]
 
 
-def plan_export(policy: Policy, role: str, runs: Sequence[RunAccess], include: Iterable[Artifact] | None = None,
-                unredacted: bool = False) -> ExportPlan:
-    """Decide every (run, artifact) for `role`; fill `refusals` when the request as asked cannot be met."""
+def plan_export(policy: Policy, role: str, user: str, runs: Sequence[RunAccess],
+                include: Iterable[Artifact] | None = None, unredacted: bool = False) -> ExportPlan:
+    """Decide every (run, artifact) for `user` acting as `role`; fill `refusals` when the request as asked
+    cannot be met."""
     plan = ExportPlan(role)
     if role not in policy.export.who_may_export:
         allowed = ", ".join(sorted(policy.export.who_may_export)) or "none"
         plan.refusals.append(f"role '{role}' may not export anything (export.yaml who_may_export names: {allowed})")
+        return plan
+    members = policy.roles.roles[role].members
+    if members is not None and user not in members:
+        plan.refusals.append(f"user '{user}' does not hold role '{role}' (roles.yaml members)")
         return plan
     asked: tuple[Artifact, ...] = tuple(include) if include is not None else ARTIFACTS
     for run in runs:

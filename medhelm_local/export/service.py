@@ -111,8 +111,8 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, reque
             raise ConfigError(f"there is no {'run ' + request.target.run_id if request.target.run_id else 'run'} "
                               "to export in this store", where=str(request.target.store),
                               fix="list what is there with `medhelm-local runs list`")
-        plan = plan_export(policy, request.role, [RunAccess(r.run_id, r.access) for r in runs], request.include,
-                           request.unredacted)
+        plan = plan_export(policy, request.role, current_actor(), [RunAccess(r.run_id, r.access) for r in runs],
+                           request.include, request.unredacted)
         if plan.refusals:
             raise _refuse(plan.refusals, "the export is refused")
         key = _signing_key(settings, kek)

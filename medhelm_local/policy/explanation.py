@@ -72,7 +72,9 @@ def explain(policy: Policy, settings: Settings | None = None) -> list[Row]:
     rows = [Row("policy", "folder", str(policy.directory), "setting policy_dir"),
             Row("policy", "version", f"sha256 {policy.digest}", "all four files")]
     rows += _egress(policy, settings) + _export(policy) + _retention(policy)
-    rows += [Row("roles", name, role.description, "roles.yaml") for name, role in sorted(policy.roles.roles.items())]
+    rows += [Row("roles", name, role.description + (f" Members: {', '.join(role.members)}." if role.members is not None
+                                                    else " Anyone may name it (recorded)."), "roles.yaml")
+             for name, role in sorted(policy.roles.roles.items())]
     return rows
 
 

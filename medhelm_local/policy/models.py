@@ -155,6 +155,8 @@ class Role(_Strict):
     """A role people hold."""
 
     description: str = Field(min_length=3, description="Who holds it and what they do")
+    members: list[str] | None = Field(None, description="Operating-system user names who may act in this role; "
+                                                        "absent: anyone may name the role (it is recorded)")
 
 
 class RolesPolicy(_Strict):

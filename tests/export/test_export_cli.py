@@ -166,3 +166,20 @@ def test_without_the_key_encryption_key_nothing_is_read_or_written(appliance: Ap
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "nokey"), "--role", "compliance_officer")
     assert done.returncode == 2 and "no key-encryption key is configured" in done.stderr
     assert "Traceback" not in done.stderr and not (appliance.root / "nokey").exists()
+
+
+def test_a_role_with_members_refuses_everyone_else(appliance: Appliance) -> None:
+    from shutil import copytree
+
+    from conftest import SHIPPED_POLICIES
+
+    policies = copytree(SHIPPED_POLICIES, appliance.root / "policies")
+    roles = policies / "roles.yaml"
+    roles.write_text(roles.read_text().replace("    # members: [jdoe, asmith]", "    members: [jdoe, asmith]"))
+    with appliance.config.open("a") as fh:
+        fh.write(f'policy_dir = "{policies}"\n')
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "m"), "--role", "compliance_officer")
+    assert done.returncode == 5 and "does not hold role 'compliance_officer'" in done.stderr
+    assert not (appliance.root / "m").exists()
+    ok = appliance.cli("export", "ward", "--to", str(appliance.root / "m"), "--role", "data_scientist")
+    assert ok.returncode == 0, ok.stderr  # a role without members may be named by anyone
