@@ -48,7 +48,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Export results as a signed bundle: redacted per policy, checked again, recorded in the audit log."""
         from medhelm_local.audit import audit_log_for
-        from medhelm_local.export import ExportRequest, export, resolve_target
+        from medhelm_local.export import ExportRequest, export, public_key_path, resolve_target
         from medhelm_local.policy.loader import load_policy
         from medhelm_local.store.keys import load_kek
 
@@ -74,7 +74,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                   f"manifest sha256 {result.manifest_sha256}; audit record {result.audit_seq}.", soft_wrap=True)
         for item in result.withheld:
             out.print(f"[yellow]Withheld[/] {item['artifact']} of {item['run_id']}: {item['reason']}", soft_wrap=True)
-        out.print(f"Recipients check it with: medhelm-local verify {result.destination} --public-key KEY.pub",
+        pub = public_key_path(settings.signing_key_file) if settings.signing_key_file else "KEY.pub"
+        out.print(f"Recipients check it with: medhelm-local verify {result.destination} --public-key {pub}",
                   soft_wrap=True)
 
     @app.command()
