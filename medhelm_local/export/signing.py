@@ -11,7 +11,6 @@ import base64
 import binascii
 import hashlib
 import json
-import os
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
-from medhelm_local.store.keys import Kek
+from medhelm_local.store.keys import Kek, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
 
@@ -80,15 +79,6 @@ def _exists_error(path: Path) -> ConfigError:
                        fix="choose another path; bundles signed with the old key still verify with its .pub")
 
 
-def _write_new(path: Path, text: str, mode: int) -> None:
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError:
-        raise _exists_error(path) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def write_signing_key(path: Path, kek: Kek) -> SigningKey:
     """Create a new signing key: the sealed private key at `path`, the public key beside it (.pub)."""
     if path.suffix == ".pub":
@@ -99,9 +89,10 @@ def write_signing_key(path: Path, kek: Kek) -> SigningKey:
     pub = public_key_path(path)
     if pub.exists():
         raise _exists_error(pub)
-    _write_new(path, json.dumps(_seal(private, kek), indent=2) + "\n", 0o600)
+    if not write_secret_file(path, json.dumps(_seal(private, kek), indent=2) + "\n", replace=False):
+        raise _exists_error(path)
     opened = SigningKey(private, str(path))
-    _write_new(pub, opened.public_pem().decode(), 0o644)
+    pub.write_bytes(opened.public_pem())  # public: an ordinary file, readable by anyone
     return opened
 
 
@@ -145,10 +136,7 @@ def load_signing_key(path: Path, kek: Kek) -> SigningKey:
 def rewrap_signing_key(path: Path, old: Kek, new: Kek) -> SigningKey:
     """Seal an existing signing key under a new KEK (the key itself, and so its .pub, stay the same)."""
     opened = load_signing_key(path, old)
-    temp = path.with_name(path.name + ".rewrap")
-    temp.unlink(missing_ok=True)
-    _write_new(temp, json.dumps(_seal(opened.private, new), indent=2) + "\n", 0o600)
-    os.replace(temp, path)
+    write_secret_file(path, json.dumps(_seal(opened.private, new), indent=2) + "\n", replace=True)
     return opened
 
 

@@ -33,22 +33,16 @@ class PolicyAllowlist(Allowlist):
     """An Allowlist built from egress.yaml, which knows its file and the configured endpoints it refuses."""
 
     def __init__(self, pairs: Iterable[tuple[str, int]], source: Path | None = None,
-                 unlisted: Iterable[Unlisted] = (), reasons: Mapping[tuple[str, int], str] | None = None) -> None:
+                 deployments: Mapping[str, Deployment] | None = None) -> None:
         super().__init__(pairs)
         self.source = source
-        self.unlisted = tuple(unlisted)
-        self.reasons = dict(reasons or {})
+        self.unlisted = tuple(Unlisted(f"deployment {name}", canonical_host(dep.host_port[0]), dep.host_port[1])
+                              for name, dep in sorted((deployments or {}).items()) if not self.permits(*dep.host_port))
 
     @classmethod
     def from_policy(cls, policy: Policy, settings: Settings) -> PolicyAllowlist:
-        """The policy's endpoints; configured deployments outside them are noted, not added."""
-        pairs = [(e.host, e.port) for e in policy.egress.allow]
-        reasons = {(e.host, e.port): e.why for e in policy.egress.allow}
-        listed = cls(pairs, policy.path_of("egress.yaml"), reasons=reasons)
-        listed.unlisted = tuple(Unlisted(f"deployment {name}", canonical_host(dep.host_port[0]), dep.host_port[1])
-                                for name, dep in sorted(settings.deployments.items())
-                                if not listed.permits(*dep.host_port))
-        return listed
+        """The policy's endpoints; configured deployments outside them are noted in `unlisted`, not added."""
+        return cls([(e.host, e.port) for e in policy.egress.allow], policy.path_of("egress.yaml"), settings.deployments)
 
     @classmethod
     def deny_all(cls) -> PolicyAllowlist:

@@ -33,15 +33,15 @@ def _egress(policy: Policy, settings: Settings | None) -> list[Row]:
         rows.append(Row("egress", "(no entries)", "no endpoint is reachable: every run will be refused", src))
     rows += [Row("egress", "DNS", "only the host names above are looked up; numeric addresses need no look-up",
                  PROGRAM),
-             Row("egress", "programs and libraries", "no subprocesses; native libraries only from the Python "
-                 "installation", PROGRAM)]
+             Row("egress", "programs and libraries", "no subprocesses except `uname` (Python's platform module "
+                 "runs it); native libraries only from the Python installation", PROGRAM)]
     if settings is not None:
-        allowlist = PolicyAllowlist.from_policy(policy, settings)
+        refused = {u.source for u in PolicyAllowlist.from_policy(policy, settings).unlisted}
         for name, dep in sorted(settings.deployments.items()):
             host, port = dep.host_port
-            ok = allowlist.permits(host, port)
-            rows.append(Row("egress", f"deployment {name}", f"{host}:{port} "
-                            + ("permitted" if ok else "NOT permitted: runs using it are refused"), "settings"))
+            rows.append(Row("egress", f"deployment {name}", f"{host}:{port} " + (
+                "NOT permitted: runs using it are refused" if f"deployment {name}" in refused else "permitted"),
+                "settings"))
     return rows
 
 

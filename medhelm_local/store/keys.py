@@ -150,34 +150,37 @@ class Envelope:
             ) from None
 
     def write(self, path: Path) -> None:
-        """Write atomically (temp file then rename), owner-readable only."""
-        tmp = path.with_name(path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(self.to_json())
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        """Write atomically, replacing any envelope there (KEK rotation), owner-readable only."""
+        write_secret_file(path, self.to_json(), replace=True)
 
     def create(self, path: Path) -> bool:
         """Write a new envelope only if none exists (False if another process made one first).
 
         Two processes creating the same store (two runs of one suite, two commands appending to
-        the audit log) must end up with one data key: the envelope appears by an atomic link.
+        the audit log) must end up with one data key.
         """
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                fh.write(self.to_json())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        finally:
-            os.unlink(tmp)
-        return True
+        return write_secret_file(path, self.to_json(), replace=False)
+
+
+def write_secret_file(path: Path, text: str, *, replace: bool) -> bool:
+    """Write a key file (mode 0600) so that it appears whole or not at all: a synced temp file beside
+    it, then renamed over `path` (`replace`) or linked to it only if nothing is there (else False)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if replace:
+            os.replace(tmp, path)
+            return True
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return True
 
 
 def seal_new_data_key(kek: Kek) -> tuple[Envelope, bytes]:
