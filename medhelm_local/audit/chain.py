@@ -35,10 +35,15 @@ class AuditRecord:
 
 @dataclass(frozen=True)
 class ChainProblem:
-    """Where the chain breaks, and how."""
+    """Where the chain breaks, and how: a record (by number) or a bundle (by name)."""
 
     seq: int
     problem: str
+    bundle: str | None = None
+
+    def describe(self) -> str:
+        """One line for messages."""
+        return f"bundle {self.bundle}: {self.problem}" if self.bundle else f"record {self.seq}: {self.problem}"
 
 
 def canonical_details(details: Mapping[str, Any]) -> str:
@@ -60,11 +65,12 @@ def record_hash(seq: int, at: str, kind: str, actor: str, details_json: str, pre
     return h.hexdigest()
 
 
-def verify_chain(records: Sequence[AuditRecord], store_id: str,
-                 anchors: Iterable[tuple[int, str]] = ()) -> list[ChainProblem]:
+def verify_chain(records: Sequence[AuditRecord], store_id: str, anchors: Iterable[tuple[int, str]] = (),
+                 exports: Mapping[str, str] | None = None) -> list[ChainProblem]:
     """Every break in the chain: a gap in the numbering, a record whose hash does not match its
-    contents, a record that does not point at the one before, or an anchor (seq, hash) from a
-    signed bundle that the log no longer holds."""
+    contents, a record that does not point at the one before, an anchor (seq, hash) from a signed
+    bundle that the log no longer holds, or a bundle (name -> manifest sha256 in `exports`) whose
+    export has no record."""
     problems: list[ChainProblem] = []
     expected_prev = genesis_hash(store_id)
     expected_seq = 1
@@ -92,4 +98,7 @@ def verify_chain(records: Sequence[AuditRecord], store_id: str,
                                               "longer holds it (records were removed from the end)"))
         elif held.hash != digest:
             problems.append(ChainProblem(seq, "differs from the copy a signed export bundle holds"))
+    recorded = {r.details.get("manifest_sha256") for r in records if r.kind == "export.allowed"}
+    problems += [ChainProblem(0, f"its export is not in the audit log (manifest sha256 {digest[:16]}...)", name)
+                 for name, digest in (exports or {}).items() if digest not in recorded]
     return problems

@@ -99,10 +99,11 @@ class AuditLog:
         _, records = self.records()
         return (records[-1].seq, records[-1].hash) if records else None
 
-    def verify(self, anchors: Iterable[tuple[int, str]] = ()) -> tuple[list[AuditRecord], list[ChainProblem]]:
-        """Every record, and every break in the chain (empty when intact)."""
+    def verify(self, anchors: Iterable[tuple[int, str]] = (), exports: Mapping[str, str] | None = None
+               ) -> tuple[list[AuditRecord], list[ChainProblem]]:
+        """Every record, and every break in the chain or unrecorded export (empty when intact)."""
         store_id, records = self.records()
-        return records, verify_chain(records, store_id, anchors)
+        return records, verify_chain(records, store_id, anchors, exports)
 
 
 def _details(text: str) -> Mapping[str, Any]:

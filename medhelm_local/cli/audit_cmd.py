@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -10,25 +9,8 @@ from pathlib import Path
 import typer
 
 from medhelm_local.cli.output import out, print_json
-from medhelm_local.errors import ConfigError, IntegrityError
+from medhelm_local.errors import IntegrityError
 from medhelm_local.settings import Settings
-
-
-def _bundle_anchors(bundles: list[Path]) -> tuple[list[tuple[int, str]], dict[str, str]]:
-    """(seq, hash) heads that signed bundles recorded, and each bundle's manifest sha256."""
-    anchors: list[tuple[int, str]] = []
-    digests: dict[str, str] = {}
-    for bundle in bundles:
-        try:
-            data = (bundle / "MANIFEST.json").read_bytes()
-            head = json.loads(data).get("audit_head_before")
-        except (OSError, json.JSONDecodeError, AttributeError):
-            raise ConfigError("the bundle has no readable MANIFEST.json", where=str(bundle),
-                              fix="give a bundle folder written by `medhelm-local export`") from None
-        if head:
-            anchors.append((int(head["seq"]), str(head["hash"])))
-        digests[str(bundle)] = hashlib.sha256(data).hexdigest()
-    return anchors, digests
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -75,13 +57,13 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Check the hash chain: any edited, reordered or deleted record is found and named."""
         from medhelm_local.audit import audit_log_for
+        from medhelm_local.export.bundle import audit_anchor
 
-        anchors, digests = _bundle_anchors(bundle or [])
-        records, problems = audit_log_for(settings_from(ctx)).verify(anchors)
-        lines = [f"record {p.seq}: {p.problem}" for p in problems]
-        recorded = {r.details.get("manifest_sha256") for r in records if r.kind == "export.allowed"}
-        lines += [f"bundle {path}: its export is not in the audit log (manifest sha256 {digest[:16]}...)"
-                  for path, digest in digests.items() if digest not in recorded]
+        found = {str(path): audit_anchor(path) for path in bundle or []}
+        anchors = [head for head, _ in found.values() if head is not None]
+        digests = {name: digest for name, (_, digest) in found.items()}
+        records, problems = audit_log_for(settings_from(ctx)).verify(anchors, digests)
+        lines = [p.describe() for p in problems]
         if lines:
             raise IntegrityError(f"the audit log does not verify: {'; '.join(lines)}", where="audit log",
                                  fix="treat the log as tampered with: restore it from backup and investigate; "

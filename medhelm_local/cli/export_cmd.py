@@ -9,20 +9,19 @@ import typer
 
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.errors import ConfigError, IntegrityError
+from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.settings import Settings
 
-_ARTIFACTS = ("aggregates", "scores", "completions", "prompts")
 
-
-def _parse_include(text: str | None) -> tuple[str, ...] | None:
+def _parse_include(text: str | None) -> tuple[Artifact, ...] | None:
     if text is None:
         return None
     items = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
-    unknown = [i for i in items if i not in _ARTIFACTS]
+    unknown = [i for i in items if i not in ARTIFACTS]
     if unknown or not items:
         raise ConfigError(f"--include names {', '.join(unknown) or 'nothing'}, which is not an artifact",
-                          where="option --include", fix=f"give a comma-separated list of: {', '.join(_ARTIFACTS)}")
-    return items
+                          where="option --include", fix=f"give a comma-separated list of: {', '.join(ARTIFACTS)}")
+    return tuple(a for a in ARTIFACTS if a in items)
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -58,8 +57,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         policy = load_policy(settings.policy_dir)
         audit = audit_log_for(settings)
         resolved = resolve_target(settings, kek, target, store)
-        result = export(settings, policy, kek, audit, ExportRequest(
-            resolved, to, role, artifacts, unredacted))  # type: ignore[arg-type]
+        result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted))
         if as_json:
             print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
                         "files": result.files, "runs": result.runs, "redactions": result.redactions,

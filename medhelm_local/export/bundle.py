@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 import shutil
@@ -140,3 +141,15 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
                             f"signed {str(listed[name].get('sha256'))[:16]}...; {path.stat().st_size} bytes, "
                             f"signed {listed[name].get('bytes')})")
     return Verification(manifest, problems)
+
+
+def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:
+    """What a bundle proves about the audit log: the (seq, hash) head it saw, and its manifest sha256."""
+    try:
+        data = (folder / MANIFEST).read_bytes()
+        head = json.loads(data).get("audit_head_before")
+        anchor = (int(head["seq"]), str(head["hash"])) if head else None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder),
+                          fix="give a bundle folder written by `medhelm-local export`") from None
+    return anchor, hashlib.sha256(data).hexdigest()
