@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,22 +27,23 @@ from medhelm_local.redact import detector_for, load_policy
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Envelope, Kek
 
-Treatment = Literal["keep", "run_id", "instance_id", "label", "text", "json_text", "drop"]
+Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-# keep: copied as is (numbers, times, code-defined names); label: redacted for gated/private runs;
-# text / json_text: always redacted (every string inside JSON); drop: never copied (NULL).
+# keep: copied as is (ids of runs, numbers, times, code-defined names); instance_id: a pseudonym;
+# label / json_label: redacted for gated and private runs; text / json_text: always redacted
+# (json_*: every string inside the JSON); drop: never copied (NULL).
 COLUMNS: dict[str, dict[str, Treatment]] = {
-    "runs": {"run_id": "run_id", "suite": "keep", "run_entry": "label", "scenario": "keep",
-             "scenario_args": "label", "model": "keep", "deployment": "keep", "main_metric": "keep",
+    "runs": {"run_id": "keep", "suite": "keep", "run_entry": "label", "scenario": "keep",
+             "scenario_args": "json_label", "model": "keep", "deployment": "keep", "main_metric": "keep",
              "access": "keep", "settings": "keep", "created_at": "keep", "updated_at": "keep"},
-    "instances": {"run_id": "run_id", "instance_id": "instance_id", "ordinal": "keep", "split": "keep",
+    "instances": {"run_id": "keep", "instance_id": "instance_id", "ordinal": "keep", "split": "keep",
                   "input": "text", "references_json": "json_text", "extra_json": "json_text"},
-    "requests": {"run_id": "run_id", "instance_id": "instance_id", "prompt": "text", "params_json": "keep"},
-    "completions": {"run_id": "run_id", "instance_id": "instance_id", "ok": "keep", "text": "text",
+    "requests": {"run_id": "keep", "instance_id": "instance_id", "prompt": "text", "params_json": "keep"},
+    "completions": {"run_id": "keep", "instance_id": "instance_id", "ok": "keep", "text": "text",
                     "finish_reason": "keep", "prompt_tokens": "keep", "completion_tokens": "keep",
                     "latency_s": "keep", "attempts": "keep", "error_type": "keep", "error_message": "text",
                     "logprobs_json": "drop", "created_at": "keep"},
-    "scores": {"run_id": "run_id", "instance_id": "instance_id", "metric": "keep", "value": "keep",
+    "scores": {"run_id": "keep", "instance_id": "instance_id", "metric": "keep", "value": "keep",
                "extracted": "text"},
 }
 
@@ -62,31 +62,37 @@ def _partial(path: Path) -> Path:
     return path.with_name(f".{path.stem}.partial{path.suffix}")
 
 
+def _remove(path: Path) -> None:
+    for item in (path, Envelope.path_for(path)):
+        item.unlink(missing_ok=True)
+
+
 def redact_store_copy(source: Path, destination: Path, kek: Kek, policy: Policy, redaction_dir: Path,
                       audit: AuditLog) -> RedactedCopy:
     """Copy `source` to `destination` with every free-text value redacted; audited either way."""
     details: dict[str, Any] = {"source": str(source), "destination": str(destination)}
     try:
-        copy = _copy(source, destination, kek, policy, redaction_dir.resolve())
+        rows, redactions = _copy(source, destination, kek, policy, redaction_dir.resolve())
     except ExportRefusedError as exc:
         audit.append("redact_store.refused", {**details, "reasons": [exc.what]})
         raise
     except MedhelmError as exc:
         audit.append("redact_store.failed", {**details, "error": type(exc).__name__, "message": exc.message})
         raise
-    record = audit.append("redact_store.done", {**details, "rows": copy.rows, "redactions": copy.redactions})
-    return RedactedCopy(copy.destination, copy.rows, copy.redactions, record.seq)
+    record = audit.append("redact_store.done", {**details, "rows": rows, "redactions": redactions})
+    return RedactedCopy(destination, rows, redactions, record.seq)
 
 
-def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Path) -> RedactedCopy:
+def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Path
+          ) -> tuple[dict[str, int], dict[str, int]]:
+    """Rows copied per table and redactions by type; the copy is in place only when this returns."""
     for path in (destination, Envelope.path_for(destination)):
         if path.exists():
             raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
                               fix="give a new path for --out")
     scrubber = Scrubber(detector_for(folder), policy.export.redaction.style, load_policy(folder / "surrogates.yaml"))
     partial = _partial(destination)
-    for path in (partial, Envelope.path_for(partial)):
-        path.unlink(missing_ok=True)  # left by a copy that was killed
+    _remove(partial)  # left by a copy that was killed
     src = open_store(source, kek, read_only=True)
     try:
         dst = open_store(partial, kek, create=True)
@@ -98,21 +104,19 @@ def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Pat
         finally:
             dst.close()
     except BaseException:
-        for path in (partial, Envelope.path_for(partial)):
-            path.unlink(missing_ok=True)
+        _remove(partial)
         raise
     finally:
         src.close()
     if scrubber.residuals:
-        for path in (partial, Envelope.path_for(partial)):
-            path.unlink(missing_ok=True)
+        _remove(partial)
         raise ExportRefusedError("the redacted copy still holds detectable PHI: "
                                  + "; ".join(r.describe() for r in scrubber.residuals[:5]),
                                  where=str(source), fix="nothing was written; report the case with the locations "
                                                         "named, so the redaction rules can be extended")
     os.replace(Envelope.path_for(partial), Envelope.path_for(destination))
     os.replace(partial, destination)
-    return RedactedCopy(destination, rows, dict(sorted(scrubber.counts.items())), 0)
+    return rows, dict(sorted(scrubber.counts.items()))
 
 
 def _copy_tables(src: StoreHandle, dst: StoreHandle, scrubber: Scrubber) -> dict[str, int]:
@@ -149,20 +153,20 @@ def _shape_row(table: str, names: list[str], columns: dict[str, Treatment], row:
     run_id = str(values["run_id"])
     instance_id = str(values.get("instance_id", ""))
     pseudonym = scrubber.pseudonym(run_id, instance_id) if "instance_id" in values else ""
+    sensitive = not may_leave_unredacted(access[run_id])
     doc = f"{run_id}\0{instance_id}"
-    shaped: list[Any] = []
-    for name, value in values.items():
-        where = (table, run_id, pseudonym, name)
-        treatment = columns[name]
-        redact: Callable[[str | None, str, tuple[str, str, str, str]], str | None] = (
-            scrubber.json_text if treatment == "json_text" or (treatment == "label" and name == "scenario_args")
-            else scrubber.text)
-        if treatment == "instance_id":
-            shaped.append(pseudonym)
-        elif treatment == "drop":
-            shaped.append(None)
-        elif treatment in ("text", "json_text") or (treatment == "label" and not may_leave_unredacted(access[run_id])):
-            shaped.append(redact(value, doc, where))
-        else:
-            shaped.append(value)
-    return shaped
+    return [_shape_value(columns[name], value, sensitive, scrubber, doc, (table, run_id, pseudonym, name), pseudonym)
+            for name, value in values.items()]
+
+
+def _shape_value(treatment: Treatment, value: Any, sensitive: bool, scrubber: Scrubber, doc: str,
+                 where: tuple[str, str, str, str], pseudonym: str) -> Any:
+    if treatment == "instance_id":
+        return pseudonym
+    if treatment == "drop":
+        return None
+    if treatment == "keep" or (treatment in ("label", "json_label") and not sensitive):
+        return value
+    if treatment in ("json_text", "json_label"):
+        return scrubber.json_text(value, doc, where)
+    return scrubber.text(value, doc, where)
