@@ -137,15 +137,7 @@ def test_residual_phi_after_redaction_refuses_the_export(appliance: Appliance, t
 
 def test_surrogate_style_replaces_phi_consistently_and_passes_the_rescan(
         appliance: Appliance, bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
-    from shutil import copytree
-
-    from conftest import SHIPPED_POLICIES
-
-    policies = copytree(SHIPPED_POLICIES, appliance.root / "policies")
-    export_yaml = policies / "export.yaml"
-    export_yaml.write_text(export_yaml.read_text().replace("style: mask", "style: surrogate"))
-    with appliance.config.open("a") as fh:
-        fh.write(f'policy_dir = "{policies}"\n')
+    appliance.edit_policy("export.yaml", "style: mask", "style: surrogate")
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "sur"), "--role", "compliance_officer")
     assert done.returncode == 0, done.stderr
     files = bundle_files(appliance.root / "sur")
@@ -169,15 +161,7 @@ def test_without_the_key_encryption_key_nothing_is_read_or_written(appliance: Ap
 
 
 def test_a_role_with_members_refuses_everyone_else(appliance: Appliance) -> None:
-    from shutil import copytree
-
-    from conftest import SHIPPED_POLICIES
-
-    policies = copytree(SHIPPED_POLICIES, appliance.root / "policies")
-    roles = policies / "roles.yaml"
-    roles.write_text(roles.read_text().replace("    # members: [jdoe, asmith]", "    members: [jdoe, asmith]"))
-    with appliance.config.open("a") as fh:
-        fh.write(f'policy_dir = "{policies}"\n')
+    appliance.edit_policy("roles.yaml", "    # members: [jdoe, asmith]", "    members: [jdoe, asmith]")
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "m"), "--role", "compliance_officer")
     assert done.returncode == 5 and "does not hold role 'compliance_officer'" in done.stderr
     assert not (appliance.root / "m").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,19 @@ class Appliance:
     @property
     def store(self) -> Path:
         return self.results / "ward.duckdb"
+
+    def edit_policy(self, name: str, old: str, new: str) -> None:
+        """Use a copy of the shipped policies with `old` replaced by `new` in one file, as a hospital edits it."""
+        from conftest import SHIPPED_POLICIES
+
+        policies = self.root / "policies"
+        if not policies.exists():
+            shutil.copytree(SHIPPED_POLICIES, policies)
+            with self.config.open("a") as fh:
+                fh.write(f'policy_dir = "{policies}"\n')
+        text = (policies / name).read_text()
+        assert old in text, f"{old!r} is not in {name}"
+        (policies / name).write_text(text.replace(old, new))
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         from conftest import run_cli
