@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span
+from medhelm_local.redact.surrogates import replace_spans
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class Scrubber:
         if not value:
             return value
         spans = self.detector.detect(value)
-        out, inserted = self._replace(value, spans, doc)
+        out, inserted = replace_spans(value, spans, lambda span: self._replacement(value, span, doc))
         for span in spans:
             self.counts[span.type.value] += 1
         for found in self.detector.detect(out):
@@ -82,22 +83,8 @@ class Scrubber:
             return {key: self._walk(item, doc, where) for key, item in node.items()}
         return node
 
-    def _replace(self, text: str, spans: list[Span], doc: str) -> tuple[str, list[tuple[int, int]]]:
-        parts: list[str] = []
-        inserted: list[tuple[int, int]] = []
-        last = length = 0
-        for span in sorted(spans):
-            keep = text[last:span.start]
-            replacement = self._replacement(text[span.start:span.end], span, doc)
-            parts += [keep, replacement]
-            length += len(keep)
-            inserted.append((length, length + len(replacement)))
-            length += len(replacement)
-            last = span.end
-        parts.append(text[last:])
-        return "".join(parts), inserted
-
-    def _replacement(self, original: str, span: Span, doc: str) -> str:
+    def _replacement(self, text: str, span: Span, doc: str) -> str:
+        original = text[span.start:span.end]
         if self.style == "mask":
             return self.policy.mask_format.format(type=span.type.value)
         surrogates = self._documents.get(doc)

@@ -68,7 +68,8 @@ def rule_pack_digest(folder: Path) -> str:
 
 
 def _audit_details(request: ExportRequest, **extra: Any) -> dict[str, Any]:
-    return {"target": request.target.describe(), "destination": str(request.destination), "role": request.role,
+    return {"target": request.target.describe(), "destination": str(request.destination.resolve()),
+            "role": request.role,
             "include": list(request.include) if request.include else "all permitted",
             "unredacted_requested": request.unredacted, **extra}
 

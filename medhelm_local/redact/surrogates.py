@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -62,16 +63,24 @@ def load_policy(path: Path) -> Policy:
 
 def mask(text: str, spans: list[Span], mask_format: str = "[{type}]") -> str:
     """`text` with every span replaced by its typed mask."""
-    return _replace(text, spans, lambda span: mask_format.format(type=span.type.value))
+    return replace_spans(text, spans, lambda span: mask_format.format(type=span.type.value))[0]
 
 
-def _replace(text: str, spans: list[Span], make: object) -> str:
-    out, last = [], 0
+def replace_spans(text: str, spans: list[Span], make: Callable[[Span], str]) -> tuple[str, list[tuple[int, int]]]:
+    """`text` with each span replaced by `make(span)`, and where each replacement sits in the result
+    (the export gate rescans the result and must tell its own replacements from what is left)."""
+    out: list[str] = []
+    placed: list[tuple[int, int]] = []
+    last = length = 0
     for span in sorted(spans):
-        out += [text[last:span.start], make(span)]  # type: ignore[operator]
+        keep, replacement = text[last:span.start], make(span)
+        out += [keep, replacement]
+        length += len(keep)
+        placed.append((length, length + len(replacement)))
+        length += len(replacement)
         last = span.end
     out.append(text[last:])
-    return "".join(out)
+    return "".join(out), placed
 
 
 @dataclass
@@ -93,7 +102,7 @@ class DocumentSurrogates:
 
     def apply(self, text: str, spans: list[Span]) -> str:
         """`text` with each span replaced by its surrogate."""
-        return _replace(text, spans, lambda span: self.surrogate(text[span.start:span.end], span.type))
+        return replace_spans(text, spans, lambda span: self.surrogate(text[span.start:span.end], span.type))[0]
 
     def surrogate(self, original: str, kind: PhiType) -> str:
         """The surrogate for one original value of a type; the same one every time in this document."""
