@@ -14,6 +14,7 @@ from medhelm_local.cli import (
     admin_cmd,
     audit_cmd,
     catalog_cmd,
+    data_cmd,
     export_cmd,
     policy_cmd,
     redact_cmd,
@@ -74,6 +75,7 @@ def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
+data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)
 policy_cmd.register(app, settings_from)
 redact_cmd.register(app, settings_from)
