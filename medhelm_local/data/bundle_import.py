@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from medhelm_local.audit.log import recorded_attempt
 from medhelm_local.data.sources import dataset_sources
 from medhelm_local.data.stage import DATA_BUNDLE_FORMAT, DATASETS, valid_folder_name
 from medhelm_local.errors import DataImportError, IntegrityError, MedhelmError
@@ -133,16 +134,10 @@ def import_bundle(bundle: Path, data_root: Path, audit: AuditLog, public: Ed2551
     details: dict[str, Any] = {"bundle": str(bundle.resolve()), "data_root": str(data_root.resolve()),
                                "public_key": key_id(public) if public is not None else None,
                                "allow_unsigned": allow_unsigned}
-    try:
+    with recorded_attempt(audit, "data_import", details, IntegrityError):
         if public is None and not allow_unsigned:
             raise DataImportError("no public key was given to check the bundle's signature",
                                   where=str(bundle / SIGNATURE),
                                   fix="pass --public-key with the staging host's .pub file (or, for an unsigned "
                                       "bundle of published files only, --allow-unsigned)")
         return _import(bundle, data_root, public, replace, details, audit)
-    except IntegrityError as exc:
-        audit.append("data_import.refused", {**details, "reasons": [exc.what]})
-        raise
-    except MedhelmError as exc:
-        audit.append("data_import.failed", {**details, "error": type(exc).__name__, "message": exc.message})
-        raise

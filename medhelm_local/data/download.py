@@ -56,6 +56,17 @@ class _DroppedError(Exception):
     """The connection ended early or the server failed; worth another try from where it stopped."""
 
 
+def _describe(exc: Exception) -> str:
+    """What went wrong with a connection, in words an IT person can act on."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return "the host name could not be resolved: does this host have internet access?"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return "nothing answered at the host"
+    if isinstance(exc, TimeoutError):
+        return "it timed out"
+    return "the connection dropped"
+
+
 def _part(target: Path) -> Path:
     return target.with_name(target.name + ".part")
 
@@ -113,7 +124,7 @@ async def _request(session: aiohttp.ClientSession, item: Fetch, part: Path, prog
                     if progress is not None:
                         progress.advanced(item.label, len(block))
     except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
-        raise _DroppedError(type(exc).__name__) from None
+        raise _DroppedError(_describe(exc)) from None
     if offset < item.bytes:
         raise _DroppedError(f"the connection closed after {offset} of {item.bytes} bytes")
 
@@ -139,8 +150,9 @@ async def _fetch_one(session: aiohttp.ClientSession, item: Fetch, progress: Prog
             reason = str(exc)
             await asyncio.sleep(min(0.2 * 2 ** attempt, 5.0))
     else:
-        raise DataStageError(f"{item.label}: the download kept failing ({reason}); what arrived is kept",
-                             where=item.url, fix="run the same command again: it resumes where it stopped")
+        raise DataStageError(f"{item.label} could not be fetched after {RETRIES + 1} tries ({reason})",
+                             where=item.url, fix="run the same command again when the connection works: it keeps "
+                                                 "what arrived and resumes where it stopped")
     _verify(item, part)
     if progress is not None:
         progress.finished(item.label)

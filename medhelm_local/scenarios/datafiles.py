@@ -40,6 +40,14 @@ def published_checksums() -> dict[str, dict[str, str]]:
     return {folder: source.checksums for folder, source in dataset_sources().items()}
 
 
+def _how_to_get(folder: str, name: str, published_at: str) -> str:
+    folder_import = f"import a folder named {folder} holding {name} with `medhelm-local data import FOLDER`"
+    if folder not in published_checksums():
+        return f"get it from {published_at}, then {folder_import}"
+    return (f"on a connected staging host, `medhelm-local data stage --to BUNDLE {folder}` fetches it from "
+            f"{published_at}; carry the bundle in and run `medhelm-local data import BUNDLE` here (or {folder_import})")
+
+
 @dataclass(frozen=True)
 class DataRoot:
     """The folder holding benchmark datasets."""
@@ -69,8 +77,7 @@ class DataRoot:
             if not path.is_file():
                 raise DatasetMissingError(
                     f"the dataset file {folder}/{name} is missing", where=str(path),
-                    fix=f"get it from {published_at} on a connected machine, then `medhelm-local data import FOLDER` "
-                        f"(a folder named {folder} holding {name})",
+                    fix=_how_to_get(folder, name, published_at),
                 )
             want = expected.get(name)
             if want is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ from support.mirror_server import Mirror, serve_mirror
 from support.staging import mirror_folders, served_plan
 
 from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.data import download
 from medhelm_local.data.stage import DATA_BUNDLE_FORMAT, stage, work_folder
 from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
 from medhelm_local.export.bundle import verify_unsigned
@@ -122,3 +124,19 @@ def test_an_existing_bundle_is_never_overwritten(mirror: Mirror, tmp_path: Path)
 
     assert (tmp_path / "bundle" / "keep.txt").read_text() == "mine"
     assert mirror.faults.requests == []
+
+
+def test_a_host_that_does_not_answer_is_a_clear_error_and_keeps_what_arrived(
+        mirror: Mirror, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(download, "RETRIES", 1)
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]  # closed again before the staging runs: nothing listens there
+    plan = served_plan(f"http://127.0.0.1:{port}", ["pubmedqa"])
+
+    with pytest.raises(DataStageError) as caught:
+        stage(plan, tmp_path / "bundle", Allowlist([("127.0.0.1", port)]))
+
+    assert "could not be fetched after 2 tries (nothing answered at the host)" in caught.value.what
+    assert "run the same command again" in str(caught.value.fix)
+    assert work_folder(tmp_path / "bundle").is_dir() and not (tmp_path / "bundle").exists()

@@ -116,7 +116,7 @@ def serve_mirror(folders: Mapping[str, Path]) -> Iterator[Mirror]:
     """Serve the folders on 127.0.0.1 (a free port) until the block ends."""
     faults = Faults()
     server = _MirrorHTTPServer(folders, faults)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     port = server.server_address[1]
     try:
