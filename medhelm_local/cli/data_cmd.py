@@ -159,6 +159,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
 
         settings = settings_from(ctx, data_root=data_root)
         if is_data_bundle(source):
+            if name is not None:
+                raise typer.BadParameter("a bundle keeps its datasets' folder names", param_hint="--name")
             _import_bundle(settings, source, public_key, allow_unsigned, replace)
             return
         from medhelm_local.scenarios import import_dataset
