@@ -1,6 +1,7 @@
 """Public benchmark data: where it is published, staging it on a connected host, importing the bundle.
 
     dataset_sources() / dataset_source(folder) -> DatasetSource   published location, licence, files
+    benchmark_source(name) -> DatasetSource | None                 the same, for a benchmark (`benchmarks show`)
     gated_datasets() -> GatedDataset...                            where to obtain gated data (never fetched)
     plan_stage(names) -> StagePlan; stage(plan, to, ...)           `data stage`: fetch, verify, write a bundle
     import_bundle(bundle, data_root, audit, ...)                   `data import BUNDLE`: verify, copy, audit
@@ -19,6 +20,7 @@ from medhelm_local.data.sources import (
     DatasetSource,
     GatedDataset,
     PublishedFile,
+    benchmark_source,
     dataset_source,
     dataset_sources,
     gated_datasets,
@@ -43,6 +45,7 @@ __all__ = [
     "PublishedFile",
     "StagePlan",
     "StageResult",
+    "benchmark_source",
     "dataset_source",
     "dataset_sources",
     "gated_datasets",

@@ -126,6 +126,13 @@ def dataset_source(folder: str) -> DatasetSource:
                                    fix=f"use one of: {', '.join(dataset_sources())}") from None
 
 
+def benchmark_source(name: str) -> DatasetSource | None:
+    """The published dataset a benchmark (run-entry name or alias) reads, or None (a hospital's own data)."""
+    from medhelm_local.scenarios import get  # the registry; UnknownScenarioError lists the known names
+
+    return dataset_sources().get(get(name).card.data.folder or "")
+
+
 @lru_cache(maxsize=1)
 def gated_datasets() -> tuple[GatedDataset, ...]:
     """Gated data MedHELM uses, with where to obtain it; never fetched by this program."""

@@ -27,7 +27,13 @@ from typing import Any
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.data.download import Fetch, Progress, fetch_files
-from medhelm_local.data.sources import DatasetSource, GatedDataset, dataset_sources, gated_datasets
+from medhelm_local.data.sources import (
+    DatasetSource,
+    GatedDataset,
+    benchmark_source,
+    dataset_sources,
+    gated_datasets,
+)
 from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
 from medhelm_local.export.bundle import MANIFEST, SIGNATURE, write_manifest
 from medhelm_local.export.signing import SigningKey
@@ -85,11 +91,9 @@ def _resolve(name: str) -> DatasetSource | GatedDataset:
         return sources[name]
     if name in gated:
         return gated[name]
-    from medhelm_local.scenarios import get  # the registry: benchmark names and aliases
-
-    folder = getattr(get(name), "folder", None)  # UnknownScenarioError lists the known names
-    if folder in sources:
-        return sources[folder]
+    source = benchmark_source(name)
+    if source is not None:
+        return source
     raise DataStageError(f"{name} has no published data to stage", where="data stage",
                          fix="it reads the hospital's own data: put that in the data root with "
                              "`medhelm-local data import FOLDER`")

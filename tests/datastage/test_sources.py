@@ -7,7 +7,7 @@ import re
 import pytest
 from support.staging import SHARED_DATASETS, published_mirror
 
-from medhelm_local.data import NONE_STATED, dataset_source, dataset_sources, gated_datasets
+from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
 from medhelm_local.errors import UnknownScenarioError
 from medhelm_local.scenarios import get, names
 from medhelm_local.scenarios.datafiles import published_checksums, sha256_file
@@ -19,7 +19,7 @@ UNLICENSED = {"medbullets", "medication_qa", "mediqa2019", "mtsamples_procedures
 
 
 def test_every_public_benchmark_has_a_recorded_source() -> None:
-    folders = {get(n).folder for n in names() if get(n).access == "public"}
+    folders = {get(n).card.data.folder for n in names() if get(n).access == "public"}
 
     assert folders == set(dataset_sources())
 
@@ -55,6 +55,10 @@ def test_every_gated_benchmark_in_medhelm_says_where_to_obtain_it() -> None:
 
     assert gated_in_taxonomy <= listed
     assert all(g.obtain_at.startswith("https://") and g.needs for g in gated_datasets())
+
+
+def test_a_benchmark_finds_its_source_by_name_or_alias() -> None:
+    assert benchmark_source("medhelm_med_qa") == benchmark_source("med_qa") == dataset_source("medqa_usmle_4opt")
 
 
 def test_an_unknown_folder_lists_the_known_ones() -> None:

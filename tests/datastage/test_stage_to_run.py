@@ -56,7 +56,7 @@ def test_staged_benchmarks_are_present_with_their_counts_and_run_in_full(
     assert listed.returncode == 0, listed.stderr
 
     staged_folders = set(json.loads((bundle / "MANIFEST.json").read_text())["datasets"])
-    staged = sorted(n for n in names() if getattr(get(n), "folder", None) in staged_folders)
+    staged = sorted(n for n in names() if get(n).card.data.folder in staged_folders)
     rows = {r["name"]: r for r in json.loads(listed.stdout)}
     assert staged and all(rows[n]["data"] == "present" and rows[n]["instances"] > 0 for n in staged), \
         {n: (rows[n]["data"], rows[n]["problem"]) for n in staged}

@@ -12,7 +12,7 @@ from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
 from medhelm_local.export.redacted_store import COLUMNS
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.schema import DDL
+from medhelm_local.store.schema import ddl
 
 
 def _sha(path: Path) -> str:
@@ -21,7 +21,7 @@ def _sha(path: Path) -> str:
 
 def test_every_column_of_the_schema_has_a_class() -> None:
     con = duckdb.connect()
-    con.execute(DDL)
+    con.execute(ddl("suite"))
     tables = {t: [c[0] for c in con.execute(f"DESCRIBE {t}").fetchall()]
               for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall() if t != "meta"}
     assert {t: list(COLUMNS.get(t, {})) for t in tables} == tables, "a column has no redaction class"
