@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.parity import EXPLAINED, outcomes  # noqa: E402
+from support.parity import EXPLAINED, outcomes
 
 
 def main() -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from itertools import pairwise
 
 # "answer is B", "Answer: b", "answer is (a)"; the letter as written, so an article can be told apart.
 _ANSWER_IS = re.compile(r"\banswer\s*(?:is|:|-)?\s*(?:option\s*)?(\()?([A-Za-z])(\))?(?![A-Za-z])", re.IGNORECASE)
@@ -89,7 +90,7 @@ def extract_choice(text: str, options: list[str]) -> str | None:
     named = _named_options(stripped, options)
     if len({index for _, _, index in named}) > 1 and any(
             first[2] != second[2] and _JOINED.match(stripped[first[1]:second[0]])
-            for first, second in zip(named, named[1:], strict=False)):
+            for first, second in pairwise(named)):
         return None
     return letters[named[0][2]] if named else None
 

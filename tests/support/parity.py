@@ -17,12 +17,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from support.eicu_db import build
-
 from medhelm_local.metrics.registry import ScoringContext, get
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.metrics.sql_executor import SqliteExecutor
 from medhelm_local.records import Instance, Reference
+from support.eicu_db import build
 
 VECTORS = Path(__file__).resolve().parents[1] / "metrics" / "parity"
 

@@ -30,7 +30,6 @@ from helm.benchmark.metrics.medcalc_bench_metrics import MedCalcBenchMetric  # n
 from helm.benchmark.metrics.medec_metrics import MedecMetric  # noqa: E402
 from helm.benchmark.scenarios.scenario import CORRECT_TAG, Input, Instance, Output, Reference  # noqa: E402
 from helm.common.request import GeneratedOutput, Request, RequestResult  # noqa: E402
-
 from support.eicu_db import build  # noqa: E402
 
 HELM_VERSION = version("crfm-helm")

@@ -104,7 +104,8 @@ def _gestational_cases(row: Row) -> Iterator[tuple[str, str, int]]:
     total = str(weeks * 7 + days)
     split = (total[:-1], total[-1]) if len(total) > 1 else None
     valid = split is not None and not (len(split[0]) > 1 and split[0].startswith("0"))
-    yield "days_only", f"{total} days", int(valid and split is not None and (int(split[0]), int(split[1])) == (weeks, days))
+    read_as = (int(split[0]), int(split[1])) if valid and split is not None else None
+    yield "days_only", f"{total} days", int(read_as == (weeks, days))
     yield "next_week", f"({weeks + 1}, {days})", 0
     yield "brackets", f"[{weeks}, {days}]", 1
     digits = str(weeks)
