@@ -4,7 +4,8 @@ A model's answer is untrusted code. The database opens read-only (`mode=ro`) and
 allows only plain queries (no ATTACH, PRAGMA or writes). Each query is stopped after a time limit
 (a progress handler), no single string or blob may exceed MAX_VALUE_BYTES (SQLite's length
 limit), SQLite's own allocations stop at SQLITE_HEAP_LIMIT (a recursive CTE that keeps growing
-gets "out of memory" instead of the machine's memory), and the rows are fetched one at a time up
+gets "out of memory" instead of the machine's memory or disk: temporary tables stay in memory
+under that limit), and the rows are fetched one at a time up
 to MAX_RESULT_ROWS and MAX_RESULT_BYTES. Any of these raises one of QUERY_ERRORS: for an answer
 that is a wrong answer, never a crash of the run.
 """
@@ -24,7 +25,7 @@ MAX_VALUE_BYTES = 1 << 20
 MAX_RESULT_ROWS = 100_000
 MAX_RESULT_BYTES = 32 << 20
 # Process-wide (SQLite has one allocator); nothing else in this program uses SQLite.
-SQLITE_HEAP_LIMIT = 512 << 20
+SQLITE_HEAP_LIMIT = 256 << 20
 
 Row: TypeAlias = tuple[Hashable, ...]
 
@@ -68,6 +69,8 @@ class SqliteExecutor:
         conn = sqlite3.connect(uri, uri=True)
         try:
             conn.execute(f"PRAGMA hard_heap_limit={SQLITE_HEAP_LIMIT}")
+            # Temporary tables and sorts in memory, under the heap limit, rather than in unbounded temp files.
+            conn.execute("PRAGMA temp_store = MEMORY")
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
             conn.set_authorizer(_read_only_authorizer)
             deadline = time.monotonic() + self.time_limit_s
