@@ -192,3 +192,17 @@ def test_current_time_is_ehrsqls_fixed_now(database: Path) -> None:
     assert executor.rows(with_ehrsql_now(gold)) == [(1,)]  # only 2105-12-30 is within a week of 2105-12-31
     scores = by_metric(score_sql_execution(question(gold=gold), "select 1", executor))
     assert scores[EHR_SQL_EXECUTION_ACCURACY].value == 1.0
+
+
+def test_helms_rule_refuses_writes_too_and_compares_sets(database: Path) -> None:
+    executor = SqliteExecutor(database)
+    ctx = ScoringContext(args={"db": str(database)}, resources={"ehr_sql_executor": executor})
+    names = ["helm_ehr_sql_execution_accuracy", "helm_ehr_sql_query_validity"]
+    without_distinct = "select medication.routeadmin from medication where medication.drugname = 'clonidine'"
+
+    deleted = by_metric(scores_of(names, question(), "delete from medication", ctx))
+    repeated = by_metric(scores_of(names, question(), without_distinct, ctx))
+
+    assert [s.value for s in deleted.values()] == [0.0, 0.0]
+    assert executor.rows("select count(*) from medication") == [(4,)]
+    assert [s.value for s in repeated.values()] == [1.0, 1.0]
