@@ -112,4 +112,4 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                         "failed": sum(o.summary.n_failed for o in outcomes)})
         elif not quiet:
             out.print(results_table(outcomes, title=f"Suite {suite_name} ({path})"))
-        _report_failures(outcomes, quiet or as_json)
+        _report_failures(outcomes, quiet)

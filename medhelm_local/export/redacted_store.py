@@ -27,12 +27,13 @@ from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.redact import detector_for, load_policy
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Envelope, Kek
-from medhelm_local.store.schema import SUITE_TABLES, Treatment
+from medhelm_local.store.schema import Treatment, suite_tables
 
-# Every column's class comes from the schema declaration (store.schema): a new column cannot be
-# added there without one, so a new free-text field cannot slip through unredacted.
-COLUMNS: dict[str, dict[str, Treatment]] = {
-    table.name: {c.name: c.treatment for c in table.columns} for table in SUITE_TABLES if table.name != "meta"}
+
+def column_classes() -> dict[str, dict[str, Treatment]]:
+    """Every suite table's columns and their redaction classes, from the schema declaration (store.schema):
+    a column cannot be declared without one, so a new free-text field cannot slip through unredacted."""
+    return {t.name: {c.name: c.treatment for c in t.columns} for t in suite_tables() if t.name != "meta"}
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _copy_tables(src: StoreHandle, dst: StoreHandle, scrubber: Scrubber) -> dict
     access = dict(src.con.execute("SELECT run_id, access FROM runs").fetchall())
     counts = {}
     dst.con.execute("BEGIN")
-    for table, columns in COLUMNS.items():
+    for table, columns in column_classes().items():
         names = list(columns)
         result = src.con.execute(f"SELECT {', '.join(names)} FROM {table}")  # names are constants above
         counts[table] = 0

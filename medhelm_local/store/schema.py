@@ -204,9 +204,19 @@ AUDIT_TABLES: tuple[Table, ...] = (
     ), key=("seq",)),
 )
 
+# The one place every consumer reads the declaration from (at call time).
 SCHEMAS: dict[StoreKind, tuple[tuple[Table, ...], int]] = {
     "suite": (SUITE_TABLES, SCHEMA_VERSION), "audit": (AUDIT_TABLES, AUDIT_SCHEMA_VERSION)}
-TABLES: dict[str, Table] = {t.name: t for t in SUITE_TABLES}
+
+
+def suite_tables() -> tuple[Table, ...]:
+    """Every table of a suite store, as declared."""
+    return SCHEMAS["suite"][0]
+
+
+def table(name: str) -> Table:
+    """One suite table by name."""
+    return next(t for t in suite_tables() if t.name == name)
 
 
 def ddl(kind: StoreKind) -> str:
@@ -231,4 +241,4 @@ def migration(kind: StoreKind, stored: int) -> list[str]:
 
 def artifact_tables(artifact: str) -> tuple[Table, ...]:
     """The suite tables whose rows make up an export artifact."""
-    return tuple(t for t in SUITE_TABLES if t.artifact == artifact)
+    return tuple(t for t in suite_tables() if t.artifact == artifact)

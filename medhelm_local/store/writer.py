@@ -17,7 +17,7 @@ from typing import Any
 
 from medhelm_local.errors import StoreError
 from medhelm_local.store.database import ALIAS, StoreHandle
-from medhelm_local.store.schema import TABLES
+from medhelm_local.store.schema import table as declared
 
 # Tables the writer fills, in commit order: instances before the completions that refer to them.
 WRITTEN = ("instances", "requests", "completions", "scores", "run_metrics")
@@ -31,7 +31,7 @@ def row_of(table: str, **values: Any) -> tuple[Any, ...]:
 
     Naming the values keeps callers right when the declaration gains a column.
     """
-    spec = TABLES[table]
+    spec = declared(table)
     given = spec.given
     unknown = set(values) - {c.name for c in given}
     if unknown:
@@ -44,7 +44,7 @@ def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> Non
     # Imported on first use, in the writer thread: pyarrow's import then overlaps the first requests.
     import pyarrow as pa
 
-    spec = TABLES[table]
+    spec = declared(table)
     given = spec.given
     schema = pa.schema([(c.name, pa.type_for_alias(c.arrow_type)) for c in given])
     batch = pa.table({c.name: [row[i] for row in rows] for i, c in enumerate(given)}, schema=schema)
