@@ -181,3 +181,22 @@ def outcomes() -> Iterator[Outcome]:
     """Every claim compared, in CLAIMS order."""
     for claim in CLAIMS:
         yield compare(claim)
+
+
+def claims_of(family: str, *, claims: bool) -> list[Claim]:
+    """The claims on one family: those that follow a reference (claims=True) or improve on one."""
+    return [claim for claim in CLAIMS if claim.family == family and claim.claims == claims]
+
+
+def check_agreement(claim: Claim, at_least: int) -> None:
+    """Fail unless the metric gives its reference's score on every one of at least `at_least` vectors."""
+    outcome = compare(claim)
+    assert outcome.checked >= at_least
+    assert [(v["case"], v["answer"], v[claim.reference], got) for v, got in outcome.disagreements] == []
+
+
+def check_departures_explained(claim: Claim) -> None:
+    """Fail unless a documented improvement departs from its reference, and only in explained cases."""
+    outcome = compare(claim)
+    assert set(outcome.by_case()) <= set(EXPLAINED[claim.metric])
+    assert outcome.disagreements  # an improvement that never departs would need no documenting
