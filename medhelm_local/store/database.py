@@ -76,7 +76,8 @@ class StoreHandle:
 # For a run, which streams rows in through one writer thread: one DuckDB thread and an allocator
 # that hands freed memory back soon keep a 100,000-instance run's peak RSS near a 1,000-instance
 # run's (bench/memory.py: 387 MB before, against 228 MB at 1,000 instances).
-STREAMING = {"threads": 1, "allocator_background_threads": True, "allocator_flush_threshold": "4MB"}
+STREAMING: dict[str, str | int | float | list[str]] = {
+    "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB"}
 
 
 def _connect(path: Path, streaming: bool = False) -> duckdb.DuckDBPyConnection:
