@@ -176,6 +176,25 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("detail_json", "text", "json_text", since=2, carries="completions"),
         _c("error", "text", "keep", since=2),
     ), key=("run_id", "instance_id", "metric"), artifact="scores", indexed=False),
+    # One row per (instance, judge) of a jury: the judge's ratings per criterion with its explanations,
+    # or why it gave none. A failed judge is a row too: counted, never a rating.
+    Table("ratings", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("jury", "text", "keep", required=True),
+        _c("judge", "text", "keep", required=True),  # the judge's deployment name
+        _c("rubric", "text", "keep", required=True),
+        _c("ok", "bool", "keep", required=True),
+        # {criterion: {"score": 1-5, "explanation": "..."}}: explanations are a judge's free text.
+        _c("ratings_json", "text", "json_text"),
+        _c("mean", "float", "keep"),  # this judge's mean over its criteria
+        _c("error_type", "text", "keep"),  # unreachable, timeout, unparseable, out_of_range, missing_criterion
+        _c("error_message", "text", "text", carries="prompts"),
+        _c("latency_s", "float", "keep"),
+        _c("prompt_tokens", "int", "keep"),
+        _c("completion_tokens", "int", "keep"),
+        _c("attempts", "int", "keep"),
+        _c("created_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("run_id", "instance_id", "jury", "judge"), artifact="ratings", indexed=False, since=2),
     Table("run_metrics", (
         _RUN_ID,
         _c("metric", "text", "keep", required=True),

@@ -20,7 +20,7 @@ from medhelm_local.store.database import ALIAS, StoreHandle
 from medhelm_local.store.schema import table as declared
 
 # Tables the writer fills, in commit order: instances before the completions that refer to them.
-WRITTEN = ("instances", "requests", "completions", "scores", "run_metrics")
+WRITTEN = ("instances", "requests", "completions", "scores", "ratings", "run_metrics")
 
 
 _STOP = object()
