@@ -1,6 +1,6 @@
 """PHI detection quality and speed: token-level recall and precision per identifier type.
 
-Sets: (a) synthetic English clinical notes from medhelm_local.redact.synthetic (ALL-CAPS nursing notes,
+Sets: (a) synthetic English clinical notes from tests/support/synthetic_notes.py (ALL-CAPS nursing notes,
 discharge summaries, dialogues, model summaries; seed 0), (b) presidio_synth_pii (general PII, MIT),
 (c) meddocan_es (Spanish clinical, CC BY 4.0), (d) ACI-Bench dialogue transcripts (CC BY 4.0, names
 only), (e) MedBullets question vignettes (no PHI: every flag there is a false alarm unless an age over 89),
@@ -28,16 +28,20 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from medhelm_local.redact.detector import detector_for
-from medhelm_local.redact.synthetic import generate
 from medhelm_local.settings import default_redaction_dir
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))  # the synthetic-note generator is a test helper, not shipped
+from support.synthetic_notes import generate  # noqa: E402
+
+SHARED = REPO.parent / "shared" / "datasets"
 TOKEN = re.compile(r"[^\W_]+")
 Doc = tuple[str, list[tuple[int, int, str]]]  # text, gold spans (start, end, type or "" for neutral)
 
