@@ -201,7 +201,7 @@ class AddressRules(PlaceRules):
         return spans
 
     def _unusual(self, tok: Token) -> bool:
-        return self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY and tok.key not in self.words.clinical_terms
+        return self.tier(tok) == Ambiguity.NAME_ONLY and tok.key not in self.words.clinical_terms
 
     def _unit_after(self, tokens: list[Token], i: int) -> bool:
         return i + 1 < len(tokens) and tokens[i + 1].key in self.rules.words("units")

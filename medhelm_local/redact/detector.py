@@ -42,8 +42,10 @@ class Detector(AddressRules):
 
     @classmethod
     def from_dir(cls, folder: Path) -> Detector:
-        """A detector for the rule pack in `folder` (rules.yaml, dictionaries/, and surrogates.yaml if there)."""
-        detector = cls(load_rules(folder / "rules.yaml"), load_dictionaries(folder / "dictionaries"))
+        """A detector for the rule pack in `folder` (rules.yaml, dictionaries/, vocabulary/, and surrogates.yaml
+        if there)."""
+        detector = cls(load_rules(folder / "rules.yaml"),
+                       load_dictionaries(folder / "dictionaries", folder / "vocabulary"))
         if (folder / "surrogates.yaml").exists():
             detector.masks = mask_regex(DEFAULT_MASK, load_policy(folder / "surrogates.yaml").mask_format)
         return detector

@@ -40,6 +40,13 @@ class NameRules:
                                                               "name_verbs", "relations", "greetings",
                                                               "facility_words", "credentials")})
 
+    def tier(self, tok: Token) -> Ambiguity:
+        """A token's ambiguity tier. Short forms ("levo", "satu") count as clinical only on lines without
+        case, where ICU shorthand is written; with case, a capitalised one is as likely a name ("Satu")."""
+        if not tok.cased and tok.key in self.words.short_forms:
+            return Ambiguity.CLINICAL
+        return self.words.ambiguity(tok.key)
+
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
         best: tuple[str, int] | None = None
@@ -66,7 +73,7 @@ class NameRules:
         if len(tok.key) < 2:
             return tok.text.isupper()
         known = self.words.is_name(tok.key)
-        tier = self.words.ambiguity(tok.key)
+        tier = self.tier(tok)
         if tok.cased and not tok.text.isupper():
             return tok.text[0].isupper() and (level == 0 or known or tier == Ambiguity.NAME_ONLY)
         if known:
@@ -82,7 +89,7 @@ class NameRules:
                 break
             prev = tokens[j - step]
             follows_first = step > 0 and words and prev.key in self.words.first_names and tok.key in self.words.surnames
-            sure_first = follows_first and self.words.ambiguity(prev.key) == Ambiguity.NAME_ONLY
+            sure_first = follows_first and self.tier(prev) == Ambiguity.NAME_ONLY
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):
@@ -160,7 +167,7 @@ class NameRules:
 
     def _weak_after_greeting(self, tok: Token) -> bool:
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
-        return tok.key not in self.words.first_names and self.words.ambiguity(tok.key) != Ambiguity.NAME_ONLY
+        return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
 
     def _dictionary_name(self, tokens: list[Token], i: int) -> int:
         """End of a name found by the dictionaries alone at token i (a first name + surname, or one word)."""
@@ -172,13 +179,13 @@ class NameRules:
         j = i + 1
         if j + 1 < len(tokens) and len(tokens[j].text) == 1 and tokens[j].kind == "w":
             j += 2 if tokens[j + 1].text == "." else 1  # middle initial
-        sure_first = tok.key in words.first_names and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+        sure_first = tok.key in words.first_names and self.tier(tok) == Ambiguity.NAME_ONLY
         if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
-            tiers = (words.ambiguity(tok.key), words.ambiguity(tokens[j].key))
+            tiers = (self.tier(tok), self.tier(tokens[j]))
             if sure_first or max(tiers) < Ambiguity.CLINICAL or (tok.cased and min(tiers) < Ambiguity.CLINICAL):
                 return j + 1 if self._not_eponym(tokens, j + 1) else i
-        tier = words.ambiguity(tok.key)
+        tier = self.tier(tok)
         if j < len(tokens) and self._surname_after(tokens, i, j):
             return j + 1
         pair_end = self._unknown_pair(tokens, i, j)
@@ -206,14 +213,14 @@ class NameRules:
         if initial and tokens[i + 1].key in ("a", "i", "o"):
             return False  # "tell dax a little": English words, not an initial
         first = tok.key in words.first_names
-        if not (first or (initial and (words.is_name(nxt.key) or words.ambiguity(tok.key) == Ambiguity.NAME_ONLY))):
+        if not (first or (initial and (words.is_name(nxt.key) or self.tier(tok) == Ambiguity.NAME_ONLY))):
             return False
         if tok.cased and not tok.text.isupper():
             return nxt.text[0].isupper() and not nxt.text.isupper() and (
-                initial or words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY)
-        unusual = words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY or (
-            initial and words.is_name(nxt.key) and words.ambiguity(nxt.key) < Ambiguity.CLINICAL)
-        return unusual and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+                initial or self.tier(nxt) == Ambiguity.NAME_ONLY)
+        unusual = self.tier(nxt) == Ambiguity.NAME_ONLY or (
+            initial and words.is_name(nxt.key) and self.tier(nxt) < Ambiguity.CLINICAL)
+        return unusual and self.tier(tok) == Ambiguity.NAME_ONLY
 
     def _unknown_pair(self, tokens: list[Token], i: int, j: int) -> int:
         """End of two capitalised words that are neither English nor clinical ("Ubul Csonka"), or i."""
@@ -224,9 +231,9 @@ class NameRules:
         if not (nxt.kind == "w" and nxt.cased and nxt.text[0].isupper() and not nxt.text.isupper()
                 and nxt.start - tokens[j - 1].end <= 2 and self.name_like(nxt, 2)):
             return i
-        unusual = all(self.words.ambiguity(t.key) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
+        unusual = all(self.tier(t) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
                       for t in (tok, nxt)) or (  # "Trainsairzi Hitchcock": a first name no list holds
-            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
+            self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
             and tok.key not in self.words.cities and nxt.key in self.words.surnames)
         return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
 
@@ -250,7 +257,7 @@ class NameRules:
         """A word that is a name when it stands in a list of names."""
         if tok.kind != "w" or tok.key in self._non_names or len(tok.key) < 3:
             return False
-        tier = self.words.ambiguity(tok.key)
+        tier = self.tier(tok)
         if tok.cased and not tok.text.isupper():
             return tok.text[0].isupper() and (tier == Ambiguity.NAME_ONLY or self.words.is_name(tok.key))
         return tier == Ambiguity.NAME_ONLY or (tok.key in self.words.first_names and tier < Ambiguity.CLINICAL)
@@ -277,9 +284,9 @@ class NameRules:
                     and tok.key not in self.words.clinical_terms and self._not_eponym(tokens, k + 1):
                 if tok.cased and not tok.text.isupper():
                     ok = tok.text[0].isupper() and (self.words.is_name(tok.key) or self._sentence_start(tokens, k)
-                                                    or self.words.ambiguity(tok.key) < Ambiguity.CLINICAL)
+                                                    or self.tier(tok) < Ambiguity.CLINICAL)
                 else:
-                    ok = self.words.ambiguity(tok.key) < Ambiguity.CLINICAL
+                    ok = self.tier(tok) < Ambiguity.CLINICAL
                 if ok and (self.words.is_name(tok.key) or not tok.text.islower()):
                     spans.append(Span(tok.start, tok.end, PhiType.NAME))
         return spans

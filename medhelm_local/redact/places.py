@@ -23,7 +23,7 @@ class PlaceRules(NameRules):
     def _distinctive(self, tok: Token) -> bool:
         """A word that names something: a known name or city, or a word that is not common English."""
         return self.words.is_name(tok.key) or tok.key in self.words.cities or (
-            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY)
+            self.tier(tok) == Ambiguity.NAME_ONLY)
 
     def _streets(self, tokens: list[Token]) -> list[Span]:
         """"221B Baker Street", "12 ELM ST APT 4, SPRINGFIELD", and in mixed case "on Maple Avenue"."""
@@ -160,7 +160,7 @@ class PlaceRules(NameRules):
             before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
             before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
             if (before in cues or before3 in cues) and len(tok.key) >= (4 if tok.cased else 5) \
-                    and not self.words.is_name(tok.key) and self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY:
+                    and not self.words.is_name(tok.key) and self.tier(tok) == Ambiguity.NAME_ONLY:
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
@@ -179,7 +179,7 @@ class PlaceRules(NameRules):
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
         cue = before in cues or two_before in cues
-        tiers = [self.words.ambiguity(t.key) for t in words]
+        tiers = [self.tier(t) for t in words]
         if len(words) > 1:
             return words[0].cased or min(tiers) == Ambiguity.NAME_ONLY or cue
         if len(words[0].key) < 4:
