@@ -5,8 +5,9 @@ medical text: word counts only, no sentence is kept. Run on a staging host that 
 
 Sources (as published in the datasets folder; see redaction/SOURCES.md for licences): MTSamples reports,
 ACI-Bench notes (not its dialogues: lower-case transcripts write names and towns in lower case, and
-bench/phi.py measures name recall on them; the metadata's names are dropped from the notes' counts), MedQA USMLE test questions, HEAD-QA English, MEDEC-MS notes, MedCalc-Bench patient notes,
-PubMedQA contexts and answers, EHRSQL-eICU questions (drug names as ICU orders write them). MedBullets
+bench/phi.py measures name recall on them; the metadata's names are dropped from the notes' counts),
+MedQA USMLE test questions, HEAD-QA English, MEDEC-MS notes, MedCalc-Bench patient notes, PubMedQA
+contexts and answers, EHRSQL-eICU questions (drug names as ICU orders write them). MedBullets
 is left out on purpose: bench/phi.py uses its vignettes as an independent check on false alarms.
 
 Counting is case-insensitive (accents folded); each word also records how often it was written in
