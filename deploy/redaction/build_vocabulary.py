@@ -11,9 +11,9 @@ contexts and answers, EHRSQL-eICU questions (drug names as ICU orders write them
 is left out on purpose: bench/phi.py uses its vignettes as an independent check on false alarms.
 
 Counting is case-insensitive (accents folded); each word also records how often it was written in
-lower case and in capitals and in how many sources it appears. A word that is a US Census first name
-or surname is kept only when it is written in lower case at least 3 times in at least 2 sources (an
-English word such as "may", "grace" or "frank", not a name that a note happened to mention).
+lower case and in capitals and in how many sources it appears. A US Census first name is kept only when
+it is written in lower case at least twice (one "hi martha" is no clinical word); the detector weighs
+names against these counts (medhelm_local/redact/dictionaries.py).
 """
 
 from __future__ import annotations
