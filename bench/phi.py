@@ -67,12 +67,12 @@ class Tally:
                         self.gold[key] += 1
                         self.hit[key] += found is not None
                 if found is None:
-                    self.misses[f"{m.group()}/{mark[0]}"] += 1
+                    self.misses[f"{m.group()}/{mark[0]} in {text[max(0, a - 16):b + 16]!r}"] += 1
             if found is not None and (mark is None or mark[0] not in NOT_IN_OVERALL):
                 self.pred[found] += 1
                 self.pred_ok[found] += mark is not None
                 if mark is None:
-                    self.false_alarms[f"{text[max(0, a - 12):b + 12]!r}/{found}"] += 1
+                    self.false_alarms[f"{m.group()}/{found} in {text[max(0, a - 16):b + 16]!r}"] += 1
 
     def recall(self, kinds: set[str] | None = None) -> float:
         keys = [k for k in self.gold if "/" not in k and k not in NOT_IN_OVERALL and (kinds is None or k in kinds)]

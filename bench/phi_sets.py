@@ -18,6 +18,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the note generator and the annotated 
 from support import phi_notes  # noqa: E402
 from support.synthetic_notes import generate  # noqa: E402
 
+WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 Gold = tuple[int, int, str, str]  # start, end, type ("" for neutral), class ("" when none)
 Doc = tuple[str, list[Gold]]
 
@@ -47,12 +48,17 @@ def synthetic(count: int, seed: int, styles: tuple[str, ...] | None = None) -> l
 
 
 def presidio(path: Path) -> list[Doc]:
-    """presidio_synth_pii: a JSON list of {full_text, spans: [{entity_type, start_position, end_position}]}."""
+    """presidio_synth_pii: a JSON list of {full_text, spans: [{entity_type, start_position, end_position}]}.
+    A DATE_TIME that is only a weekday ("Friday") is neutral: Safe Harbor's date elements are day, month and
+    year, not the day of the week."""
     docs = []
     for item in json.loads(path.read_text(encoding="utf-8")):
-        gold = [(s["start_position"], s["end_position"], PRESIDIO_TYPES.get(s["entity_type"], ""), "")
-                for s in item["spans"]]
-        docs.append((item["full_text"], gold))
+        text, gold = item["full_text"], []
+        for s in item["spans"]:
+            start, end = s["start_position"], s["end_position"]
+            kind = "" if WEEKDAY.fullmatch(text[start:end]) else PRESIDIO_TYPES.get(s["entity_type"], "")
+            gold.append((start, end, kind, ""))
+        docs.append((text, gold))
     return docs
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import load_dictionaries
-from medhelm_local.redact.patterns import find_pattern_spans, load_rules
+from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, load_rules
 from medhelm_local.redact.surrogates import load_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
@@ -66,7 +66,7 @@ class Detector(AddressRules):
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
-        return merge_spans(spans)
+        return merge_spans(drop_negatives(fold(text), spans, self.rules))
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

@@ -36,6 +36,14 @@ class PatternRule(BaseModel):
     group: str | None = None
 
 
+class NegativeRule(BaseModel):
+    """A shape that is never PHI (a shift-time range, a ventilator setting): spans inside it are dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    regex: str
+
+
 class ContextWords(BaseModel):
     """Words the token rules look for around a candidate (see rules.yaml for each list's meaning)."""
 
@@ -60,6 +68,8 @@ class ContextWords(BaseModel):
     score_words: list[str]
     units: list[str]
     date_cues: list[str]
+    event_words: list[str]
+    fraction_words: list[str]
     zip_labels: list[str]
     states: list[str]
 
@@ -71,6 +81,7 @@ class RuleFile(BaseModel):
     version: Literal[1]
     macros: dict[str, str]
     patterns: list[PatternRule]
+    negatives: list[NegativeRule] = []
     labels: dict[PhiType, list[str]]
     context: ContextWords
 
@@ -126,6 +137,7 @@ class Rules:
 
     source: Path
     patterns: tuple[CompiledPattern, ...]
+    negatives: tuple[re.Pattern[str], ...]
     label_regex: re.Pattern[str]
     label_types: dict[str, PhiType]
     context: ContextWords
@@ -168,7 +180,8 @@ def load_rules(path: Path) -> Rules:
         "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
-    return Rules(path, compiled, label_regex, label_types, spec.context, sets, starts)
+    negatives = tuple(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path) for n in spec.negatives)
+    return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
 
 
 def _norm(phrase: str) -> str:
@@ -185,6 +198,14 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
         raise RedactionRuleError(f"{what} is refused: {reason}", where=str(path),
                                  fix="rewrite it so that it runs in linear time")
     return re.compile(regex, re.IGNORECASE)
+
+
+def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
+    """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`)."""
+    ranges = sorted(m.span() for negative in rules.negatives for m in negative.finditer(text))
+    if not ranges:
+        return spans
+    return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
 
 
 def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
