@@ -16,7 +16,6 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "datasets"
 sys.path.insert(0, str(REPO / "tests"))  # the note generator and the annotated sets' reader are test helpers
 from support import phi_notes  # noqa: E402
-from support.synthetic_notes import generate  # noqa: E402
 
 WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
 Gold = tuple[int, int, str, str]  # start, end, type ("" for neutral), class ("" when none)
@@ -43,6 +42,8 @@ def hand_annotated(name: str) -> list[Doc]:
 
 def synthetic(count: int, seed: int, styles: tuple[str, ...] | None = None) -> list[Doc]:
     """The generator's notes as scored documents."""
+    from support.synthetic_notes import generate
+
     notes = generate(count, seed) if styles is None else generate(count, seed, styles)
     return [(n.text, [(s.start, s.end, s.type.value, "") for s in n.spans]) for n in notes]
 

@@ -124,11 +124,17 @@ class NameRules:
             while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
                 k += 1
             if kind == "credentials":
+                nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
+                if nxt is not None and self.words.is_name(nxt.key) and self.name_like(nxt, 1):
+                    end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
+                    found.append((k, end))
+                    i = end
+                    continue
                 j = i - 1 if i and tokens[i - 1].text == "," else i
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased):
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     if start < j - 1 and self._not_eponym(tokens, j):
-                        found.append((start + 1, j))
+                        found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue
             colon = any(t.text == ":" for t in tokens[i + length:k])
@@ -146,8 +152,9 @@ class NameRules:
                 kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
                 k += k < len(tokens) and tokens[k].text == ","
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
-            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased:
-                level = 2  # "willow dr last month": without its period, "dr" may be a street
+            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased \
+                    and i and not tokens[i].first and self._street_name_word(tokens[i - 1]):
+                level = 2  # "willow dr last month": after a word that can name a street, "dr" may be its suffix
             if kind == "relations" and k < len(tokens) and tokens[k].cased and tokens[k].text[:1].isupper():
                 level = 1  # "her brother Lane": a capital after a relation outweighs the street suffix
             if kind == "greetings" and k < len(tokens) and not tokens[k].cased and self._weak_after_greeting(tokens[k]):
@@ -164,6 +171,10 @@ class NameRules:
                     found.append((start + 1, i - 1))
             i += length
         return self._with_other_mentions(tokens, found)
+
+    def _street_name_word(self, tok: Token) -> bool:
+        """A word that can stand before a street suffix: not punctuation, a cue, a stopword or clinical."""
+        return tok.kind == "w" and tok.key not in self._never_names and self.tier(tok) != Ambiguity.CLINICAL
 
     def _weak_after_greeting(self, tok: Token) -> bool:
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
@@ -290,6 +301,15 @@ class NameRules:
                 if ok and (self.words.is_name(tok.key) or not tok.text.islower()):
                     spans.append(Span(tok.start, tok.end, PhiType.NAME))
         return spans
+
+
+def _with_initial(tokens: list[Token], start: int) -> int:
+    """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""
+    j = start - 1 if start and tokens[start - 1].text == "." else start
+    if j and len(tokens[j - 1].text) == 1 and tokens[j - 1].kind == "w" and not tokens[start].first \
+            and tokens[start].start - tokens[j - 1].end <= 3:
+        return j - 1
+    return start
 
 
 def _phrase_index(lists: dict[str, frozenset[str]]) -> dict[str, list[tuple[tuple[str, ...], str]]]:

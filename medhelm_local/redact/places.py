@@ -103,6 +103,8 @@ class PlaceRules(NameRules):
             j, named = i, list[Token]()
             while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
+                if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL and not self._distinctive(t):
+                    break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
                 elif t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’"):
@@ -118,9 +120,15 @@ class PlaceRules(NameRules):
                 end += 2
             while j < i and tokens[j].kind != "w":
                 j += 1
-            if any(t.key not in generic and t.key not in STOPWORDS and self._distinctive(t) for t in named):
+            if any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t) for t in named):
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
+
+    def _names_facility(self, tok: Token) -> bool:
+        """A word that makes a facility name particular: distinctive, or on a line with case a capitalised
+        word that is not clinical ("Seacoast Rheumatology", "Harbor View Cardiology")."""
+        return self._distinctive(tok) or (tok.cased and tok.text[:1].isupper() and not tok.text.isupper()
+                                          and self.tier(tok) != Ambiguity.CLINICAL)
 
     def _name_after_facility(self, tokens: list[Token], k: int) -> int:
         """Index past a name written after its facility word on a mixed-case line ("Hospital Dr. Peset"), or k."""
