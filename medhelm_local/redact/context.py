@@ -38,4 +38,10 @@ def unit_follows(text: str, end: int, rules: Rules) -> bool:
     nxt = text[end:end + 1]
     if nxt in ("%", "°"):
         return True
-    return word_after(text, end) in rules.words("units")
+    i = end
+    while i < len(text) and i < end + 3 and text[i] in " \t":
+        i += 1
+    m = _WORD.match(text, i)
+    if m is None or text[m.end():m.end() + 1] == ":":
+        return False  # "JOB#: 71193   CC: HARRIS": a field label, not cubic centimetres
+    return m.group().lower().rstrip(".,") in rules.words("units")

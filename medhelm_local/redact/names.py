@@ -72,9 +72,13 @@ class NameRules:
             return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
         if len(tok.key) < 2:
             return tok.text.isupper()
+        if level and tok.text.isupper() and len(tok.text) <= 4 and self.words.is_shorthand(tok.key):
+            return False  # "ED RN NOTE": department shorthand in capitals, not "Ed"
         known = self.words.is_name(tok.key)
         tier = self.tier(tok)
         if tok.cased and not tok.text.isupper():
+            if tok.text.islower():  # "Pt: lacey morgan", "per owner (mr. pike)": lower case right after a cue
+                return level <= 1 and known and tier != Ambiguity.CLINICAL
             return tok.text[0].isupper() and (level == 0 or known or tier == Ambiguity.NAME_ONLY)
         if known:
             return level < 2 or tier < Ambiguity.CLINICAL - (level > 2)
@@ -87,9 +91,12 @@ class NameRules:
             tok = tokens[j]
             if words and abs(tok.start - tokens[j - step].end if step > 0 else tokens[j - step].start - tok.end) > 2:
                 break
+            if words and (tok.first if step > 0 else tokens[j - step].first):
+                break  # a name stays on its line
             prev = tokens[j - step]
-            follows_first = step > 0 and words and prev.key in self.words.first_names and tok.key in self.words.surnames
-            sure_first = follows_first and self.tier(prev) == Ambiguity.NAME_ONLY
+            first, last = (prev, tok) if step > 0 else (tok, prev)  # backwards: "BILL NADEAU, RRT"
+            follows_first = words and first.key in self.words.first_names and last.key in self.words.surnames
+            sure_first = follows_first and self.tier(first) == Ambiguity.NAME_ONLY
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):
@@ -97,6 +104,11 @@ class NameRules:
                 j += step
                 if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:
                     j += step  # an initial: "J. Smith"
+                elif len(tok.text) == 1 and 0 <= j < len(tokens) and tokens[j].kind == "d" \
+                        and tokens[j].start == tok.end:
+                    words -= 1  # "PAGED X2": a count, not an initial
+                    j -= step
+                    break
                 continue
             if words and tok.text in ",-" and 0 <= j + step < len(tokens) and self.name_like(tokens[j + step], 2) \
                     and tokens[j + step].start - tok.end <= 1:
@@ -131,7 +143,8 @@ class NameRules:
                     i = end
                     continue
                 j = i - 1 if i and tokens[i - 1].text == "," else i
-                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased):
+                ends_line = i + length >= len(tokens) or tokens[i + length].first
+                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line):  # "k lee rn" signs off
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     if start < j - 1 and self._not_eponym(tokens, j):
                         found.append((_with_initial(tokens, start + 1), j))
@@ -185,6 +198,9 @@ class NameRules:
         tok, words = tokens[i], self.words
         if not self.name_like(tok, 2) or (tok.cased and tok.text.isupper() and len(tok.text) <= 4):
             return i  # a short capitalised word on a mixed-case line is an abbreviation (TIA, EMG)
+        saint = i - 1 - (i > 1 and tokens[i - 1].text == ".")
+        if i and tokens[saint].key in ("st", "saint"):
+            return i  # "ST JUDE MECH", "St. John's wort": a saint's name is a place's or a thing's
         if tok.first and i + 1 < len(tokens) and tokens[i + 1].text == ":" and tok.key not in words.first_names:
             return i  # "País:", "Medico:" opening a line is a field label; speakers ("Martha:") are first names
         j = i + 1

@@ -231,8 +231,9 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
         end = _grouped_value_end(text, start + len(found.group("v").rstrip("-")))
         value = text[start:end]
         first_has_digit = any(ch.isdigit() for ch in found.group("v"))
-        if first_has_digit and sum(ch.isdigit() for ch in value) >= 2 and len(value) >= 3 \
-                and not unit_follows(text, end, rules):
+        digits = sum(ch.isdigit() for ch in value)
+        if first_has_digit and (digits >= 2 or len(value) >= 5) and len(value) >= 3 \
+                and not unit_follows(text, end, rules):  # "uid kbrown4" has one digit
             spans.append(Span(start, end, rules.label_types[_norm(found.group("label"))]))
     return spans
 

@@ -84,7 +84,8 @@ class PlaceRules(NameRules):
                            and tokens[k + 1].kind in "dw" and len(tokens[k + 1].text) <= 2)  # 12B
         spans = [Span(tok.start, tokens[end].end, PhiType.STREET)]
         k = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].text == ".")
-        if k + 1 < len(tokens) and tokens[k].text == "," and self._place_word(tokens[k + 1]):
+        if k + 1 < len(tokens) and tokens[k].text == "," and self._place_word(tokens[k + 1]) \
+                and (tokens[k + 1].cased or self._distinctive(tokens[k + 1])):  # "41 HANOVER ST, HOTEL": no town
             town = k + 1
             while town + 1 < len(tokens) and town - k < 3 and self._place_word(tokens[town + 1]) \
                     and tokens[town + 1].start - tokens[town].end <= 1:
@@ -103,7 +104,8 @@ class PlaceRules(NameRules):
             j, named = i, list[Token]()
             while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
-                if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL and not self._distinctive(t):
+                if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
+                        and t.key not in self.words.cities:
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
@@ -118,8 +120,8 @@ class PlaceRules(NameRules):
                     and self._place_word(tokens[end + 2]):
                 named.append(tokens[end + 2])
                 end += 2
-            while j < i and tokens[j].kind != "w":
-                j += 1
+            while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
+                j += 1  # "at the Geriatric Clinic": the article is not the name
             if any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t) for t in named):
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
@@ -133,7 +135,7 @@ class PlaceRules(NameRules):
     def _name_after_facility(self, tokens: list[Token], k: int) -> int:
         """Index past a name written after its facility word on a mixed-case line ("Hospital Dr. Peset"), or k."""
         j, end = k, k
-        while j < len(tokens) and j - k < 8 and tokens[j].start - tokens[j - 1].end <= 2:
+        while j < len(tokens) and j - k < 8 and tokens[j].start - tokens[j - 1].end <= 2 and not tokens[j].first:
             t = tokens[j]
             if t.kind == "w" and (t.key in CONNECTORS or (t.text[0].isupper() and t.key not in STOPWORDS)):
                 j += 1

@@ -96,6 +96,15 @@ def _not_measure(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     return None if unit_follows(text, m.end(group), rules) else (m.start(group), m.end(group), None)
 
 
+_TEMPERATURE = frozenset({"t", "temp", "tmax", "tm", "tc", "temperature", "febrile", "fever", "afebrile", "of"})
+
+
+def _not_temperature(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
+    """"Edna K., 90F": an age and a sex, unless a temperature ("T 99F", "fever of 101F")."""
+    before = words_before(text, m.start(), 1)
+    return None if before and before[0] in _TEMPERATURE else (m.start("v"), m.end("v"), None)
+
+
 def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
     """An identifier in an unusual grouping ("431-22-90-7", "QR415/22817") holds at least six digits."""
     if sum(ch.isdigit() for ch in m.group()) < 6 or unit_follows(text, m.end(), rules):
@@ -105,5 +114,6 @@ def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTy
 
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
-    "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, **DATE_CHECKS,
+    "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "not_temperature": _not_temperature,
+    **DATE_CHECKS,
 }
