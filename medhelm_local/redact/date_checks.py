@@ -26,6 +26,7 @@ def _date_numeric(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
 
 
 _TIME_AFTER = re.compile(r"[ \t]{0,2}(?:hrs|hr|h|hours|:)(?![a-z])", re.IGNORECASE)
+EARLIEST_YEAR = 1920  # no patient's history starts earlier
 LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
 _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 
@@ -43,7 +44,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     scores, after = rules.words("score_words"), word_after(text, m.end())
     if day <= 10 and any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before):
         return None  # "4/5 RUE and 5/5 LUE": scores share their scale; dates in a list ("5/2, 5/4") do not
-    if after in scores or after in rules.words("fraction_words") or unit_follows(text, m.end(), rules):
+    fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
+    if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
     if day == 10 and not cue:
         return None  # "a 6/10 prompting": a pain score
@@ -120,8 +122,8 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None
     value = int(m.group())
     could_be_time = value % 100 < 60 and value < 2400
-    if could_be_time and value > LATEST_YEAR:
-        return None  # "SHEATH PULLED 2030": a clock time, not a year to come
+    if could_be_time and (value > LATEST_YEAR or value < EARLIEST_YEAR):
+        return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:
         before = words_before(text, m.start(), 1)
         if _TIME_AFTER.match(text, m.end()) or (before and before[0] in {"at", "@", "by", "around", "approx",

@@ -22,7 +22,7 @@ _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
 _SIGNOFF = re.compile(
-    r"(?im)^[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})(?:[/:]([a-z][a-z'.-]{1,20}))?"
+    r"(?im)(?:^|(?<=  )|(?<=\t))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})(?:[/:]([a-z][a-z'.-]{1,20}))?"
     r"(?:[/:]([a-z][a-z'.-]{1,20}))?\]?(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
 _BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
 
@@ -60,7 +60,9 @@ class InHouseRules(AddressRules):
             return []
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
-        cue = (before in _PLACE_BEFORE and tok.text.isupper()) or after in _UNIT_AFTER
+        cue = ((before in _PLACE_BEFORE and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
+                                                                  and tok.key not in self.words.everyday)))
+               or after in _UNIT_AFTER)
         return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []
 
     def _ward_word(self, tok: Token) -> bool:

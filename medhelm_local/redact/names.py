@@ -137,7 +137,8 @@ class NameRules:
                 k += 1
             if kind == "credentials":
                 nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
-                if nxt is not None and self.words.is_name(nxt.key) and self.name_like(nxt, 1):
+                if nxt is not None and self.words.is_name(nxt.key) and self.name_like(nxt, 1) \
+                        and self.tier(nxt) != Ambiguity.CLINICAL:
                     end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
                     found.append((k, end))
                     i = end
@@ -210,7 +211,10 @@ class NameRules:
         if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
             tiers = (self.tier(tok), self.tier(tokens[j]))
-            if sure_first or max(tiers) < Ambiguity.CLINICAL or (tok.cased and min(tiers) < Ambiguity.CLINICAL):
+            verb = tiers[1] == Ambiguity.CLINICAL and not (tokens[j].cased and tokens[j].text[0].isupper()) \
+                and j + 1 < len(tokens) and tokens[j + 1].kind == "w" and not tokens[j + 1].first
+            if (sure_first and not verb) or max(tiers) < Ambiguity.CLINICAL \
+                    or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
                 return j + 1 if self._not_eponym(tokens, j + 1) else i
         tier = self.tier(tok)
         if j < len(tokens) and self._surname_after(tokens, i, j):

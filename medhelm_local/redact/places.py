@@ -116,7 +116,7 @@ class PlaceRules(NameRules):
             after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
             if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
                 named, end = named + tokens[end + 1:after], after - 1  # "Hospital Universitario de La Princesa"
-            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at", "in") \
+            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at") \
                     and self._place_word(tokens[end + 2]):
                 named.append(tokens[end + 2])
                 end += 2
