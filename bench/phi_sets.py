@@ -16,10 +16,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "datasets"
 sys.path.insert(0, str(REPO / "tests"))  # the note generator and the annotated sets' reader are test helpers
 from support import phi_notes  # noqa: E402
+from support.phi_scoring import Doc  # noqa: E402
 
 WEEKDAY = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day")
-Gold = tuple[int, int, str, str]  # start, end, type ("" for neutral), class ("" when none)
-Doc = tuple[str, list[Gold]]
 
 PRESIDIO_TYPES = {"PERSON": "NAME", "STREET_ADDRESS": "STREET", "GPE": "GPE", "DATE_TIME": "DATE",
                   "PHONE_NUMBER": "PHONE", "EMAIL_ADDRESS": "EMAIL", "ZIP_CODE": "ZIP", "DOMAIN_NAME": "URL",

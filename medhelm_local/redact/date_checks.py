@@ -93,6 +93,12 @@ _SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 
 
+def _date_stray_dot(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A month/day/year with a stray full stop before the year ("12/03.94")."""
+    month, day, _year = (int(p) for p in re.split(r"[/.]", m.group()))
+    return (m.start(), m.end(), PhiType.DATE) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
 def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     """Two month/day dates run together ("XRT 9/14/9/15", "9/14-9/15"): both must be real."""
     parts = [int(p) for p in re.split(r"[/-]", m.group())]
@@ -137,5 +143,5 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "month_year": _month_year,
     "month_alone": _month_alone, "year": _year, "month_year2": _month_year2, "event_year": _event_year,
-    "ordinal_day": _ordinal_day, "date_run": _date_run,
+    "ordinal_day": _ordinal_day, "date_run": _date_run, "date_stray_dot": _date_stray_dot,
 }

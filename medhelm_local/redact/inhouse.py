@@ -22,8 +22,9 @@ _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
 _SIGNOFF = re.compile(
-    r"(?im)(?:^|(?<=  )|(?<=\t))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})(?:[/:]([a-z][a-z'.-]{1,20}))?"
-    r"(?:[/:]([a-z][a-z'.-]{1,20}))?\]?(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
+    r"(?im)(?:^|(?<=  )|(?<=\t)|(?<=by ))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})"
+    r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"
+    r"(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
 _BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
 
 

@@ -94,9 +94,12 @@ class NameRules:
             if words and (tok.first if step > 0 else tokens[j - step].first):
                 break  # a name stays on its line
             prev = tokens[j - step]
-            first, last = (prev, tok) if step > 0 else (tok, prev)  # backwards: "BILL NADEAU, RRT"
+            first, last = (prev, tok) if step > 0 else (tok, prev)
             follows_first = words and first.key in self.words.first_names and last.key in self.words.surnames
-            sure_first = follows_first and self.tier(first) == Ambiguity.NAME_ONLY
+            sure_first = (follows_first and self.tier(first) == Ambiguity.NAME_ONLY) or (
+                step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"
+            if step > 0 and words and self._verb_like(tokens, j):
+                break  # "wife yvonne gave list": a word going on with the sentence, not a surname
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):
@@ -186,6 +189,12 @@ class NameRules:
             i += length
         return self._with_other_mentions(tokens, found)
 
+    def _verb_like(self, tokens: list[Token], j: int) -> bool:
+        """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
+        tok = tokens[j]
+        return self.tier(tok) == Ambiguity.CLINICAL and not (tok.cased and tok.text[:1].isupper()) \
+            and j + 1 < len(tokens) and tokens[j + 1].kind == "w" and not tokens[j + 1].first
+
     def _street_name_word(self, tok: Token) -> bool:
         """A word that can stand before a street suffix: not punctuation, a cue, a stopword or clinical."""
         return tok.kind == "w" and tok.key not in self._never_names and self.tier(tok) != Ambiguity.CLINICAL
@@ -211,9 +220,7 @@ class NameRules:
         if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
             tiers = (self.tier(tok), self.tier(tokens[j]))
-            verb = tiers[1] == Ambiguity.CLINICAL and not (tokens[j].cased and tokens[j].text[0].isupper()) \
-                and j + 1 < len(tokens) and tokens[j + 1].kind == "w" and not tokens[j + 1].first
-            if (sure_first and not verb) or max(tiers) < Ambiguity.CLINICAL \
+            if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
                     or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
                 return j + 1 if self._not_eponym(tokens, j + 1) else i
         tier = self.tier(tok)

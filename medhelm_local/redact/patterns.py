@@ -34,6 +34,7 @@ class PatternRule(BaseModel):
     regex: str
     check: str | None = None
     group: str | None = None
+    requires: list[str] | None = None  # run only when the lower-case text holds one of these (for speed)
 
 
 class NegativeRule(BaseModel):
@@ -42,6 +43,7 @@ class NegativeRule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     regex: str
+    requires: list[str] | None = None
 
 
 class ContextWords(BaseModel):
@@ -129,6 +131,11 @@ class CompiledPattern:
 
     rule: PatternRule
     regex: re.Pattern[str]
+    requires: tuple[str, ...] = ()
+
+    def may_match(self, lower_text: str) -> bool:
+        """False when the text holds none of the literals the pattern needs, so it cannot match."""
+        return not self.requires or any(r in lower_text for r in self.requires)
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,7 @@ class Rules:
 
     source: Path
     patterns: tuple[CompiledPattern, ...]
-    negatives: tuple[re.Pattern[str], ...]
+    negatives: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     label_regex: re.Pattern[str]
     label_types: dict[str, PhiType]
     context: ContextWords
@@ -165,7 +172,8 @@ def load_rules(path: Path) -> Rules:
         loc = ".".join(str(p) for p in first["loc"])
         raise RedactionRuleError(f"redaction rule '{loc}' is invalid: {first['msg']}", where=str(path),
                                  fix="correct it as the comments at the top of the file describe") from None
-    compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path))
+    compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
+                                     tuple(r.lower() for r in rule.requires or ()))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -180,7 +188,8 @@ def load_rules(path: Path) -> Rules:
         "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
-    negatives = tuple(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path) for n in spec.negatives)
+    negatives = tuple((_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
+                       tuple(r.lower() for r in n.requires or ())) for n in spec.negatives)
     return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
 
 
@@ -202,7 +211,9 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
 
 def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
     """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`)."""
-    ranges = sorted(m.span() for negative in rules.negatives for m in negative.finditer(text))
+    lower = text.lower()
+    ranges = sorted(m.span() for negative, needs in rules.negatives if not needs or any(n in lower for n in needs)
+                    for m in negative.finditer(text))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
@@ -211,7 +222,10 @@ def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
 def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     """Every span the regex rules and labels find in `text` (may overlap; the detector merges them)."""
     spans: list[Span] = []
+    lower = text.lower()
     for c in rules.patterns:
+        if not c.may_match(lower):
+            continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
         for m in c.regex.finditer(text):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()

@@ -97,6 +97,7 @@ class PlaceRules(NameRules):
     def _facilities(self, tokens: list[Token]) -> list[Span]:
         """"St. Mary's Hospital", "MERCY MEDICAL CENTER", "Hospital of Springfield"."""
         generic, spans = self.rules.words("facility_generic"), []
+        facility = generic | self.rules.words("facility_words")  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
         for i, tok in enumerate(tokens):
             cue = self.cue_at(tokens, i) if tok.kind == "w" else None
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
@@ -105,7 +106,7 @@ class PlaceRules(NameRules):
             while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
                 if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
-                        and t.key not in self.words.cities:
+                        and t.key not in self.words.cities and t.key not in facility:
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)

@@ -105,6 +105,14 @@ def _not_temperature(text: str, m: re.Match[str], rules: Rules) -> tuple[int, in
     return None if before and before[0] in _TEMPERATURE else (m.start("v"), m.end("v"), None)
 
 
+def _extension(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
+    """"X4471", "x6-2290": an extension, unless a round volume after a bare x ("IS x1000")."""
+    value = m.group("v")
+    if unit_follows(text, m.end("v"), rules) or (m.group()[:1] in "xX" and value.endswith(("00", "50"))):
+        return None
+    return m.start("v"), m.end("v"), None
+
+
 def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
     """An identifier in an unusual grouping ("431-22-90-7", "QR415/22817") holds at least six digits."""
     if sum(ch.isdigit() for ch in m.group()) < 6 or unit_follows(text, m.end(), rules):
@@ -114,6 +122,6 @@ def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTy
 
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
-    "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "not_temperature": _not_temperature,
-    **DATE_CHECKS,
+    "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "extension": _extension,
+    "not_temperature": _not_temperature, **DATE_CHECKS,
 }
