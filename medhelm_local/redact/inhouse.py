@@ -25,6 +25,7 @@ _SIGNOFF = re.compile(
     r"(?im)(?:^|(?<=  )|(?<=\t)|(?<=by ))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})"
     r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"
     r"(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
+_USER_ID = re.compile(r"(?<![\w@./-])([a-z]{5,14})\d{1,3}(?![\w@]|[./-]\w)", re.IGNORECASE)
 _BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
 
 
@@ -42,7 +43,7 @@ class InHouseRules(AddressRules):
                 spans += self._ward(text, tokens, i)
             if 2 <= len(tok.text) <= 5:
                 spans += self._abbreviation(tokens, i)
-        return spans + self._signoffs(text)
+        return spans + self._signoffs(text) + self._user_ids(text)
 
     def _unknown(self, tok: Token) -> bool:
         """A word no vocabulary explains: not English, clinical, shorthand, a state, a unit or a cue word."""
@@ -115,6 +116,15 @@ class InHouseRules(AddressRules):
         if not (cue or possessive or name.key.endswith("s") or nxt in self.rules.words("facility_words")):
             return []
         return [Span(tokens[i].start, tokens[end].end, PhiType.HOSPITAL)]
+
+    def _user_ids(self, text: str) -> list[Span]:
+        """Log-in names next to a clinician's name: initials, a surname and a number ("anunes2", "JSMITH12")."""
+        spans = []
+        for m in _USER_ID.finditer(text):
+            letters = m.group(1).lower()
+            if any(letters[k:] in self.words.surnames and letters[k:] not in self.words.clinical for k in (1, 2)):
+                spans.append(Span(m.start(), m.end(), PhiType.ID))
+        return spans
 
     def _signoffs(self, text: str) -> list[Span]:
         """Initials blocks that end a note or a dictation: "ABT:smith", "KLM/jones/ortiz", "[ANP:dk]"."""

@@ -70,12 +70,15 @@ def test_counts_after_x_are_not_extensions(text: str) -> None:
     ("Pathology (S20-41177) shows melanoma in situ", "S20-41177"),
     ("Scribe: Ashley Nunes (uid anunes2)", "anunes2"),
     ("report # AC-22-0419", "AC-22-0419"),
+    ("Scribe: Ashley Nunes (anunes2)", "anunes2"),
+    ("signed JSMITH12 at 0400", "JSMITH12"),
 ])
 def test_identifiers_in_unusual_groupings_are_found(text: str, value: str) -> None:
     assert any(value in v for kind in ("ID", "MRN") for v in _hits(text, kind))
 
 
-@pytest.mark.parametrize("text", ["CA-125 of 842, IL-6 high", "COVID-19 negative, L4-5 disc", "ICD-10 code"])
+@pytest.mark.parametrize("text", ["CA-125 of 842, IL-6 high", "COVID-19 negative, L4-5 disc", "ICD-10 code",
+                                  "SpO2 94%, FiO2 40, HbA1c 7.2, vitamin B12 low, PaCO2 48"])
 def test_lab_and_code_names_are_not_identifiers(text: str) -> None:
     assert _hits(text, "ID") == []
 
