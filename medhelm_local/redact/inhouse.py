@@ -49,7 +49,7 @@ class InHouseRules(AddressRules):
         """A word no vocabulary explains: not English, clinical, shorthand, a state, a unit or a cue word."""
         key = tok.key
         return (self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_shorthand(key)
-                and key not in self._non_names and key not in self.rules.words("units")
+                and key not in self.non_names and key not in self.rules.words("units")
                 and key not in self.rules.words("credentials"))
 
     def _abbreviation(self, tokens: list[Token], i: int) -> list[Span]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
-from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.redact.types import Span
 
 # What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
 _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,?",
@@ -34,7 +35,7 @@ class NameRules:
         self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
         labels = {part for label in rules.label_types for part in label.split()}
         self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {"patient", "pt", "doctor", "nurse"}
-        self._non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
+        self.non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
                            | w("states") | words.clinical_terms)
         self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
                                                               "name_verbs", "relations", "greetings",
@@ -66,7 +67,7 @@ class NameRules:
     def name_like(self, tok: Token, level: int) -> bool:
         """Whether a word may be (part of) a name: level 0 after a title, 1 after a label, 2 elsewhere, 3 after
         another name word (on lines without case, only words that are nothing but names go on)."""
-        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self._non_names):
+        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names):
             return False
         if _ABBREVIATION.search(tok.text):
             return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
@@ -82,6 +83,8 @@ class NameRules:
             return tok.text[0].isupper() and (level == 0 or known or tier == Ambiguity.NAME_ONLY)
         if known:
             return level < 2 or tier < Ambiguity.CLINICAL - (level > 2)
+        if level == 0 and tok.key in self.words.short_forms:
+            return True  # "DR SATU": a title vouches for a word that is also a drug's first letters
         return tier == Ambiguity.NAME_ONLY and len(tok.key) >= (2 if level == 0 else 3)
 
     def _run(self, tokens: list[Token], i: int, level: int, step: int = 1) -> int:
@@ -150,7 +153,7 @@ class NameRules:
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line):  # "k lee rn" signs off
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
-                    if start < j - 1 and self._not_eponym(tokens, j):
+                    if start < j - 1 and self.not_eponym(tokens, j):
                         found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue
@@ -158,7 +161,7 @@ class NameRules:
             if kind == "name_labels" and not colon and k < len(tokens) and len(tokens[k].key) >= 4 \
                     and tokens[k].start - tokens[k - 1].end <= 2:
                 end = self._run(tokens, k, 3)  # "PT KAVERI ACHTERBERG ADMITTED": only words that are nothing else
-                if end > k and self._not_eponym(tokens, end):
+                if end > k and self.not_eponym(tokens, end):
                     found.append((k, end))
                     i = end
                     continue
@@ -178,7 +181,7 @@ class NameRules:
                 i += length
                 continue
             end = self._run(tokens, k, level)
-            if end > k and (level == 0 or self._not_eponym(tokens, end)):
+            if end > k and (level == 0 or self.not_eponym(tokens, end)):
                 found.append((k, end))
                 i = end
                 continue
@@ -187,7 +190,7 @@ class NameRules:
                 if start < i - 2:
                     found.append((start + 1, i - 1))
             i += length
-        return self._with_other_mentions(tokens, found)
+        return with_other_mentions(self, tokens, found)
 
     def _verb_like(self, tokens: list[Token], j: int) -> bool:
         """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
@@ -222,21 +225,21 @@ class NameRules:
             tiers = (self.tier(tok), self.tier(tokens[j]))
             if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
                     or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
-                return j + 1 if self._not_eponym(tokens, j + 1) else i
+                return j + 1 if self.not_eponym(tokens, j + 1) else i
         tier = self.tier(tok)
         if j < len(tokens) and self._surname_after(tokens, i, j):
             return j + 1
         pair_end = self._unknown_pair(tokens, i, j)
         if pair_end > i:
             return pair_end
-        if not words.is_name(tok.key) or not self._not_eponym(tokens, i + 1):
+        if not words.is_name(tok.key) or not self.not_eponym(tokens, i + 1):
             return i
         if tok.key in words.cities and i and tokens[i - 1].key in self.rules.words("place_cues"):
             return i  # "from Springfield": the city rule types it
         if tier == Ambiguity.NAME_ONLY and (len(tok.key) >= 4 or (tok.cased and len(tok.key) >= 3)
                                             or (tok.key in words.first_names and len(tok.key) >= 3)):
             return i + 1
-        if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self._sentence_start(tokens, i):
+        if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self.sentence_start(tokens, i):
             return i + 1
         return i
 
@@ -244,8 +247,8 @@ class NameRules:
         """A first name (or any name word before an initial) followed by a surname no list holds:
         "Gregory Kudryashov", "olga krylova", "Daniela C Capon", "emidio p lombardo"."""
         tok, nxt, words = tokens[i], tokens[j], self.words
-        if nxt.kind != "w" or nxt.key in self._non_names or nxt.start - tokens[j - 1].end > 2 or len(nxt.key) < 3 \
-                or not self._not_eponym(tokens, j + 1):
+        if nxt.kind != "w" or nxt.key in self.non_names or nxt.start - tokens[j - 1].end > 2 or len(nxt.key) < 3 \
+                or not self.not_eponym(tokens, j + 1):
             return False
         initial = j > i + 1
         if initial and tokens[i + 1].key in ("a", "i", "o"):
@@ -273,62 +276,19 @@ class NameRules:
                       for t in (tok, nxt)) or (  # "Trainsairzi Hitchcock": a first name no list holds
             self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
             and tok.key not in self.words.cities and nxt.key in self.words.surnames)
-        return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
-
-    def _listed_with(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Add single words listed with a name found: "Usamov and Bowers", "silvana, adam, christopher"."""
-        runs, taken = sorted(found), {k for a, b in found for k in range(a, b)}
-        queue = list(runs)
-        while queue:
-            a, b = queue.pop()
-            for link, cand in ((b, b + 1), (a - 1, a - 2)):
-                if not (0 <= cand < len(tokens) and 0 <= link < len(tokens)) or cand in taken:
-                    continue
-                joined = tokens[link].text == "," or tokens[link].key in ("and", "or", "y", "&")
-                if joined and self._listable(tokens[cand]):
-                    taken.add(cand)
-                    queue.append((cand, cand + 1))
-                    runs.append((cand, cand + 1))
-        return runs
-
-    def _listable(self, tok: Token) -> bool:
-        """A word that is a name when it stands in a list of names."""
-        if tok.kind != "w" or tok.key in self._non_names or len(tok.key) < 3:
-            return False
-        tier = self.tier(tok)
-        if tok.cased and not tok.text.isupper():
-            return tok.text[0].isupper() and (tier == Ambiguity.NAME_ONLY or self.words.is_name(tok.key))
-        return tier == Ambiguity.NAME_ONLY or (tok.key in self.words.first_names and tier < Ambiguity.CLINICAL)
+        return j + 1 if unusual and len(tok.key) >= 3 and self.not_eponym(tokens, j + 1) else i
 
     @staticmethod
-    def _sentence_start(tokens: list[Token], i: int) -> bool:
+    def sentence_start(tokens: list[Token], i: int) -> bool:
+        """Whether token i opens a sentence or a line."""
         return i == 0 or tokens[i].first or tokens[i - 1].text in SENTENCE_END
 
-    def _not_eponym(self, tokens: list[Token], end: int) -> bool:
+    def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
         j = end
         while j < len(tokens) and tokens[j].text in ("'", "’", "s") and j - end < 2:
             j += 1
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
-
-    def _with_other_mentions(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[Span]:
-        """Spans for the runs found, plus every other mention of their words (a surname seen once)."""
-        found = self._listed_with(tokens, found)
-        known = {t.key for a, b in found for t in tokens[a:b] if t.kind == "w" and len(t.key) > 1}
-        covered = {k for a, b in found for k in range(a, b)}
-        spans = [Span(tokens[a].start, tokens[b - 1].end, PhiType.NAME) for a, b in found]
-        for k, tok in enumerate(tokens):
-            if tok.key in known and k not in covered and tok.key not in self._non_names \
-                    and tok.key not in self.words.clinical_terms and self._not_eponym(tokens, k + 1):
-                if tok.cased and not tok.text.isupper():
-                    ok = tok.text[0].isupper() and (self.words.is_name(tok.key) or self._sentence_start(tokens, k)
-                                                    or self.tier(tok) < Ambiguity.CLINICAL)
-                else:
-                    ok = self.tier(tok) < Ambiguity.CLINICAL
-                if ok and (self.words.is_name(tok.key) or not tok.text.islower()):
-                    spans.append(Span(tok.start, tok.end, PhiType.NAME))
-        return spans
-
 
 def _with_initial(tokens: list[Token], start: int) -> int:
     """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""

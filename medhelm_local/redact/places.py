@@ -185,7 +185,7 @@ class PlaceRules(NameRules):
     def _city_ok(self, tokens: list[Token], i: int, words: list[Token], state_after: bool,
                  cues: frozenset[str]) -> bool:
         """Whether a dictionary city match is a place here, given case, ambiguity and cues."""
-        if not self._not_eponym(tokens, i + len(words)) or " ".join(t.key for t in words) in self.rules.words("states"):
+        if not self.not_eponym(tokens, i + len(words)) or " ".join(t.key for t in words) in self.rules.words("states"):
             return False
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
