@@ -1,4 +1,5 @@
-"""The hand-annotated note sets: offsets that slice to their values, JSONL built from the markup, sizes."""
+"""The hand-annotated note sets: offsets that slice to their values, JSONL built from the markup, sizes, and
+the recall `policy check` states is the one the independent set measures."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from collections import Counter
 
 import pytest
 from support.phi_notes import FOLDER, NEUTRAL, SETS, load, parse_markup, to_jsonl
+from support.phi_scoring import Tally
 
+from medhelm_local.redact import detect
+from medhelm_local.redact.quality import INDEPENDENT_NOTES, INDEPENDENT_PRECISION, INDEPENDENT_RECALL, residual_risk
 from medhelm_local.redact.types import PhiType
 
 STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
@@ -38,3 +42,14 @@ def test_independent_set_has_forty_notes_in_every_style() -> None:
 def test_a_mark_left_open_is_refused() -> None:
     with pytest.raises(ValueError, match="not closed"):
         parse_markup("### x-1 ed\nSeen by {{NAME|Lee today.\n")
+
+
+def test_the_recall_policy_check_states_is_what_the_independent_set_measures() -> None:
+    tally = Tally()
+    for note in load("independent"):
+        gold = [(s.start, s.end, "" if s.type == NEUTRAL else s.type, s.cls) for s in note.spans]
+        tally.add((note.text, gold), [(s.start, s.end, s.type.value) for s in detect(note.text)])
+    assert round(tally.recall(), 3) == INDEPENDENT_RECALL, "restate redact/quality.py, the README and the report"
+    assert round(tally.precision(), 3) == INDEPENDENT_PRECISION
+    assert len(load("independent")) == INDEPENDENT_NOTES
+    assert f"measured recall {INDEPENDENT_RECALL:.3f}" in residual_risk()
