@@ -8,6 +8,7 @@ from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import ARTIFACTS
 from medhelm_local.policy.rules import EGRESS_DEFAULT, level_treatment
+from medhelm_local.redact.quality import residual_risk
 from medhelm_local.settings import Settings
 
 PROGRAM = "the program (not configurable)"
@@ -55,7 +56,8 @@ def _export(policy: Policy) -> list[Row]:
     rows = [Row("export", "unredacted", "only public data may ever leave unredacted; gated, private and unknown "
                 "access levels never do", PROGRAM),
             Row("export", "audit", "every export attempt, allowed or refused, is an audit record", PROGRAM),
-            Row("export", "redaction style", policy.export.redaction.style, "export.yaml")]
+            Row("export", "redaction style", policy.export.redaction.style, "export.yaml"),
+            Row("export", "PHI detection", residual_risk(), "bench/phi.py (measured)")]
     for role, artifacts in sorted(policy.export.who_may_export.items()):
         rows.append(Row("export", f"role {role}", "may export " + (", ".join(artifacts) or "nothing"),
                         "export.yaml"))
