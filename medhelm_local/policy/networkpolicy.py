@@ -77,11 +77,11 @@ def chart_values(policy: Policy) -> dict[str, Any]:
                        "egress": endpoints}}
 
 
-class _LiteralDumper(yaml.SafeDumper):
+class _LiteralDumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML ships no types
     """Writes multi-line strings as literal blocks, so the policy files read as they are."""
 
 
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _str(dumper: Any, value: str) -> Any:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
 
@@ -90,7 +90,7 @@ _LiteralDumper.add_representer(str, _str)
 
 def values_file(policy: Policy) -> str:
     """`chart_values` as a commented values file for `helm install -f`."""
-    body = yaml.dump(chart_values(policy), Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=4096)
+    body: str = yaml.dump(chart_values(policy), Dumper=_LiteralDumper, sort_keys=False, allow_unicode=True, width=4096)
     return _HEADER.format(digest=policy.digest) + body
 
 
@@ -153,8 +153,11 @@ def describe_peer(peer: dict[str, Any]) -> str:
     labels = ",".join(f"{k}={v}" for k, v in sorted(pods.items())) or "(any)"
     spaces = peer.get("namespaceSelector", {}).get("matchLabels") or {}
     namespace = spaces.get("kubernetes.io/metadata.name")
-    where = f"namespace {namespace}" if namespace else (
-        "namespaces " + ",".join(f"{k}={v}" for k, v in sorted(spaces.items())) if spaces else "the release's namespace")
+    where = "the release's namespace"
+    if namespace:
+        where = f"namespace {namespace}"
+    elif spaces:
+        where = "namespaces " + ",".join(f"{k}={v}" for k, v in sorted(spaces.items()))
     return f"pods {labels} in {where}"
 
 
