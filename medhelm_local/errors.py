@@ -14,6 +14,7 @@ row numbers and ids only.
     │   └── DataImportError           `data import` cannot copy a folder
     ├── DeploymentError               unknown model deployment or bad endpoint settings
     ├── EndpointUnreachableError      nothing answered at a deployment's URL (exit 3)
+    ├── AllRequestsFailedError        every request of a run failed; all stored as failed (exit 6)
     ├── EgressRefusedError            a connection to a host:port outside the allowlist
     ├── ExportRefusedError            the export gate refused: role, access level, residual PHI (exit 5)
     ├── IntegrityError                a signature, file hash or audit chain does not check out (exit 4)
@@ -88,6 +89,12 @@ class EndpointUnreachableError(MedhelmError):
     """Nothing answered at a deployment's URL."""
 
     exit_code = 3
+
+
+class AllRequestsFailedError(MedhelmError):
+    """Every request of a run failed: nothing could be scored (each failure is stored with its reason)."""
+
+    exit_code = 6
 
 
 class EgressRefusedError(MedhelmError):

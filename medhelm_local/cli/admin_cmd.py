@@ -14,6 +14,22 @@ from medhelm_local.settings import Settings
 from medhelm_local.store.keys import Envelope, load_kek, rewrap, write_new_kek
 
 
+def settings_overview(settings: Settings) -> Table:
+    """Every setting with its current value (secrets hidden) and its help line."""
+    from pydantic import SecretStr
+
+    table = Table(title="Settings (flags > MEDHELM_* environment > config file > secrets dir > defaults)")
+    for col in ("setting", "environment", "value", "help"):
+        table.add_column(col, overflow="fold")
+    for name, field in Settings.model_fields.items():
+        value = getattr(settings, name)
+        shown = "(set, hidden)" if isinstance(value, SecretStr) else str(value)
+        if name == "deployments":
+            shown = ", ".join(sorted(value)) or "(none)"
+        table.add_row(name, f"MEDHELM_{name.upper()}", shown, field.description or "")
+    return table
+
+
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     """Add `doctor`, `keys` and `data` to the app."""
 
@@ -24,9 +40,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         settings_table: bool = typer.Option(True, "--settings/--no-settings", help="Also list every setting."),
     ) -> None:
         """Check this installation: packages, encryption, key, data files, and each model endpoint."""
-        from medhelm_local import doctor as doctor_lib  # imports the openai SDK: only this command pays for it
+        from medhelm_local.run.readiness import run_checks
 
-        checks, settings = doctor_lib.run_checks(lambda: settings_from(ctx))
+        checks, settings = run_checks(lambda: settings_from(ctx))
         failed = [c for c in checks if not c.ok]
         if as_json:
             print_json([c.__dict__ for c in checks])
@@ -39,7 +55,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 table.add_row(c.name, status, c.detail)
             out.print(table)
             if settings is not None and settings_table:
-                out.print(doctor_lib.settings_table(settings))
+                out.print(settings_overview(settings))
         if failed:
             raise typer.Exit(1)
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TypeAlias
 from urllib.parse import quote
 
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import TEXT_TASKS, MetricValue, ScoringContext, ScoringFailed, metric
+from medhelm_local.records import Instance
 
 EHR_SQL_EXACT_MATCH = "ehr_sql_sql_exact_match"
 EHR_SQL_EXECUTION_ACCURACY = "ehr_sql_execution_accuracy"
@@ -63,14 +64,16 @@ def is_unanswerable(instance: Instance) -> bool:
     return instance.extra.get("is_impossible") == "true"
 
 
-def score_sql_match(instance: Instance, text: str) -> list[Score]:
+@metric(EHR_SQL_EXACT_MATCH, title="EHRSQL SQL exact match", task_types=TEXT_TASKS, readers=("ehr_sql",),
+        follows="medhelm-local: normalised SQL text equal to the gold query (when no database is supplied)")
+def sql_exact_match(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
     """Exact match of normalised SQL; for an unanswerable question, 1 iff the answer is empty."""
     predicted = normalize_sql(extract_sql(text))
     if is_unanswerable(instance):
         correct = predicted == ""
     else:
         correct = predicted != "" and predicted == normalize_sql(instance.references[0].text)
-    return [Score(instance.id, EHR_SQL_EXACT_MATCH, 1.0 if correct else 0.0, predicted[:200])]
+    return MetricValue(1.0 if correct else 0.0, predicted[:200])
 
 
 Rows: TypeAlias = Counter[tuple[Hashable, ...]]
@@ -118,20 +121,48 @@ def _read_only_authorizer(action: int, *_: str | None) -> int:
     return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
 
 
-def score_sql_execution(instance: Instance, text: str, executor: SqliteExecutor) -> list[Score]:
-    """Execution accuracy and query validity; no execution score if the gold query itself fails."""
+def executor_for(ctx: ScoringContext) -> SqliteExecutor:
+    """The run's database executor (opened once per run, from the run entry's db= argument)."""
+    found = ctx.resources.get("ehr_sql_executor")
+    if found is None:
+        found = ctx.resources["ehr_sql_executor"] = SqliteExecutor(Path(ctx.args["db"]).expanduser())
+    executor: SqliteExecutor = found
+    return executor
+
+
+def _run_answer(text: str, ctx: ScoringContext) -> tuple[str, Rows | None]:
+    """The answer's SQL and its rows (None if it fails); validity and execution share one run of it."""
+    last = ctx.resources.get("ehr_sql_last")
+    if last is not None and last[0] == text:
+        return last[1], last[2]
     sql = extract_sql(text)
-    predicted: Rows | None = None
+    rows: Rows | None = None
     if sql:
         try:
-            predicted = executor.run(sql)
+            rows = executor_for(ctx).run(sql)
         except QUERY_ERRORS:
-            predicted = None
-    validity = Score(instance.id, EHR_SQL_QUERY_VALIDITY, 1.0 if predicted is not None else 0.0, sql[:200])
+            rows = None
+    ctx.resources["ehr_sql_last"] = (text, sql, rows)
+    return sql, rows
+
+
+@metric(EHR_SQL_QUERY_VALIDITY, title="EHRSQL query validity", task_types=TEXT_TASKS, needs=("database",),
+        readers=("ehr_sql",), follows="medhelm-local: the answer's SQL runs on the database")
+def sql_query_validity(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the SQL in the answer runs on the database without error."""
+    sql, rows = _run_answer(text, ctx)
+    return MetricValue(1.0 if rows is not None else 0.0, sql[:200])
+
+
+@metric(EHR_SQL_EXECUTION_ACCURACY, title="EHRSQL execution accuracy", task_types=TEXT_TASKS, needs=("database",),
+        readers=("ehr_sql",),
+        follows="medhelm-local: the answer's rows equal the gold query's rows (multisets, fixed 'now')")
+def sql_execution_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the answer's query returns the gold query's rows; an unanswerable question wants no SQL."""
+    sql, predicted = _run_answer(text, ctx)
     if is_unanswerable(instance):
-        return [Score(instance.id, EHR_SQL_EXECUTION_ACCURACY, 1.0 if not sql else 0.0, sql[:200]), validity]
-    gold = executor.gold_rows(instance.references[0].text)
-    if gold is None:  # a data problem, not the model's: leave the instance unscored rather than guess
-        return [validity]
-    correct = predicted is not None and predicted == gold
-    return [Score(instance.id, EHR_SQL_EXECUTION_ACCURACY, 1.0 if correct else 0.0, sql[:200]), validity]
+        return MetricValue(1.0 if not sql else 0.0, sql[:200])
+    gold = executor_for(ctx).gold_rows(instance.references[0].text)
+    if gold is None:  # a data problem, not the model's: counted as failed for this metric, never guessed
+        raise ScoringFailed("gold_query_failed")
+    return MetricValue(1.0 if predicted is not None and predicted == gold else 0.0, sql[:200])

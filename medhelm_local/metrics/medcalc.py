@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import date
 
 from medhelm_local.metrics.extract import extract_date, extract_number, extract_weeks_days
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import NUMERIC_TASKS, MetricValue, ScoringContext, metric
+from medhelm_local.records import Instance
 
 MEDCALC_ACCURACY = "medcalc_bench_accuracy"
 
@@ -21,8 +22,10 @@ def _bounds(instance: Instance) -> tuple[str, str, str]:
     return extra["output_type"], extra["lower_limit"], extra["upper_limit"]
 
 
-def score_medcalc(instance: Instance, text: str) -> list[Score]:
-    """Score one MedCalc-Bench answer; `extracted` records what was read from the text."""
+@metric(MEDCALC_ACCURACY, title="MedCalc-Bench accuracy", task_types=NUMERIC_TASKS, needs=("reference",),
+        readers=("medcalc_bench",), follows="MedCalc-Bench's [Lower Limit, Upper Limit] rule per output type")
+def medcalc_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the value read from the answer lies within the item's limits; `extracted` is what was read."""
     output_type, lower, upper = _bounds(instance)
     value: float | int | date | None
     lo: float | int | date | None
@@ -37,4 +40,4 @@ def score_medcalc(instance: Instance, text: str) -> list[Score]:
         value, lo, hi = extract_number(text), extract_number(lower), extract_number(upper)
         shown = f"{value:g}" if value is not None else None
     correct = value is not None and lo is not None and hi is not None and lo <= value <= hi  # type: ignore[operator]
-    return [Score(instance.id, MEDCALC_ACCURACY, 1.0 if correct else 0.0, shown)]
+    return MetricValue(1.0 if correct else 0.0, shown)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import TEXT_TASKS, MetricValue, ScoringContext, metric
+from medhelm_local.records import Instance
 
 MEDEC_ERROR_FLAG_ACCURACY = "medec_error_flag_accuracy"
 MEDEC_ERROR_SENTENCE_ACCURACY = "medec_error_sentence_accuracy"
@@ -36,22 +37,36 @@ def read_medec_answer(text: str) -> tuple[int, int | None] | None:
     return None
 
 
-def score_medec(instance: Instance, text: str) -> list[Score]:
-    """Error-flag and error-sentence accuracy, plus MedHELM's strict flag rule."""
-    gold_flag = int(instance.extra["error_flag"])
-    gold_id = int(instance.extra["error_sentence_id"]) if gold_flag else None
-    read = read_medec_answer(text)
-    helm_flag = 0 if text.strip() == "CORRECT" else 1
-    helm = Score(instance.id, HELM_MEDEC_ERROR_FLAG_ACCURACY, 1.0 if helm_flag == gold_flag else 0.0,
-                 text.strip()[:16])
+def _gold(instance: Instance) -> tuple[int, int | None]:
+    flag = int(instance.extra["error_flag"])
+    return flag, int(instance.extra["error_sentence_id"]) if flag else None
+
+
+def _extracted(read: tuple[int, int | None] | None) -> str | None:
     if read is None:
-        return [Score(instance.id, MEDEC_ERROR_FLAG_ACCURACY, 0.0, None),
-                Score(instance.id, MEDEC_ERROR_SENTENCE_ACCURACY, 0.0, None), helm]
-    flag, sentence_id = read
-    extracted = "CORRECT" if flag == 0 else str(sentence_id)
-    return [
-        Score(instance.id, MEDEC_ERROR_FLAG_ACCURACY, 1.0 if flag == gold_flag else 0.0, extracted),
-        Score(instance.id, MEDEC_ERROR_SENTENCE_ACCURACY, 1.0 if (flag, sentence_id) == (gold_flag, gold_id) else 0.0,
-              extracted),
-        helm,
-    ]
+        return None
+    return "CORRECT" if read[0] == 0 else str(read[1])
+
+
+@metric(MEDEC_ERROR_FLAG_ACCURACY, title="MEDEC error-flag accuracy", task_types=TEXT_TASKS, readers=("medec",),
+        follows="medhelm-local: MEDEC's error-flag accuracy, reading the answer robustly (documented improvement)")
+def medec_error_flag_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the answer flags an error exactly when the note has one ("CORRECT" otherwise)."""
+    read = read_medec_answer(text)
+    return MetricValue(1.0 if read is not None and read[0] == _gold(instance)[0] else 0.0, _extracted(read))
+
+
+@metric(MEDEC_ERROR_SENTENCE_ACCURACY, title="MEDEC error-sentence accuracy", task_types=TEXT_TASKS,
+        readers=("medec",), follows="medhelm-local: the flag and the erroneous sentence's id both right")
+def medec_error_sentence_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the answer flags the note correctly and, for a note with an error, names its sentence id."""
+    read = read_medec_answer(text)
+    return MetricValue(1.0 if read == _gold(instance) else 0.0, _extracted(read))
+
+
+@metric(HELM_MEDEC_ERROR_FLAG_ACCURACY, title="MEDEC error-flag accuracy (HELM's rule)", task_types=TEXT_TASKS,
+        readers=("medec",), follows="HELM medec_error_flag_accuracy: any answer but exactly CORRECT flags an error")
+def helm_medec_error_flag_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """HELM's rule: the answer flags an error unless it is exactly "CORRECT"."""
+    helm_flag = 0 if text.strip() == "CORRECT" else 1
+    return MetricValue(1.0 if helm_flag == _gold(instance)[0] else 0.0, text.strip()[:16])

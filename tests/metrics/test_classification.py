@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Mapping, Sequence
 
-from medhelm_local.metrics.classification import extract_label, score_label
+import pytest
+from support.scoring import scores_of
+
+from medhelm_local.metrics.classification import extract_label
 from medhelm_local.metrics.exact_match import EXACT_MATCH, HELM_EXACT_MATCH
-from medhelm_local.records import Instance, Reference
+from medhelm_local.metrics.registry import ScoringContext
+from medhelm_local.records import Instance, Reference, Score
+
+
+def score_label(instance: Instance, text: str, labels: Sequence[str], synonyms: Mapping[str, str]) -> list[Score]:
+    return scores_of([EXACT_MATCH, HELM_EXACT_MATCH], instance, text,
+                     ScoringContext(labels=tuple(labels), synonyms=dict(synonyms)))
 
 LABELS = ("0", "1")
 WORDS = {"factual": "0", "not hallucinated": "0", "hallucinated": "1", "not factual": "1", "non-factual": "1"}

@@ -9,6 +9,7 @@ from types import MappingProxyType
 
 import pytest
 from conftest import REPO
+from support.scoring import scores_of
 
 from medhelm_local.metrics.ehr_sql import (
     EHR_SQL_EXACT_MATCH,
@@ -17,10 +18,18 @@ from medhelm_local.metrics.ehr_sql import (
     SqliteExecutor,
     extract_sql,
     normalize_sql,
-    score_sql_execution,
-    score_sql_match,
 )
+from medhelm_local.metrics.registry import ScoringContext
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_sql_match(instance: Instance, text: str) -> list[Score]:
+    return scores_of([EHR_SQL_EXACT_MATCH], instance, text)
+
+
+def score_sql_execution(instance: Instance, text: str, executor: SqliteExecutor) -> list[Score]:
+    ctx = ScoringContext(args={"db": str(executor.path)}, resources={"ehr_sql_executor": executor})
+    return scores_of([EHR_SQL_EXECUTION_ACCURACY, EHR_SQL_QUERY_VALIDITY], instance, text, ctx)
 
 SCHEMA = REPO / "tests" / "data" / "datasets" / "ehrsql_eicu" / "eicu.sql"
 GOLD = "select distinct medication.routeadmin from medication where medication.drugname = 'clonidine'"
@@ -135,11 +144,12 @@ def test_an_unanswerable_question_scores_one_only_for_an_empty_answer(database: 
     assert answered[EHR_SQL_EXECUTION_ACCURACY].value == 0.0
 
 
-def test_a_gold_query_that_does_not_run_leaves_the_item_unscored(database: Path) -> None:
+def test_a_gold_query_that_does_not_run_is_a_counted_failure_never_a_score(database: Path) -> None:
     scores = by_metric(score_sql_execution(question(gold="select x from missing_table"), GOLD,
                                            SqliteExecutor(database)))
 
-    assert EHR_SQL_EXECUTION_ACCURACY not in scores
+    assert scores[EHR_SQL_EXECUTION_ACCURACY].value is None
+    assert scores[EHR_SQL_EXECUTION_ACCURACY].error == "gold_query_failed"
     assert scores[EHR_SQL_QUERY_VALIDITY].value == 1.0
 
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import pytest
+from support.scoring import scores_of
 
-from medhelm_local.metrics.medcalc import MEDCALC_ACCURACY, score_medcalc
+from medhelm_local.metrics.medcalc import MEDCALC_ACCURACY
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_medcalc(instance: Instance, text: str) -> list[Score]:
+    return scores_of([MEDCALC_ACCURACY], instance, text)
 
 
 def item(output_type: str, truth: str, lower: str, upper: str) -> Instance:

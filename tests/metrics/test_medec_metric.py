@@ -5,15 +5,20 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import pytest
+from support.scoring import scores_of
 
 from medhelm_local.metrics.medec import (
     HELM_MEDEC_ERROR_FLAG_ACCURACY,
     MEDEC_ERROR_FLAG_ACCURACY,
     MEDEC_ERROR_SENTENCE_ACCURACY,
     read_medec_answer,
-    score_medec,
 )
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_medec(instance: Instance, text: str) -> list[Score]:
+    return scores_of([MEDEC_ERROR_FLAG_ACCURACY, MEDEC_ERROR_SENTENCE_ACCURACY, HELM_MEDEC_ERROR_FLAG_ACCURACY],
+                     instance, text)
 
 
 def note(error_sentence: int | None) -> Instance:

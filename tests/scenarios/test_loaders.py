@@ -18,10 +18,10 @@ from medhelm_local.errors import (
     RunEntryError,
     UnknownScenarioError,
 )
-from medhelm_local.prompts import LETTERS
 from medhelm_local.records import TaskType
 from medhelm_local.scenarios import DataRoot, create, import_dataset, names
 from medhelm_local.scenarios.datafiles import MANIFEST, published_checksums, sha256_file
+from medhelm_local.scenarios.prompting import LETTERS
 
 BENCHMARKS = ["pubmed_qa", "medcalc_bench", "med_qa"]
 FOLDER = {"pubmed_qa": "pubmedqa", "medcalc_bench": "medcalc_bench", "med_qa": "medqa_usmle_4opt"}
@@ -180,7 +180,7 @@ def test_a_missing_file_names_it_and_where_it_is_published(data_root: Path, benc
 
     message = str(caught.value)
     assert f"{FOLDER[benchmark]}/{FILE[benchmark]} is missing" in message
-    assert bench.published_at in message
+    assert (bench.card.provenance or "") in message
     assert "data import" in message
 
 
