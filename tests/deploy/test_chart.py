@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,9 @@ from support.chart import (
     rule_violations,
 )
 
-from medhelm_local.entries import read_suite
 from medhelm_local.policy.loader import POLICY_FILES, load_policy
 from medhelm_local.policy.networkpolicy import chart_values, values_file
+from medhelm_local.run.sources import SuiteFile, read_suite
 from medhelm_local.settings import Deployment, load_settings
 
 helm_python = pytest.importorskip("helm_python", reason="install the test extra: pip install -e '.[test]'")
@@ -151,8 +152,12 @@ def test_the_pods_settings_suite_and_policy_load_in_the_program(
     assert settings.policy_dir == Path("/etc/medhelm-local/policies")
     assert set(settings.deployments) == set(values["deployments"])
     for name, dep in values["deployments"].items():
-        assert settings.deployments[name].base_url == dep["baseUrl"].rstrip("/")
-        assert (settings.deployments[name].api_key_file is not None) == ("apiKey" in dep)
+        loaded_dep = settings.deployments[name]
+        assert loaded_dep.base_url == dep["baseUrl"].rstrip("/")
+        assert (loaded_dep.api_key_file is not None) == ("apiKey" in dep)
+        for key, value in dep.items():
+            if key not in ("baseUrl", "apiKey"):
+                assert getattr(loaded_dep, re.sub(r"[A-Z]", lambda m: "_" + m[0].lower(), key)) == value
     assert loaded.digest == values["policy"]["digest"] == network_description(objects)["policy_digest"]
     spec = read_suite(suite)
     assert spec.name == values["suite"]["name"]
@@ -265,12 +270,14 @@ def test_edited_policy_values_are_refused() -> None:
     assert "policy.egress does not match policy.egressDigest" in _refusal(edited_rule)
 
 
-def test_every_deployment_setting_has_a_chart_value() -> None:
+def test_every_deployment_setting_and_suite_field_has_a_chart_value() -> None:
     schema = json.loads((CHART / "values.schema.json").read_text())
     chart_fields = schema["properties"]["deployments"]["additionalProperties"]["properties"]
     for name in Deployment.model_fields:
         first, *rest = name.removesuffix("_file").split("_")
         assert first + "".join(w.capitalize() for w in rest) in chart_fields, f"deployment field {name}: no chart value"
+    suite_fields = set(schema["properties"]["suite"]["properties"])
+    assert suite_fields == set(SuiteFile.model_fields) - {"suite"} | {"name"}, "the suite file changed: update the chart"
 
 
 def test_the_chart_lints_and_every_value_has_a_schema() -> None:
