@@ -25,13 +25,14 @@ from support.chart import (
     config_file,
     find,
     manifests,
+    mounted_config,
     network_description,
     pod_templates,
     render,
     rule_violations,
 )
 
-from medhelm_local.policy.loader import POLICY_FILES, load_policy
+from medhelm_local.policy.loader import load_policy
 from medhelm_local.policy.networkpolicy import chart_values, values_file
 from medhelm_local.run.sources import SuiteFile, read_suite
 from medhelm_local.settings import Deployment, load_settings
@@ -138,17 +139,10 @@ def test_the_pods_settings_suite_and_policy_load_in_the_program(
         released: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
     path, objects = released
     values = ci_values(path)
-    config = tmp_path / "config.toml"
-    config.write_text(config_file(objects, "config.toml"))
-    policies = tmp_path / "policies"
-    policies.mkdir()
-    for name in POLICY_FILES:
-        (policies / name).write_text(config_file(objects, name))
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(config_file(objects, "suite.yaml"))
+    etc = mounted_config(objects, tmp_path / "etc")
 
-    settings = load_settings(config)
-    loaded = load_policy(policies)
+    settings = load_settings(etc / "config.toml")
+    loaded = load_policy(etc / "policies")
 
     assert settings.kek_file == Path("/run/secrets/medhelm-local/kek")
     assert settings.policy_dir == Path("/etc/medhelm-local/policies")
@@ -161,7 +155,7 @@ def test_the_pods_settings_suite_and_policy_load_in_the_program(
             if key not in ("baseUrl", "apiKey"):
                 assert getattr(loaded_dep, re.sub(r"[A-Z]", lambda m: "_" + m[0].lower(), key)) == value
     assert loaded.digest == values["policy"]["digest"] == network_description(objects)["policy_digest"]
-    spec = read_suite(suite)
+    spec = read_suite(etc / "suite" / "suite.yaml")
     assert spec.name == values["suite"]["name"]
     assert len(spec.entries) == len(values["suite"]["models"]) * len(values["suite"]["benchmarks"])
 
@@ -169,14 +163,9 @@ def test_the_pods_settings_suite_and_policy_load_in_the_program(
 def test_policy_check_in_a_pod_explains_the_rendered_networkpolicy(
         released: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
     path, objects = released
-    policies = tmp_path / "policies"
-    policies.mkdir()
-    for name in POLICY_FILES:
-        (policies / name).write_text(config_file(objects, name))
-    described = tmp_path / "networkpolicy.json"
-    described.write_text(config_file(objects, "networkpolicy.json"))
-    done = subprocess.run([str(CLI), "policy", "check", "--json",
-                           "--policy-dir", str(policies), "--networkpolicy", str(described)],
+    etc = mounted_config(objects, tmp_path / "etc")
+    done = subprocess.run([str(CLI), "policy", "check", "--json", "--policy-dir", str(etc / "policies"),
+                           "--networkpolicy", str(etc / "networkpolicy.json")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rules = {(r["subject"], r["rule"]) for r in json.loads(done.stdout)["rules"] if r["section"] == "network"}
@@ -279,7 +268,7 @@ def test_every_deployment_setting_and_suite_field_has_a_chart_value() -> None:
         first, *rest = name.removesuffix("_file").split("_")
         assert first + "".join(w.capitalize() for w in rest) in chart_fields, f"deployment field {name}: no chart value"
     suite_fields = set(schema["properties"]["suite"]["properties"])
-    assert suite_fields == set(SuiteFile.model_fields) - {"suite"} | {"name"}, "the suite file changed: update the chart"
+    assert suite_fields == set(SuiteFile.model_fields) - {"suite"} | {"name"}, "suite file changed: update the chart"
 
 
 def test_the_chart_lints_and_every_value_has_a_schema() -> None:

@@ -65,6 +65,18 @@ def config_file(objects: list[dict[str, Any]], key: str) -> str:
     raise KeyError(key)
 
 
+def mounted_config(objects: list[dict[str, Any]], dest: Path) -> Path:
+    """The /etc/medhelm-local folder a medhelm-local pod sees, written under `dest` from its projected volume."""
+    volume = next(v for _, pod in pod_templates(objects) for v in pod["spec"]["volumes"] if v["name"] == "config")
+    for source in volume["projected"]["sources"]:
+        data = find(objects, "ConfigMap", source["configMap"]["name"])[0]["data"]
+        for item in source["configMap"]["items"]:
+            target = dest / item["path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(data[item["key"]])
+    return dest
+
+
 def pod_templates(objects: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(object, pod template) for every workload that makes pods."""
     for o in objects:
