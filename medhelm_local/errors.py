@@ -11,7 +11,8 @@ row numbers and ids only.
     │   ├── UnknownScenarioError      no benchmark registered under that name
     │   ├── DatasetMissingError       a dataset file is not in the data root
     │   ├── DatasetCorruptError       a file's sha256 differs from the manifest, or it does not parse
-    │   └── DataImportError           `data import` cannot copy a folder
+    │   ├── DataImportError           `data import` cannot copy a folder or bundle
+    │   └── DataStageError            `data stage` cannot fetch a published file
     ├── DeploymentError               unknown model deployment or bad endpoint settings
     ├── EndpointUnreachableError      nothing answered at a deployment's URL (exit 3)
     ├── AllRequestsFailedError        every request of a run failed; all stored as failed (exit 6)
@@ -78,7 +79,11 @@ class DatasetCorruptError(ScenarioError):
 
 
 class DataImportError(ScenarioError):
-    """`data import` cannot copy a dataset folder."""
+    """`data import` cannot copy a dataset folder or bundle."""
+
+
+class DataStageError(ScenarioError):
+    """`data stage` cannot fetch a published dataset file (missing at the source, or the connection failed)."""
 
 
 class DeploymentError(MedhelmError):

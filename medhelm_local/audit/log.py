@@ -12,7 +12,8 @@ import getpass
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from medhelm_local.audit.chain import (
     record_hash,
     verify_chain,
 )
-from medhelm_local.errors import StoreLockedError, StoreNotFoundError
+from medhelm_local.errors import MedhelmError, StoreLockedError, StoreNotFoundError
 from medhelm_local.settings import Settings, default_audit_store
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
@@ -104,6 +105,21 @@ class AuditLog:
         """Every record, and every break in the chain or unrecorded export (empty when intact)."""
         store_id, records = self.records()
         return records, verify_chain(records, store_id, anchors, exports)
+
+
+@contextmanager
+def recorded_attempt(audit: AuditLog, kind: str, details: Mapping[str, Any],
+                     refusal: type[MedhelmError]) -> Iterator[None]:
+    """Record an attempt that ends in an error: `<kind>.refused` (with its reasons) for `refusal`,
+    `<kind>.failed` for any other expected error; the error is then raised on. The caller records success."""
+    try:
+        yield
+    except refusal as exc:
+        audit.append(f"{kind}.refused", {**details, "reasons": [exc.what]})
+        raise
+    except MedhelmError as exc:
+        audit.append(f"{kind}.failed", {**details, "error": type(exc).__name__, "message": exc.message})
+        raise
 
 
 def _details(text: str) -> Mapping[str, Any]:

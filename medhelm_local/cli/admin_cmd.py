@@ -1,4 +1,4 @@
-"""`doctor`, `keys init|rotate` and `data import`: set-up and checks, no evaluation."""
+"""`doctor` and `keys init|rotate|signing-init`: set-up and checks, no evaluation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from medhelm_local.cli.output import out, print_json
-from medhelm_local.scenarios import import_dataset
 from medhelm_local.settings import Settings
 from medhelm_local.store.keys import Envelope, load_kek, rewrap, write_new_kek
 
@@ -31,7 +30,7 @@ def settings_overview(settings: Settings) -> Table:
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
-    """Add `doctor`, `keys` and `data` to the app."""
+    """Add `doctor` and `keys` to the app."""
 
     @app.command()
     def doctor(
@@ -115,24 +114,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         for path in signing_key or []:
             rewrap_signing_key(path, old, new)
             out.print(f"Resealed {path} from key {old.fingerprint} to {new.fingerprint}.")
-
-    data = typer.Typer(help="Bring dataset folders into the data root.", no_args_is_help=True)
-    app.add_typer(data, name="data")
-
-    @data.command("import")
-    def data_import(
-        ctx: typer.Context,
-        source: Path = typer.Argument(..., help="A dataset folder in its published layout (e.g. .../pubmedqa)."),
-        name: str | None = typer.Option(None, "--name", help="Folder name in the data root (default: source's)."),
-        replace: bool = typer.Option(False, "--replace", help="Replace a folder of the same name."),
-        data_root: Path | None = typer.Option(None, "--data-root", help="Data root (default: data_root setting)."),
-    ) -> None:
-        """Copy a dataset folder into the data root and record the sha256 of every file."""
-        settings = settings_from(ctx, data_root=data_root)
-        report = import_dataset(source, settings.data_root, name, replace)
-        status = "matches the published files" if report.matches_published else "is not the published version"
-        out.print(f"Imported {len(report.files)} file(s) into {report.destination}; the copy {status}. "
-                  "Checksums are in MANIFEST.json and are checked on every load.")
 
 
 __all__ = ["register"]

@@ -14,6 +14,7 @@ from medhelm_local.cli import (
     admin_cmd,
     audit_cmd,
     catalog_cmd,
+    data_cmd,
     export_cmd,
     policy_cmd,
     redact_cmd,
@@ -92,6 +93,7 @@ def _set_up_logging(settings: Settings) -> None:
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
+data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)
 policy_cmd.register(app, settings_from)
 redact_cmd.register(app, settings_from)

@@ -98,7 +98,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         allowlist = allowlist_for(settings)
         planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
         path = store_path_for(settings, suite_name, store, part)
-        handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit)
+        handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit, streaming=True)
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:
             progress = NoProgress() if (quiet or as_json) else BarProgress()

@@ -71,12 +71,14 @@ def bootstrap_ci(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed
     return _interval(means, samples)
 
 
-def aggregate(metric: str, n_instances: int, values: Sequence[float], n_failed: int) -> Aggregate:
-    """The mean of one metric over scored instances; never imputes a value for failed or pending ones."""
-    if not values:
+def aggregate(metric: str, n_instances: int, values: Sequence[float] | Any, n_failed: int) -> Aggregate:
+    """The mean of one metric over scored instances (a sequence or an array of values); never imputes a
+    value for failed or pending ones."""
+    count = len(values)
+    if not count:
         return Aggregate(metric, n_instances, 0, n_failed, None, None, None)
     low, high = bootstrap_ci(values)
-    return Aggregate(metric, n_instances, len(values), n_failed, sum(values) / len(values), low, high)
+    return Aggregate(metric, n_instances, count, n_failed, float(sum(values)) / count, low, high)
 
 
 def _f1(tp: float, fp: float, fn: float) -> float:

@@ -18,6 +18,7 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 
+from medhelm_local.metrics.extract import Ambiguous, cued_letter, lone_letter
 from medhelm_local.metrics.registry import LABEL_TASKS, MetricValue, ScoringContext, metric
 from medhelm_local.records import Instance
 
@@ -25,10 +26,10 @@ MACRO_F1 = "macro_f1"
 _DECORATION = " \t\r\n'\"`*_.,;:!()[]{}"
 _CUE = re.compile(r"\b(?:judge?ments?|answer|label|output|prediction|classification|category|verdict)\b"
                   r"(?:\s+is)?\s*[:=\-]?\s*", re.IGNORECASE)
-_LETTER = re.compile(r"^\s*(?:\(([A-Z])\)|([A-Z])(?:[.):]|\s*$))")
-_LETTER_CUE = re.compile(r"\banswer\s*(?:is|:|-)?\s*(?:option\s*)?\(?([A-Z])\)?(?![A-Za-z])", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation.replace("-", "").replace("_", "")})
+_ARTICLE = re.compile(r"^(?:a|an|the) (?=\S)")
+_JOINED_ALTERNATIVE = re.compile(r"(?:or|and or|and|vs) ")  # "0 or 1", "0 and or 1", "0 vs 1"
 MIN_PREFIX = 3  # a shorter prefix ("a", "po") names a label by chance too often
 
 
@@ -58,10 +59,21 @@ def _match_segment(segment: str, by_norm: Mapping[str, str]) -> str | None:
         return None
     if norm in by_norm:
         return by_norm[norm]
-    # The answer starts with a label ("positive, because ..."): the longest such label.
+    norm = _ARTICLE.sub("", norm)  # "a no" as in "The answer is a no."
+    if norm in by_norm:
+        return by_norm[norm]
+    # The answer starts with a label ("positive, because ..."): the longest such label, unless
+    # another label follows as an alternative ("0 or 1", "0/1"), which names no single label.
     leading = [label for label in by_norm if norm.startswith(label + " ")]
     if leading:
-        return by_norm[max(leading, key=len)]
+        first = max(leading, key=len)
+        rest = norm[len(first) + 1:]
+        joined = _JOINED_ALTERNATIVE.match(rest)
+        alternative = rest[joined.end():] if joined else None
+        if rest in by_norm or (alternative is not None and any(
+                alternative == other or alternative.startswith(other + " ") for other in by_norm)):
+            return None
+        return by_norm[first]
     # The answer is a unique prefix of one label ("pos" for "positive").
     if len(norm) >= MIN_PREFIX:
         prefixed = [label for label in by_norm if label.startswith(norm)]
@@ -72,11 +84,10 @@ def _match_segment(segment: str, by_norm: Mapping[str, str]) -> str | None:
 
 def _lettered(text: str, labels: Sequence[str]) -> str | None:
     letters = string.ascii_uppercase[:len(labels)]
-    found = _LETTER.match(text)
-    letter = (found.group(1) or found.group(2)) if found else None
+    letter = lone_letter(text)
     if letter is None:
-        cued = _LETTER_CUE.search(text)
-        letter = cued.group(1).upper() if cued else None
+        cued = cued_letter(text)
+        letter = None if isinstance(cued, Ambiguous) else cued
     return labels[letters.index(letter)] if letter and letter in letters else None
 
 

@@ -65,7 +65,9 @@ class _Run:
 
     index: int
     plan: PlannedRun
-    done: set[str]
+    done: set[str]  # answered in an earlier invocation: never sent again
+    stored: set[str]  # instance and request rows already written: not written again
+    failed_before: set[str]  # a failed completion is stored: replaced when the retry is stored
     order: dict[str, int] | None  # with a sample: instance id -> ordinal
     started: float = field(default_factory=time.perf_counter)
     sent: int = 0
@@ -169,8 +171,10 @@ class _Suite:
     async def _flush(self, run: _Run, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
         run_id = run.plan.run_id
         prompts = [run.plan.benchmark.prompt(inst) for _, inst in batch]
-        self.writer.put_many("instances", [_instance_row(run_id, n, inst) for n, inst in batch])
-        self.writer.put_many("requests", [_request_row(run_id, p) for p in prompts])
+        new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
+        if new:
+            self.writer.put_group([*(("instances", _instance_row(run_id, n, inst)) for n, inst, _ in new),
+                                   *(("requests", _request_row(run_id, prompt)) for _, _, prompt in new)])
         for (_, inst), prompt in zip(batch, prompts, strict=True):
             if inst.id not in run.done:
                 run.queued += 1
@@ -185,7 +189,8 @@ class _Suite:
             # (which skips completed instances) can never leave one unscored.
             scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
             run_id = run.plan.run_id
-            self.writer.put_group([("completions", completion_row(run_id, completion)),
+            retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
+            self.writer.put_group([*retried, ("completions", completion_row(run_id, completion)),
                                    *(("scores", score_row(run_id, s)) for s in scores)])
             run.sent += 1
             run.failed_now += 0 if completion.ok else 1
@@ -245,8 +250,9 @@ def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concur
                               "task_type": bench.task_type.value, "subcategory": bench.subcategory,
                               "category": bench.spec.card.taxonomy.category, "access": bench.access,
                               "metrics": [m.name for m in bench.metrics]})
-        order = _sample_order(plan, stored_ids(store.con, plan.run_id))
-        runs.append(_Run(index, plan, completed_ids(store.con, plan.run_id), order))
+        stored = stored_ids(store.con, plan.run_id)
+        done, failed = completed_ids(store.con, plan.run_id)
+        runs.append(_Run(index, plan, done, set(stored), failed, _sample_order(plan, stored)))
         log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(runs[-1].done))
     return runs
 

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from medhelm_local.errors import RunEntryError
-from medhelm_local.metrics.aggregate import ScoreRow, summarise
+from medhelm_local.metrics.aggregate import ScoreRow, aggregate, summarise
 from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.records import Aggregate
 
@@ -58,10 +58,10 @@ def record_run(con: duckdb.DuckDBPyConnection, *, run_id: str, suite: str, run_e
     )
 
 
-def completed_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> set[str]:
-    """Instances of a run that already have a successful completion (never requested again)."""
-    rows = con.execute("SELECT instance_id FROM completions WHERE run_id = ? AND ok", [run_id]).fetchall()
-    return {r[0] for r in rows}
+def completed_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[set[str], set[str]]:
+    """Instances of a run with a successful completion (never requested again), and with a failed one."""
+    rows = con.execute("SELECT instance_id, ok FROM completions WHERE run_id = ?", [run_id]).fetchall()
+    return {r[0] for r in rows if r[1]}, {r[0] for r in rows if not r[1]}
 
 
 def stored_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
@@ -117,25 +117,29 @@ def run_metric_names(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
 
 
 def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
-    """Every metric of a run from its per-instance scores, by the metric's declared aggregation."""
+    """Every metric of a run from its per-instance scores, by the metric's declared aggregation.
+
+    Means are computed from a column of values fetched as one array (a 100,000-instance run stays
+    small); run-level figures (macro-F1) read each instance's recorded detail.
+    """
     n = con.execute("SELECT count(*) FROM instances WHERE run_id = ?", [run_id]).fetchone()[0]  # type: ignore[index]
     n_failed = con.execute("SELECT count(*) FROM completions WHERE run_id = ? AND NOT ok",  # type: ignore[index]
                            [run_id]).fetchone()[0]
     registry = all_metrics()
-    rows: dict[str, list[ScoreRow]] = {}
-    for metric, value, detail in con.execute(
-            "SELECT metric, value, detail_json FROM scores WHERE run_id = ? ORDER BY metric, instance_id",
-            [run_id]).fetchall():
-        rows.setdefault(metric, []).append(ScoreRow(value, json.loads(detail) if detail else None))
     aggregates = []
     for metric in run_metric_names(con, run_id):
         spec = registry.get(metric)
-        if spec is None:  # a metric this version no longer registers: shown as stored, by its mean
-            values = [r.value for r in rows.get(metric, []) if r.value is not None]
-            aggregates.append(Aggregate(metric, n, len(values), n_failed, sum(values) / len(values) if values
-                                        else None, None, None))
+        unscored = con.execute("SELECT count(*) FROM scores WHERE run_id = ? AND metric = ? AND value IS NULL",
+                               [run_id, metric]).fetchone()[0]  # type: ignore[index]
+        if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
+            values = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
+                                 [run_id, metric]).fetchnumpy()["value"]
+            aggregates.append(aggregate(metric, n, values, n_failed + unscored))
             continue
-        aggregates.append(summarise(spec, n, rows.get(metric, []), n_failed))
+        rows = [ScoreRow(value, json.loads(detail) if detail else None) for value, detail in con.execute(
+            "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
+            [run_id, metric]).fetchall()]
+        aggregates.append(summarise(spec, n, rows, n_failed))
     return aggregates
 
 

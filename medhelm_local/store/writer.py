@@ -54,7 +54,8 @@ def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> Non
         # Qualified: a cursor does not inherit the connection's `USE store`. Columns named, so the
         # declaration's order is the only order; stamped columns take the commit time.
         values = ", ".join(c.name if not c.stamp else "now()::TIMESTAMP" for c in spec.columns)
-        cursor.execute(f"INSERT OR REPLACE INTO {ALIAS}.{table} ({', '.join(c.name for c in spec.columns)}) "
+        verb = "INSERT OR REPLACE" if spec.indexed else "INSERT"
+        cursor.execute(f"{verb} INTO {ALIAS}.{table} ({', '.join(c.name for c in spec.columns)}) "
                        f"SELECT {values} FROM {name}")
     finally:
         cursor.unregister(name)
@@ -89,6 +90,8 @@ class StoreWriter:
     def put_group(self, rows: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
         """Queue rows of several tables (a completion and its scores) to commit in one transaction.
 
+        A row for the table name `-TABLE` is a (run_id, instance_id) whose existing rows in TABLE are
+        deleted first, in the same transaction (a failed completion replaced by its retry).
         Raises if the writer has already failed, so a run stops early.
         """
         if self._error is not None:
@@ -140,6 +143,10 @@ class StoreWriter:
                 by_table[table].append(row)
         self._cursor.execute("BEGIN")
         try:
+            for table in WRITTEN:
+                for run_id, instance_id in by_table.get(f"-{table}", ()):
+                    self._cursor.execute(f"DELETE FROM {ALIAS}.{table} WHERE run_id = ? AND instance_id = ?",
+                                         [run_id, instance_id])
             for table in WRITTEN:
                 if by_table.get(table):
                     insert_rows(self._cursor, table, by_table[table])

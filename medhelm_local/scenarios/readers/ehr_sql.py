@@ -64,7 +64,10 @@ def read_ehr_sql(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator
     if not schema:
         raise ValueError(f"{SCHEMA_FILE} holds no CREATE TABLE statement")
     for entry in json.loads(paths[f"{split}.json"].read_text("utf-8")):
+        # `value` (the question's slot values, as JSON) is what HELM's rule compares with when the
+        # gold query returns no rows (metrics/ehr_sql_helm.py).
         extra = MappingProxyType({"is_impossible": "true" if entry.get("is_impossible") else "false",
-                                  "template": str(entry.get("template", ""))})
+                                  "template": str(entry.get("template", "")),
+                                  "value": json.dumps(entry.get("value", {}))})
         yield Instance(str(entry["id"]), INPUT.format(schema=schema, question=entry["question"]),
                        (Reference(entry["query"]),), split=split, extra=extra)
