@@ -72,6 +72,12 @@ def chart_values(policy: Policy) -> dict[str, Any]:
     if changed:  # edited between load and now: the values would describe another policy
         raise ConfigError(f"policy files changed while being read: {', '.join(changed)}",
                           where=str(policy.directory), fix="run the command again")
+    staging = [f"{e.host}:{e.port}" for e in policy.egress.allow if e.purpose == "staging"]
+    if staging:
+        raise ConfigError(f"egress.yaml lists {', '.join(staging)} with purpose staging, which lets `data stage` "
+                          "download into the appliance", where=str(policy.path_of("egress.yaml")),
+                          fix="staging belongs in a connected staging host's policy, never in the cluster's: remove "
+                              "the entry, and bring the data in as a staged bundle (chart value dataImport)")
     endpoints = [endpoint(e) for e in policy.egress.allow]
     return {"policy": {"digest": policy.digest, "egressDigest": egress_digest(endpoints), "files": files,
                        "egress": endpoints}}

@@ -32,6 +32,7 @@ from support.chart import (
     rule_violations,
 )
 
+from medhelm_local.export.signing import load_public_key
 from medhelm_local.policy.loader import load_policy
 from medhelm_local.policy.networkpolicy import chart_values, values_file
 from medhelm_local.run.sources import SuiteFile, read_suite
@@ -178,6 +179,19 @@ def test_policy_check_in_a_pod_explains_the_rendered_networkpolicy(
     names = any(e["kind"] != "address" for e in ci_values(path)["policy"]["egress"])
     assert dns.startswith("allowed to pods k8s-app=kube-dns in namespace kube-system") if names else dns.startswith(
         "none")
+
+
+def test_the_data_import_checks_bundles_with_the_mounted_staging_key(tmp_path: Path) -> None:
+    objects = manifests(render(ci_values(CHART / "ci" / "scheduled.yaml")))
+    etc = mounted_config(objects, tmp_path / "etc", component="data-import")
+    job = find(objects, "Job", "medhelm-local-data-import-1")[0]
+    steps = job["spec"]["template"]["spec"]["initContainers"]
+
+    assert load_public_key(etc / "staging.pub") is not None
+    assert [s["args"] for s in steps] == [["data", "import", "/incoming/medhelm-data", "--replace", "--public-key",
+                                           "/etc/medhelm-local/staging.pub"]]
+    unsigned = _with(ci_values(CHART / "ci" / "scheduled.yaml"), **{"dataImport.stagingPublicKey": ""})
+    assert "at '/dataImport'" in _refusal(unsigned)
 
 
 def test_each_ci_policy_block_is_what_the_program_generates(tmp_path: Path) -> None:

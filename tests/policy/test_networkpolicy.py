@@ -103,3 +103,12 @@ def test_an_unreadable_description_or_a_missing_given_path_is_an_error(tmp_path:
     assert done.returncode == 2 and "the NetworkPolicy description does not parse (not JSON)" in done.stderr
     missing = _cli("policy", "check", "--policy-dir", str(folder), "--networkpolicy", str(tmp_path / "absent.json"))
     assert missing.returncode == 2 and "there is no NetworkPolicy description at the path given" in missing.stderr
+
+
+def test_a_staging_entry_never_reaches_the_cluster(tmp_path: Path) -> None:
+    folder = _policy(tmp_path, [("10.0.0.5", 8000)])
+    (folder / "egress.yaml").write_text((folder / "egress.yaml").read_text() + (
+        "  - host: raw.githubusercontent.com\n    port: 443\n    purpose: staging\n    why: public benchmark data\n"))
+    done = _cli("policy", "chart-values", "--policy-dir", str(folder), "--out", str(tmp_path / "values.yaml"))
+    assert done.returncode == 2 and "raw.githubusercontent.com:443 with purpose staging" in done.stderr
+    assert "never in the cluster's" in done.stderr and not (tmp_path / "values.yaml").exists()

@@ -65,9 +65,10 @@ def config_file(objects: list[dict[str, Any]], key: str) -> str:
     raise KeyError(key)
 
 
-def mounted_config(objects: list[dict[str, Any]], dest: Path) -> Path:
-    """The /etc/medhelm-local folder a medhelm-local pod sees, written under `dest` from its projected volume."""
-    volume = next(v for _, pod in pod_templates(objects) for v in pod["spec"]["volumes"] if v["name"] == "config")
+def mounted_config(objects: list[dict[str, Any]], dest: Path, component: str | None = None) -> Path:
+    """The /etc/medhelm-local folder a medhelm-local pod (of a component) sees, written under `dest`."""
+    volume = next(v for _, pod in pod_templates(objects) for v in pod["spec"]["volumes"] if v["name"] == "config"
+                  and component in (None, pod["metadata"]["labels"].get("app.kubernetes.io/component")))
     for source in volume["projected"]["sources"]:
         data = find(objects, "ConfigMap", source["configMap"]["name"])[0]["data"]
         for item in source["configMap"]["items"]:

@@ -10,7 +10,7 @@ filesystem, no service-account token). Called with a dict:
   data       "ro" | "rw" | "" (not mounted)
   results    "ro" | "rw" | ""
   audit      true: the audit volume
-  incoming   true: dataImport.sourceClaim read-only at /incoming
+  incoming   true: dataImport.sourceClaim read-only at /incoming, and staging.pub beside config.toml
   secrets    kek, apiKeys, viewerToken, signingKey: which secrets to mount
   viewer     true: the viewer's port and probes
 */}}
@@ -158,6 +158,9 @@ spec:
               items:
                 - {key: config.toml, path: config.toml}
                 - {key: networkpolicy.json, path: networkpolicy.json}
+                {{- if and .incoming $v.dataImport.stagingPublicKey }}
+                - {key: staging.pub, path: staging.pub}
+                {{- end }}
           - configMap:
               name: {{ $fullname }}-policy
               items:
