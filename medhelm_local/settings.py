@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     InitSettingsSource,
@@ -76,6 +76,31 @@ def default_data_root() -> Path:
     return _data_home() / "data"
 
 
+class Price(BaseModel):
+    """What a deployment costs: per million tokens in and out, or per GPU-hour (with the GPU count)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_per_million: float | None = Field(None, ge=0, description="Price of one million prompt tokens")
+    output_per_million: float | None = Field(None, ge=0, description="Price of one million generated tokens")
+    per_gpu_hour: float | None = Field(None, ge=0, description="Price of one GPU for one hour")
+    gpus: int = Field(1, ge=1, le=1024, description="GPUs serving the endpoint (with per_gpu_hour)")
+    currency: str = Field("USD", min_length=1, max_length=8, description="Shown beside costs; never converted")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Price:
+        tokens = self.input_per_million is not None or self.output_per_million is not None
+        if tokens == (self.per_gpu_hour is not None):
+            raise ValueError("give input_per_million and output_per_million, or per_gpu_hour (with gpus), not both "
+                             "and not neither")
+        return self
+
+    @property
+    def per_token(self) -> bool:
+        """True when priced by tokens (else by GPU time)."""
+        return self.per_gpu_hour is None
+
+
 class Deployment(BaseModel):
     """One OpenAI-compatible endpoint (vLLM, Ollama) that serves a model."""
 
@@ -90,6 +115,8 @@ class Deployment(BaseModel):
     max_retries: int = Field(3, ge=0, le=20, description="Retries on 429, 5xx, timeouts and dropped connections")
     max_reply_bytes: int = Field(8 << 20, ge=1024, le=1 << 30, description="A reply larger than this is stored as "
                                  "failed (reply_too_large) instead of read into memory")
+    price: Price | None = Field(None, description="What the endpoint costs (cost per run and per 1,000 instances); "
+                                "none: no cost is shown")
 
     @field_validator("base_url")
     @classmethod
@@ -120,6 +147,38 @@ class Deployment(BaseModel):
             ) from None
 
 
+class JuryJudge(BaseModel):
+    """One judge of a jury: a deployment, optionally with its own model name and request limit."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    deployment: str = Field(min_length=1, description="A deployment on the egress allowlist with purpose judge")
+    model: str | None = Field(None, description="Model name the server knows; default: the deployment's model")
+    max_concurrency: int | None = Field(None, ge=1, le=1024, description="Judge requests in flight at most; "
+                                        "default and cap: the deployment's max_concurrency")
+
+
+class Jury(BaseModel):
+    """A named jury: the judge deployments that rate open-ended answers by a benchmark's rubric."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    judges: list[str | JuryJudge] = Field(min_length=1, description="Judge deployments (names, or tables with "
+                                          "deployment, model, max_concurrency)")
+
+    @property
+    def members(self) -> list[JuryJudge]:
+        """Every judge as a JuryJudge."""
+        return [JuryJudge(deployment=j) if isinstance(j, str) else j for j in self.judges]
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Jury:
+        names = [j.deployment for j in self.members]
+        if len(set(names)) != len(names):
+            raise ValueError("a judge deployment is listed twice")
+        return self
+
+
 class Settings(BaseSettings):
     """Everything medhelm-local reads from its environment. Each field has a help line."""
 
@@ -147,6 +206,12 @@ class Settings(BaseSettings):
                                      "connections); default ~/.local/share/medhelm-local/audit.duckdb")
     signing_key_file: Path | None = Field(None, description="Export signing key (Ed25519, sealed under the KEK), "
                                           "made by `medhelm-local keys signing-init`")
+    juries: dict[str, Jury] = Field(default_factory=dict, description="LLM juries by name: the judge deployments "
+                                    "that rate open-ended answers")
+    jury: str | None = Field(None, description="The jury `run` and `judge` use unless --jury names another; none: "
+                             "jury-scored benchmarks stay unjudged until `medhelm-local judge`")
+    judge_map: dict[str, str] = Field(default_factory=dict, description="MedHELM judge names (in a jury_config_path "
+                                      "file) -> the local judge deployments that stand in for them")
 
     @classmethod
     def settings_customise_sources(

@@ -16,6 +16,7 @@ from medhelm_local.cli import (
     catalog_cmd,
     data_cmd,
     export_cmd,
+    judge_cmd,
     policy_cmd,
     redact_cmd,
     run_cmd,
@@ -92,6 +93,7 @@ def _set_up_logging(settings: Settings) -> None:
 
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
+judge_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
 data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)

@@ -195,4 +195,4 @@ def outcome_json(o: RunOutcome) -> dict[str, Any]:
     """One run's outcome as plain data."""
     return {"run": asdict(o.summary), "aggregates": [aggregate_dict(a) for a in o.aggregates],
             "sent": o.sent, "reused": o.reused, "failed_now": o.failed_now, "all_failed": o.all_failed,
-            "wall_s": round(o.wall_s, 3)}
+            "wall_s": round(o.wall_s, 3), "judging": o.judging}

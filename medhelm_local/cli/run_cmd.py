@@ -9,6 +9,7 @@ from pathlib import Path
 
 import typer
 
+from medhelm_local.annotate.runs import JudgingPlan, plan_judging
 from medhelm_local.cli import STARTED
 from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
@@ -39,6 +40,15 @@ def _report_failures(outcomes: list[RunOutcome], quiet: bool) -> None:
             where=", ".join(o.summary.run_id for o in dead),
             fix="see the reasons with `medhelm-local show RUN_ID --failed` (often a model name the server does "
                 "not offer, or prompts longer than its context); fix it and run the same command again")
+
+
+def _report_unjudged(judging: JudgingPlan, suite: str, quiet: bool) -> None:
+    """Say which jury-scored runs were left unjudged (pending, never imputed) and how to judge them."""
+    if judging.unjudged and not quiet:
+        err.print(f"[yellow]{len(judging.unjudged)} run(s) are scored by an LLM jury and no jury is configured: their "
+                  "answers are stored unjudged and the jury score is pending (never imputed). Declare [juries.NAME] "
+                  f"(judge deployments) and jury = \"NAME\" in your config, then run `medhelm-local judge {suite}`.[/]",
+                  soft_wrap=True)
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -76,6 +86,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         data_root: Path | None = typer.Option(None, "--data-root", help="Folder of benchmark datasets."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table; exit code only."),
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
+        jury: str | None = typer.Option(None, "--jury", help="The jury that rates jury-scored benchmarks, judging "
+                                                             "as answers arrive (default: the jury setting)."),
     ) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
@@ -97,19 +109,23 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         kek = load_kek(settings)
         allowlist = allowlist_for(settings)
         planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+        judging = plan_judging(planned, settings, allowlist, jury)
+        for warning in judging.warnings:
+            err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
         path = store_path_for(settings, suite_name, store, part)
         handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit, streaming=True)
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:
             progress = NoProgress() if (quiet or as_json) else BarProgress()
-            outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress)
+            outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress, judging.judged)
         finally:
             closing = time.perf_counter()
             handle.close()
             log.info("store %s closed in %.3f s", path.name, time.perf_counter() - closing)
         if as_json:
             print_json({"store": str(path), "runs": [outcome_json(o) for o in outcomes],
-                        "failed": sum(o.summary.n_failed for o in outcomes)})
+                        "failed": sum(o.summary.n_failed for o in outcomes), "unjudged": judging.unjudged})
         elif not quiet:
             out.print(results_table(outcomes, title=f"Suite {suite_name} ({path})"))
+        _report_unjudged(judging, suite_name, quiet or as_json)
         _report_failures(outcomes, quiet)

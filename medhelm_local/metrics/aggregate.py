@@ -162,6 +162,9 @@ _BY_KIND: dict[str, Callable[[Metric, int, Sequence[ScoreRow], int], Aggregate]]
 
 def summarise(spec: Metric, n_instances: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
     """One metric over a run by its declared aggregation; failed scorers count as failed instances."""
+    if spec.aggregator is not None:  # its own way over a run (the jury reads its failed rows too)
+        found: Aggregate = spec.aggregator(spec, n_instances, rows, n_failed_requests)
+        return found
     scored = [r for r in rows if r.ok]
     n_failed = n_failed_requests + (len(rows) - len(scored))
     return _BY_KIND[spec.aggregation](spec, n_instances, scored, n_failed)

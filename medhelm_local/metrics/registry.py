@@ -28,7 +28,13 @@ from medhelm_local.records import Instance, TaskType
 
 Direction = Literal["higher", "lower"]
 Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
-Aggregation = Literal["mean", "macro_f1", "micro_f1"]
+# Per-instance aggregations read each instance's score; the others are run-level figures computed
+# from the stored rows when a run (or a judge pass) finishes (store/run_figures.py).
+Aggregation = Literal["mean", "macro_f1", "micro_f1", "jury", "agreement", "calibration", "efficiency", "cost",
+                      "robustness"]
+PER_INSTANCE: frozenset[str] = frozenset({"mean", "macro_f1", "micro_f1", "jury"})
+# What a metric tells a reader: the quality of answers, or something about the run (for grouping in reports).
+Family = Literal["quality", "agreement", "calibration", "robustness", "efficiency", "cost"]
 
 ALL_TASKS = frozenset(TaskType)
 CHOICE_TASKS = frozenset({TaskType.MULTIPLE_CHOICE})
@@ -89,10 +95,20 @@ class Metric:
     aggregation: Aggregation
     follows: str  # the rule it follows: a published reference, or this project's documented improvement
     description: str
-    scorer: Scorer | None  # None for metrics another stage fills in (the jury)
+    scorer: Scorer | None  # None for metrics another stage fills in (the jury) and run-level figures
     # Benchmark-specific metrics read fields only one reader gives its instances (MedCalc's limits,
     # MEDEC's error sentence): they apply only to benchmarks read by these readers. Empty: any.
     readers: frozenset[str] = frozenset()
+    family: Family = "quality"
+    unit: str | None = None  # of a run-level figure: "s", "tokens", "tokens/s", "currency"
+    # A per-instance metric with its own way over a run (the jury: failures per judge, agreement):
+    # (metric, n instances, every score row, failed requests) -> Aggregate.
+    aggregator: Callable[..., Any] | None = None
+
+    @property
+    def per_instance(self) -> bool:
+        """True for metrics with a value per instance (cards may name them); False for run-level figures."""
+        return self.aggregation in PER_INSTANCE
 
     @property
     def higher_is_better(self) -> bool:
@@ -175,7 +191,7 @@ def get(name: str, *, where: str = "metric name") -> Metric:
 def usable(task_type: TaskType, reader: str | None) -> list[str]:
     """Metrics a benchmark of this task type, read by this reader (None: a card's own file), can name."""
     return [m.name for m in all_metrics().values()
-            if m.applies_to(task_type) and (not m.readers or reader in m.readers)]
+            if m.per_instance and m.applies_to(task_type) and (not m.readers or reader in m.readers)]
 
 
 def check_metrics(metric_names: Iterable[str], task_type: TaskType, *, where: str,
@@ -184,6 +200,10 @@ def check_metrics(metric_names: Iterable[str], task_type: TaskType, *, where: st
     checked = []
     for name in metric_names:
         spec = get(name, where=where)
+        if not spec.per_instance:
+            raise ConfigError(f"'{name}' is a run-level figure, computed for every run it applies to; a card names "
+                              "metrics scored per instance", where=where,
+                              fix=f"remove it; use one of: {', '.join(usable(task_type, reader))}")
         fits = spec.applies_to(task_type) and (not spec.readers or reader in spec.readers)
         if not fits:
             why = (f"it reads fields only the {', '.join(sorted(spec.readers))} data has" if spec.applies_to(task_type)

@@ -33,16 +33,19 @@ class PolicyAllowlist(Allowlist):
     """An Allowlist built from egress.yaml, which knows its file and the configured endpoints it refuses."""
 
     def __init__(self, pairs: Iterable[tuple[str, int]], source: Path | None = None,
-                 deployments: Mapping[str, Deployment] | None = None) -> None:
+                 deployments: Mapping[str, Deployment] | None = None,
+                 purposes: Mapping[tuple[str, int], str] | None = None) -> None:
         super().__init__(pairs)
         self.source = source
+        self.purposes = {(canonical_host(h), p): why for (h, p), why in (purposes or {}).items()}
         self.unlisted = tuple(Unlisted(f"deployment {name}", canonical_host(dep.host_port[0]), dep.host_port[1])
                               for name, dep in sorted((deployments or {}).items()) if not self.permits(*dep.host_port))
 
     @classmethod
     def from_policy(cls, policy: Policy, settings: Settings) -> PolicyAllowlist:
         """The policy's endpoints; configured deployments outside them are noted in `unlisted`, not added."""
-        return cls([(e.host, e.port) for e in policy.egress.allow], policy.path_of("egress.yaml"), settings.deployments)
+        return cls([(e.host, e.port) for e in policy.egress.allow], policy.path_of("egress.yaml"), settings.deployments,
+                   {(e.host, e.port): e.purpose for e in policy.egress.allow})
 
     @classmethod
     def deny_all(cls) -> PolicyAllowlist:
@@ -64,6 +67,18 @@ class PolicyAllowlist(Allowlist):
             fix=f"if {host}:{port} is inside your network, add it to {self.where()} under allow (host, port, "
                 "purpose, why) and have the change reviewed; `medhelm-local policy check` shows the result",
         )
+
+    def require_judge(self, name: str, deployment: Deployment) -> None:
+        """Raise EgressRefusedError unless a judge deployment's endpoint is listed with purpose `judge`."""
+        self.require(name, deployment)
+        host, port = deployment.host_port
+        purpose = self.purposes.get((canonical_host(host), port))
+        if purpose != "judge":
+            raise EgressRefusedError(
+                f"judge deployment '{name}' ({host}:{port}) is on the egress allowlist with purpose {purpose}, not "
+                "judge, so it may not judge", where=self.where(),
+                fix=f"if {host}:{port} serves a judge model, set its purpose to judge in {self.where()} (a judge "
+                    "endpoint may also serve models under evaluation) and have the change reviewed")
 
 
 def allowlist_for(settings: Settings) -> PolicyAllowlist:

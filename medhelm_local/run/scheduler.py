@@ -9,6 +9,11 @@ scored and written, so memory does not grow with the number of instances.
 Every completion and its scores are committed together as soon as they exist, so a run killed at
 any point resumes where it stopped: instances with a successful completion are never requested
 again. Failed requests are stored with their reason and retried on resume.
+
+Runs with a jury overlap judging with generation: each answer, once stored, is queued to the
+judges' own deployments (`annotate.judging.JudgePool`, each judge with its own limit), and answers
+an earlier invocation stored but no judge rated yet are queued too. Jury scores are derived from
+the stored ratings when everything has finished.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
+from medhelm_local.annotate.store import Pending, pending_judgings
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
@@ -52,6 +59,7 @@ class RunOutcome:
     reused: int
     wall_s: float
     failed_now: int = 0  # requests that failed in this invocation
+    judging: dict[str, dict[str, int]] | None = None  # judge -> {"rated", "failed"} sent in this invocation
 
     @property
     def all_failed(self) -> bool:
@@ -139,21 +147,32 @@ class _Suite:
     """One invocation's runs on their deployments."""
 
     def __init__(self, runs: list[_Run], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
-                 progress: Progress) -> None:
+                 progress: Progress, judged: dict[str, JudgedRun] | None = None,
+                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None) -> None:
         self.runs = runs
         self.writer = writer
         self.progress = progress
         self.allowlist = allowlist
         self.concurrency = concurrency
         self.clients: dict[str, ModelClient] = {}
+        self.judged = judged or {}
+        self.owed = owed or {}  # ratings an earlier invocation's answers still need
+        self.store = store
+        self.pool: JudgePool | None = None
+        self.generating: list[str] = []  # deployments that answer runs (judges may share their clients)
 
     def _open_clients(self) -> None:
-        """One client per deployment (built inside the event loop, which aiohttp needs)."""
+        """One client per deployment (built inside the event loop, which aiohttp needs); judges share them."""
         for run in self.runs:
             name = run.plan.entry.deployment
             if name not in self.clients:
                 self.clients[name] = ModelClient(run.plan.deployment, run.plan.entry.model, self.allowlist,
                                                  self.concurrency)
+        self.generating = list(self.clients)
+        if self.judged:
+            self.pool = JudgePool(self.writer, self.allowlist, self.clients)
+            for judged in self.judged.values():
+                self.pool.add(judged.jury)
 
     async def produce(self, run: _Run, queue: asyncio.Queue[Work]) -> None:
         """Stream the run's instances into its deployment's queue, writing instance and request rows per batch."""
@@ -197,6 +216,11 @@ class _Suite:
             run.finished += 1
             run.settle()
             self.progress.advance(run.index, completion.ok)
+            judged = self.judged.get(run_id)
+            if judged is not None and completion.ok and self.pool is not None:
+                # Waits while the judges' queues are full: generation never runs far ahead of judging.
+                reference = inst.correct_references[0].text if inst.correct_references else ""
+                await self.pool.submit(judged, JudgeItem(inst.id, inst.input, reference, completion.text or ""))
 
     async def execute(self) -> None:
         """Check every endpoint answers, then run everything; the first error stops all of it."""
@@ -204,8 +228,15 @@ class _Suite:
         try:
             await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
             async with asyncio.TaskGroup() as group:
-                for name, client in self.clients.items():
-                    group.create_task(self._deployment(name, client))
+                if self.pool is not None:
+                    self.pool.start(group)
+                work = [group.create_task(self._deployment(name, self.clients[name])) for name in self.generating]
+                if self.pool is not None and self.store is not None:
+                    work += [group.create_task(self.pool.feed_stored(self.store.con, judged, self.owed[run_id]))
+                             for run_id, judged in self.judged.items() if self.owed.get(run_id)]
+                await asyncio.gather(*work)
+                if self.pool is not None:
+                    await self.pool.finish()
         except BaseExceptionGroup as grouped:
             raise _first(grouped) from None
         finally:
@@ -220,6 +251,18 @@ class _Suite:
             await asyncio.gather(*(self.produce(run, queue) for run in mine))
             for _ in workers:
                 await queue.put(None)
+
+
+def _judging_sent(pool: JudgePool | None, run_id: str) -> dict[str, dict[str, int]] | None:
+    """Per judge, the ratings this invocation requested for a run and how they ended."""
+    if pool is None:
+        return None
+    sent: dict[str, dict[str, int]] = {}
+    for (rid, judge, ok), count in pool.outcomes.items():
+        if rid == run_id:
+            counts = sent.setdefault(judge, {"rated": 0, "failed": 0})
+            counts["rated" if ok else "failed"] += count
+    return sent
 
 
 def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -245,7 +288,8 @@ def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concur
                    scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
                    deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
                    settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
-                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None},
+                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
+                             "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
                    benchmark={"name": bench.name, "display_name": bench.display_name,
                               "task_type": bench.task_type.value, "subcategory": bench.subcategory,
                               "category": bench.spec.card.taxonomy.category, "access": bench.access,
@@ -258,13 +302,19 @@ def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concur
 
 
 def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
-            concurrency: int | None = None, progress: Progress | None = None) -> list[RunOutcome]:
-    """Run every planned entry into the store at once, then summarise and record each run's aggregates."""
+            concurrency: int | None = None, progress: Progress | None = None,
+            judged: dict[str, JudgedRun] | None = None) -> list[RunOutcome]:
+    """Run every planned entry into the store at once (judging the runs in `judged` as answers arrive), then
+    summarise and record each run's aggregates."""
     progress = progress or NoProgress()
     runs = _start(planned, store, suite, concurrency)
+    judged = judged or {}
+    # Before anything new is stored: the answers earlier invocations left for the judges.
+    owed = {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
+            for run_id, j in judged.items()}
     progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
     writer = StoreWriter(store)
-    suite_run = _Suite(runs, writer, allowlist, concurrency, progress)
+    suite_run = _Suite(runs, writer, allowlist, concurrency, progress, judged, owed, store)
     try:
         asyncio.run(suite_run.execute())
     finally:
@@ -274,13 +324,20 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
         finally:
             progress.finish()
         log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
+    from medhelm_local.annotate.runs import finish_judged  # here: annotate.runs plans runs with run.plan
+    from medhelm_local.store.run_figures import refresh_robustness
+
+    for judged_run in judged.values():
+        finish_judged(store, judged_run)
     outcomes = []
     for run in runs:
         aggregates = compute_aggregates(store.con, run.plan.run_id)
         store_aggregates(store.con, run.plan.run_id, aggregates)
+        refresh_robustness(store.con, run.plan.run_id)
         summary = get_run(store.con, run.plan.run_id)
         wall = (run.finished_at or time.perf_counter()) - run.started
         log.info("run %s: sent %d, reused %d, ok %d, failed %d, %.3f s", run.plan.run_id, run.sent,
                  len(run.done), summary.n_ok, summary.n_failed, wall)
-        outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now))
+        outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now,
+                                   _judging_sent(suite_run.pool, run.plan.run_id)))
     return outcomes

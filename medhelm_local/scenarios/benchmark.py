@@ -14,20 +14,32 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.records import Instance, Prompt, Score, TaskType
 from medhelm_local.scenarios.card import Card, CardArg, template_fields
+
+if TYPE_CHECKING:
+    from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
+from medhelm_local.scenarios.perturbation import PERTURBATIONS, perturb
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
 
 # Run-entry arguments every benchmark takes, as in MedHELM's confs (e.g. num_output_tokens=4000
 # for reasoning models).
-COMMON_ARGS = {"num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens")}
+COMMON_ARGS = {
+    "num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens"),
+    "perturbation": CardArg(help="Perturb each input (robustness): " + ", ".join(PERTURBATIONS),
+                            choices=list(PERTURBATIONS)),
+    "perturbation_seed": CardArg(help="Seed of the perturbation (a whole number; default 0)"),
+    "jury_config_path": CardArg(help="MedHELM's jury file: its judges, mapped to local judge deployments "
+                                     "(setting judge_map), rate this run"),
+}
 DUPLICATES_SHOWN = 5
 _READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError)
 
@@ -85,13 +97,23 @@ class BenchmarkSpec:
         return Benchmark(self, args)
 
     @cached_property
+    def rubric(self) -> Rubric | None:
+        """The rubric the jury rates this benchmark's answers by (None: no jury metric)."""
+        if self.card.rubric is None:
+            return None
+        from medhelm_local.annotate.rubric import load_rubric  # rubrics load only for jury benchmarks
+
+        return load_rubric(self.card.rubric, self.path.parent, where=f"benchmark card {self.path}, field rubric")
+
+    @cached_property
     def reader_name(self) -> str | None:
         """The reader hook for a published layout; None for a card with its own data file."""
         return self.card.data.reader
 
 
 def _satisfied(needs: frozenset[Need], args: Mapping[str, str], available: frozenset[Need]) -> bool:
-    have = {"reference", "options", "labels", "tolerance", *available}
+    # A judge is always satisfiable: without a jury the jury metric stays unjudged (pending), never dropped.
+    have = {"reference", "options", "labels", "tolerance", "judge", *available}
     if "db" in args:
         have.add("database")
     return needs <= have
@@ -131,6 +153,7 @@ class Benchmark:
             if key in args and arg.choices is not None and args[key] not in arg.choices:
                 raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
                                     fix=f"use one of: {', '.join(arg.choices)}")
+        self._check_perturbation(args, where)
         if "num_output_tokens" in args:
             value = args["num_output_tokens"]
             if not value.isdigit() or not 0 < int(value) <= 1_000_000:
@@ -141,6 +164,19 @@ class Benchmark:
             if check is not None:
                 check(args)
         return args
+
+    def _check_perturbation(self, args: dict[str, str], where: str) -> None:
+        name = args.get("perturbation")
+        if name is not None and name not in PERTURBATIONS:
+            raise RunEntryError(f"there is no perturbation '{name}'", where=where,
+                                fix=f"use one of: {', '.join(PERTURBATIONS)}")
+        if name == "option_order" and self.task_type is not TaskType.MULTIPLE_CHOICE:
+            raise RunEntryError(f"perturbation=option_order reorders options, and {self.name} has none", where=where,
+                                fix=f"use one of: {', '.join(p for p in PERTURBATIONS if p != 'option_order')}")
+        seed = args.get("perturbation_seed")
+        if seed is not None and (name is None or not seed.isdigit()):
+            raise RunEntryError(f"perturbation_seed={seed} needs perturbation=NAME and a whole number", where=where,
+                                fix="write e.g. perturbation=typos,perturbation_seed=1")
 
     def _resolve_metrics(self, available: frozenset[Need]) -> list[Metric]:
         preferences, also = self.card.metric_names
@@ -154,9 +190,29 @@ class Benchmark:
                                   fix="add task.tolerance, e.g. tolerance: {relative: 0.05}")
             if "labels" in spec.needs and not task.labels:
                 raise ConfigError(f"metric '{spec.name}' needs task.labels", where=where, fix="list the label set")
+            if "judge" in spec.needs:
+                self._check_rubric(spec, where)
         main = next((m for m in mains if _satisfied(m.needs, self.args, available)), mains[-1])
         rest = [m for m in [*mains, *others] if m is not main and _satisfied(m.needs, self.args, available)]
         return [main, *dict.fromkeys(rest)]
+
+    def _check_rubric(self, spec: Metric, where: str) -> None:
+        """A jury metric needs a rubric on the metric's scale."""
+        if self.card.rubric is None:
+            from medhelm_local.annotate.rubric import shipped
+
+            raise ConfigError(f"metric '{spec.name}' is rated by a jury, which needs a rubric", where=where,
+                              fix=f"add rubric: NAME (one of: {', '.join(shipped())}) or rubric: FILE.yaml")
+        rubric = self.spec.rubric
+        if rubric is not None and (rubric.scale.min, rubric.scale.max) != (spec.lower, spec.upper):
+            raise ConfigError(f"the rubric's scale is {rubric.scale.min}-{rubric.scale.max}, and {spec.name} is on "
+                              f"{spec.lower:g}-{spec.upper:g}", where=where,
+                              fix=f"give the rubric scale: {{min: {spec.lower:g}, max: {spec.upper:g}}}")
+
+    @property
+    def judged(self) -> bool:
+        """True when a jury rates this benchmark (one of its metrics needs a judge)."""
+        return any("judge" in m.needs for m in self.metrics)
 
     def _scoring_context(self) -> ScoringContext:
         """What the metrics need to know about this benchmark beyond each instance (one per benchmark:
@@ -209,8 +265,12 @@ class Benchmark:
         seen: set[str] = set()
         duplicates: list[str] = []
         count = 0
+        perturbation = self.args.get("perturbation")
+        seed = int(self.args.get("perturbation_seed", "0"))
         try:
             for instance in self._read(paths, self.args):
+                if perturbation is not None:
+                    instance = perturb(instance, perturbation, seed, self.task_type)
                 if instance.id in seen:
                     duplicates.append(instance.id)
                     continue

@@ -4,7 +4,8 @@ A card says what the benchmark is (name, description, access level, taxonomy pla
 licence, citation), where its data is (a CSV/JSONL/Parquet file beside the card, or a dataset
 folder in the data root read by a named reader hook for a published format), the task (type,
 labels, tolerance), the prompt (instructions, template, nouns, system prompt, few-shot examples,
-length), the metrics (from the metric registry, main first) and the run-entry arguments it takes.
+length), the metrics (from the metric registry, main first), the rubric its LLM jury rates by, and
+the run-entry arguments it takes.
 Cards are checked strictly: an unknown field, a bad value, an unknown metric or one that cannot
 score the task is an error naming the field and its line.
 """
@@ -168,6 +169,8 @@ class Card(_Strict):
     metric: str | None = Field(None, description="Format 1: the main metric (format 2: metrics.main)")
     metrics: CardMetrics | None = None
     args: dict[str, CardArg] = Field(default_factory=dict)
+    rubric: str | None = Field(None, description="What the LLM jury rates (jury_score): a shipped rubric's name, e.g. "
+                               "clinical_note, or a rubric file relative to the card")
     notes: str | None = Field(None, description="How this benchmark differs from MedHELM's, for `benchmarks show`")
 
     @model_validator(mode="after")

@@ -41,6 +41,8 @@ def load_spec(path: Path, builtin: bool = False) -> BenchmarkSpec:
     if card.data.reader is not None:
         get_reader(card.data.reader, f"{path}, line {doc.line_of(('data', 'reader'))}")
     spec = BenchmarkSpec(card, path, builtin=builtin)
+    if card.rubric is not None:
+        _ = spec.rubric  # a rubric that does not load is an error naming the rubric file and line
     line = doc.line_of(("metrics",)) or doc.line_of(("metric",))
     try:
         spec.create()  # checks the metrics against the registry and the task

@@ -117,7 +117,8 @@ def run_metric_names(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
 
 
 def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
-    """Every metric of a run from its per-instance scores, by the metric's declared aggregation.
+    """Every metric of a run from its per-instance scores, by the metric's declared aggregation, then the
+    run-level figures (efficiency, cost, calibration, agreement, robustness: `store.run_figures`).
 
     Means are computed from a column of values fetched as one array (a 100,000-instance run stays
     small); run-level figures (macro-F1) read each instance's recorded detail.
@@ -140,7 +141,9 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
             "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
             [run_id, metric]).fetchall()]
         aggregates.append(summarise(spec, n, rows, n_failed))
-    return aggregates
+    from medhelm_local.store.run_figures import compute_figures  # run-level figures (latency, cost, calibration)
+
+    return aggregates + compute_figures(con, run_id)
 
 
 def store_aggregates(con: duckdb.DuckDBPyConnection, run_id: str, aggregates: Iterable[Aggregate]) -> None:

@@ -90,8 +90,9 @@ class StoreWriter:
     def put_group(self, rows: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
         """Queue rows of several tables (a completion and its scores) to commit in one transaction.
 
-        A row for the table name `-TABLE` is a (run_id, instance_id) whose existing rows in TABLE are
-        deleted first, in the same transaction (a failed completion replaced by its retry).
+        A row for the table name `-TABLE` is a prefix of TABLE's key, (run_id, instance_id, ...), whose
+        existing rows are deleted first, in the same transaction (a failed completion replaced by its
+        retry, one judge's failed rating replaced by its retry).
         Raises if the writer has already failed, so a run stops early.
         """
         if self._error is not None:
@@ -144,9 +145,11 @@ class StoreWriter:
         self._cursor.execute("BEGIN")
         try:
             for table in WRITTEN:
-                for run_id, instance_id in by_table.get(f"-{table}", ()):
-                    self._cursor.execute(f"DELETE FROM {ALIAS}.{table} WHERE run_id = ? AND instance_id = ?",
-                                         [run_id, instance_id])
+                for key in by_table.get(f"-{table}", ()):
+                    # A prefix of the table's key: (run, instance) drops an instance's rows; a longer one
+                    # (run, instance, jury, judge) drops one judge's rating.
+                    match = " AND ".join(f"{column} = ?" for column in declared(table).key[:len(key)])
+                    self._cursor.execute(f"DELETE FROM {ALIAS}.{table} WHERE {match}", list(key))
             for table in WRITTEN:
                 if by_table.get(table):
                     insert_rows(self._cursor, table, by_table[table])

@@ -1,0 +1,112 @@
+"""Read a judge's reply into ratings, defensively; what cannot be read is a failure with its reason.
+
+Judges are asked for `{criterion: {"explanation": "...", "score": N}}`, and the server's structured
+output usually enforces it, but a reply is read as loosely as is safe: the JSON object may sit in a
+code fence or before trailing text, keys may differ in case, a score may be a string ("4", "4/5")
+or a bare number instead of an object. What is never accepted: a reply with no JSON object
+(`unparseable`), a score that is not a whole point of the scale (`out_of_range`), a criterion
+without a score (`missing_criterion`). Nothing is guessed for them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from medhelm_local.annotate.rubric import Rubric
+
+# Failures that are the judge's answer (sending it again gets the same): kept on a rerun. Transport
+# failures (unreachable, timeout, http_NNN, ...) are retried on a rerun.
+CONTENT_FAILURES = frozenset({"unparseable", "out_of_range", "missing_criterion"})
+_SHOWN = 200  # characters of an unreadable reply kept in the (encrypted) store, to diagnose a judge
+_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+|out of \d+|points?)?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reply said: ratings per criterion, or why it cannot be used (with any criteria it did rate)."""
+
+    ratings: dict[str, dict[str, Any]] = field(default_factory=dict)  # {criterion: {"score": n, "explanation": s}}
+    error_type: str | None = None
+    error_message: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when every criterion has a score on the scale."""
+        return self.error_type is None
+
+    @property
+    def mean(self) -> float | None:
+        """The judge's mean over its criteria (None when the reply cannot be used)."""
+        if not self.ok or not self.ratings:
+            return None
+        return sum(float(r["score"]) for r in self.ratings.values()) / len(self.ratings)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in the text (inside a code fence or before trailing text), or None."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def _score(value: Any) -> float | None:
+    """A score as a number: ints, floats and numeric strings ("4", "4/5", "4 out of 5"); else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        match = _NUMBER.match(value)
+        return float(match.group(1)) if match else None
+    return None
+
+
+def _entry(value: Any) -> tuple[Any, str]:
+    """(raw score, explanation) from a criterion's value: an object, or a bare score."""
+    if isinstance(value, dict):
+        lowered = {str(k).lower(): v for k, v in value.items()}
+        raw = lowered.get("score", lowered.get("rating"))
+        explanation = lowered.get("explanation", lowered.get("reason", lowered.get("reasoning", "")))
+        return raw, explanation if isinstance(explanation, str) else json.dumps(explanation)
+    return value, ""
+
+
+def read_reply(text: str, rubric: Rubric) -> Reading:
+    """The ratings in one judge reply, or the failure and its reason."""
+    found = _json_object(text)
+    if found is None:
+        shown = " ".join(text.split())[:_SHOWN]
+        return Reading(error_type="unparseable", error_message=f"the reply holds no JSON object: {shown!r}")
+    by_name = {str(k).strip().lower(): v for k, v in found.items()}
+    low, high = rubric.scale.min, rubric.scale.max
+    ratings: dict[str, dict[str, Any]] = {}
+    problems: list[tuple[str, str]] = []
+    for criterion in rubric.criterion_names:
+        if criterion not in by_name:
+            problems.append(("missing_criterion", f"no rating for {criterion}"))
+            continue
+        raw, explanation = _entry(by_name[criterion])
+        score = _score(raw)
+        if score is None:
+            kind = "missing_criterion" if raw in (None, "") else "unparseable"
+            problems.append((kind, f"{criterion}: the score {str(raw)[:20]!r} is not a number"))
+        elif score != int(score) or not low <= score <= high:
+            problems.append(("out_of_range", f"{criterion}: {score:g} is not a whole point from {low} to {high}"))
+        else:
+            ratings[criterion] = {"score": int(score), "explanation": explanation}
+    if problems:
+        # The first kind names the row; every problem is in the message.
+        return Reading(ratings, problems[0][0], "; ".join(message for _, message in problems))
+    return Reading(ratings)

@@ -1,0 +1,176 @@
+"""Which runs a jury rates, and the resumable judge pass over a suite's stored answers.
+
+`plan_judging` (for `run`): each planned run whose benchmark has a jury metric gets the jury named
+by its `jury_config_path` argument (MedHELM's), else the command's (`--jury`, else the `jury`
+setting). A jury benchmark with no jury runs anyway: its answers are stored unjudged, its jury
+score counted as pending (never imputed), and `medhelm-local judge SUITE` rates them later.
+`judge_runs` (for `judge`): the same for stored runs, then every owed (instance, judge) rating is
+requested, each pass sending only what earlier passes did not store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import duckdb
+
+from medhelm_local.annotate.judging import JudgedRun, JudgePool
+from medhelm_local.annotate.jury import MEDHELM_PREFIX, ResolvedJury, resolve_jury, self_judging
+from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, record_jury
+from medhelm_local.errors import ConfigError, MedhelmError
+from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.records import Aggregate
+from medhelm_local.run.plan import PlannedRun
+from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.scenarios import create
+from medhelm_local.settings import Settings
+from medhelm_local.store.database import StoreHandle
+from medhelm_local.store.queries import compute_aggregates, store_aggregates
+from medhelm_local.store.run_figures import refresh_robustness
+from medhelm_local.store.writer import StoreWriter
+
+
+@dataclass
+class JudgingPlan:
+    """The juries of a run command: per run id its jury and rubric; jury runs left unjudged; warnings."""
+
+    judged: dict[str, JudgedRun] = field(default_factory=dict)
+    unjudged: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _jury_for(args: dict[str, str], settings: Settings, allowlist: PolicyAllowlist, name: str | None,
+              cache: dict[str, ResolvedJury | None]) -> ResolvedJury | None:
+    """--jury if given, else the entry's jury_config_path (MedHELM's), else the `jury` setting; resolved once."""
+    key = name or (f"{MEDHELM_PREFIX}{args['jury_config_path']}" if "jury_config_path" in args else None)
+    if (key or "") not in cache:
+        cache[key or ""] = resolve_jury(settings, allowlist, key)
+    return cache[key or ""]
+
+
+def plan_judging(planned: Sequence[PlannedRun], settings: Settings, allowlist: PolicyAllowlist,
+                 jury: str | None) -> JudgingPlan:
+    """Resolve the jury of every planned run that needs one (every judge checked before anything is sent)."""
+    plan, cache = JudgingPlan(), dict[str, ResolvedJury | None]()
+    for index, run in enumerate(planned):
+        if not run.benchmark.judged:
+            continue
+        resolved = _jury_for(dict(run.entry.args), settings, allowlist, jury, cache)
+        rubric = run.benchmark.spec.rubric
+        if resolved is None or rubric is None:
+            plan.unjudged.append(run.run_id)
+            continue
+        plan.judged[run.run_id] = JudgedRun(run.run_id, resolved, rubric, index)
+        plan.warnings += self_judging(resolved, run.entry.deployment, run.model_name)
+    plan.warnings = list(dict.fromkeys(plan.warnings))
+    return plan
+
+
+def stored_judging(con: duckdb.DuckDBPyConnection, settings: Settings, allowlist: PolicyAllowlist, jury: str | None,
+                   run_ids: Sequence[str] | None = None) -> tuple[list[JudgedRun], list[str]]:
+    """The stored runs (all, or those named) whose benchmark has a jury metric, with their juries; warnings."""
+    rows = con.execute("SELECT run_id, scenario, scenario_args, model, deployment FROM runs "
+                       "ORDER BY suite, scenario, model, run_id").fetchall()
+    known = {r[0] for r in rows}
+    missing = sorted(set(run_ids or ()) - known)
+    if missing:
+        raise ConfigError(f"no run with id {', '.join(missing)} in this store", where="--run",
+                          fix="list run ids with `medhelm-local runs list`")
+    runs: list[JudgedRun] = []
+    warnings: list[str] = []
+    cache: dict[str, ResolvedJury | None] = {}
+    for run_id, scenario, args_json, model, deployment in rows:
+        if run_ids and run_id not in run_ids:
+            continue
+        args = json.loads(args_json or "{}")
+        benchmark = create(scenario, args)
+        if not benchmark.judged or benchmark.spec.rubric is None:
+            if run_ids:
+                raise ConfigError(f"run {run_id} ({scenario}) has no jury metric, so there is nothing to judge",
+                                  where="--run",
+                                  fix="name runs of jury-scored benchmarks (`benchmarks list` shows them)")
+            continue
+        resolved = _jury_for(args, settings, allowlist, jury, cache)
+        if resolved is None:
+            raise ConfigError("no jury is configured, so nothing can be judged", where="--jury / setting jury",
+                              fix="declare [juries.NAME] with judges = [...] (judge deployments with purpose judge on "
+                                  "the egress allowlist) and set jury = \"NAME\", or pass --jury NAME")
+        runs.append(JudgedRun(run_id, resolved, benchmark.spec.rubric, len(runs)))
+        warnings += self_judging(resolved, deployment, settings.deployments[deployment].model or model
+                                 if deployment in settings.deployments else model)
+    return runs, list(dict.fromkeys(warnings))
+
+
+def finish_judged(store: StoreHandle, run: JudgedRun) -> int:
+    """Record the run's jury (and its judges' prices) and derive its per-instance jury scores from the ratings."""
+    prices = {j.name: j.deployment.price.model_dump() if j.deployment.price else None for j in run.jury.judges}
+    record_jury(store.con, run.run_id, run.jury.name, prices)
+    return derive_jury_scores(store.con, run.run_id, run.jury.name, run.jury.judge_names)
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """One run after a judge pass: requests sent per judge and how they ended, and the run's aggregates."""
+
+    run_id: str
+    jury: str
+    sent: dict[str, dict[str, int]]  # judge -> {"rated": n, "failed": n} in this pass
+    aggregates: list[Aggregate]
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The error to report from a task group: a user-facing one if any."""
+    if isinstance(error, BaseExceptionGroup):
+        leaves = [_leaf(e) for e in error.exceptions]
+        return next((e for e in leaves if isinstance(e, MedhelmError)), leaves[0])
+    return error
+
+
+def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyAllowlist, retry_content: bool = False,
+               progress: Progress | None = None) -> list[JudgeOutcome]:
+    """Request every rating the runs' juries still owe, store each as it comes, then derive and aggregate."""
+    progress = progress or NoProgress()
+    owed = {r.run_id: pending_judgings(store.con, r.run_id, r.jury.name, r.jury.judge_names, retry_content)
+            for r in runs}
+    progress.start([(f"judging {r.run_id}", sum(len(p.judges) for p in owed[r.run_id]), 0) for r in runs])
+    writer = StoreWriter(store)
+    pool = JudgePool(writer, allowlist, progress=progress)
+
+    async def main() -> None:
+        for run in runs:
+            pool.add(run.jury)
+        try:
+            await pool.check_reachable()
+            async with asyncio.TaskGroup() as group:
+                pool.start(group)
+                await asyncio.gather(*(pool.feed_stored(store.con, r, owed[r.run_id]) for r in runs))
+                await pool.finish()
+        except BaseExceptionGroup as grouped:
+            raise _leaf(grouped) from None
+        finally:
+            await pool.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        try:
+            writer.close()
+        finally:
+            progress.finish()
+    outcomes = []
+    for run in runs:
+        finish_judged(store, run)
+        aggregates = compute_aggregates(store.con, run.run_id)
+        store_aggregates(store.con, run.run_id, aggregates)
+        refresh_robustness(store.con, run.run_id)
+        sent: dict[str, Counter[str]] = {}
+        for (run_id, judge, ok), count in pool.outcomes.items():
+            if run_id == run.run_id:
+                sent.setdefault(judge, Counter())["rated" if ok else "failed"] += count
+        outcomes.append(JudgeOutcome(run.run_id, run.jury.name, {j: dict(c) for j, c in sorted(sent.items())},
+                                     aggregates))
+    return outcomes

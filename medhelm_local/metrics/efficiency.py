@@ -1,0 +1,69 @@
+"""Efficiency and cost of a run: latency, throughput, tokens, and what the run (and its judging) cost.
+
+Read from the stored completions (and ratings), never from a clock of this machine:
+- latency p50 / p95: of the successful requests, seconds from sending to the whole reply (retries
+  included);
+- output tokens per second: the run's generated tokens over the time it had requests in flight (the
+  union of every request's [sent, answered] interval, so concurrency counts and pauses between
+  invocations do not);
+- tokens in / out: the totals the server reported;
+- cost: by the deployment's declared price (settings), per million tokens in and out, or per
+  GPU-hour x GPUs over the time in flight; per run and per 1,000 answered instances. Judging cost,
+  by each judge's price, is reported separately. No price declared: no cost figure (never 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from medhelm_local.metrics.registry import ALL_TASKS, TEXT_TASKS, Aggregation, Direction, Family, Metric, add
+
+LATENCY_P50, LATENCY_P95 = "latency_p50", "latency_p95"
+OUTPUT_TOKENS_PER_S, TOKENS_IN, TOKENS_OUT = "output_tokens_per_s", "tokens_in", "tokens_out"
+COST, COST_PER_1K = "cost", "cost_per_1k"
+JUDGING_COST, JUDGING_COST_PER_1K = "judging_cost", "judging_cost_per_1k"
+
+
+def busy_seconds(intervals: Sequence[tuple[float, float]]) -> float:
+    """Total length of the union of [start, end] intervals (time with at least one request in flight)."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end <= reach:
+            continue
+        total += end - max(start, reach)
+        reach = end
+    return total
+
+
+def token_cost(tokens_in: int, tokens_out: int, input_per_million: float | None,
+               output_per_million: float | None) -> float:
+    """The price of tokens in and out (an unpriced direction costs nothing)."""
+    return tokens_in / 1e6 * (input_per_million or 0.0) + tokens_out / 1e6 * (output_per_million or 0.0)
+
+
+def _declare(name: str, title: str, direction: Direction, upper: float, aggregation: Aggregation, family: Family,
+             unit: str, description: str, task_types: frozenset = ALL_TASKS) -> None:  # type: ignore[type-arg]
+    add(Metric(name, title, direction, 0.0, upper, task_types, frozenset(), aggregation,
+               "medhelm-local (from the stored requests; MedHELM reports cost only in its paper)", description, None,
+               family=family, unit=unit))
+
+
+_SECONDS, _COUNT, _MONEY = 3600.0, 1e12, 1e12
+_declare(LATENCY_P50, "Latency p50", "lower", _SECONDS, "efficiency", "efficiency", "s",
+         "Median seconds from sending a request to its whole reply")
+_declare(LATENCY_P95, "Latency p95", "lower", _SECONDS, "efficiency", "efficiency", "s",
+         "95th percentile of seconds from sending a request to its whole reply")
+_declare(OUTPUT_TOKENS_PER_S, "Output tokens per second", "higher", 1e7, "efficiency", "efficiency", "tokens/s",
+         "Generated tokens over the time the run had requests in flight")
+_declare(TOKENS_IN, "Tokens in", "lower", _COUNT, "efficiency", "efficiency", "tokens",
+         "Prompt tokens of the run, as the server counted them")
+_declare(TOKENS_OUT, "Tokens out", "lower", _COUNT, "efficiency", "efficiency", "tokens",
+         "Generated tokens of the run, as the server counted them")
+_declare(COST, "Cost", "lower", _MONEY, "cost", "cost", "currency",
+         "What generating the run's answers cost, by the deployment's declared price")
+_declare(COST_PER_1K, "Cost per 1,000 instances", "lower", _MONEY, "cost", "cost", "currency",
+         "Generation cost per 1,000 answered instances")
+_declare(JUDGING_COST, "Judging cost", "lower", _MONEY, "cost", "cost", "currency",
+         "What the jury's ratings of the run cost, by each judge's declared price", TEXT_TASKS)
+_declare(JUDGING_COST_PER_1K, "Judging cost per 1,000 instances", "lower", _MONEY, "cost", "cost", "currency",
+         "Judging cost per 1,000 judged instances", TEXT_TASKS)

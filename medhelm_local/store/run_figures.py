@@ -1,0 +1,237 @@
+"""Run-level figures read from the stored rows when a run (or a judge pass) finishes.
+
+Each registered metric whose aggregation is one of these kinds is computed here and stored in
+`run_metrics` beside the per-instance aggregates, so reports read them like any other metric:
+efficiency and cost (completions, ratings, the prices recorded with the run), calibration
+(logprobs and the main metric), agreement (the judges' ratings) and robustness (perturbed runs of
+the same entry). A figure that cannot be computed (no logprobs, no price, no perturbed run, one
+judge) has no row: "not available", never 0. See metrics/efficiency.py, calibration.py,
+agreement.py and robustness.py for what each figure means.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+
+from medhelm_local.metrics import calibration as cal
+from medhelm_local.metrics import efficiency as eff
+from medhelm_local.metrics.aggregate import aggregate, bootstrap_ci
+from medhelm_local.metrics.agreement import JURY_ALPHA, ordinal_alpha
+from medhelm_local.metrics.jury import JURY_SCORE
+from medhelm_local.metrics.registry import get
+from medhelm_local.metrics.robustness import PERTURBATION_ARGS, ROBUSTNESS, ROBUSTNESS_DROP
+from medhelm_local.records import Aggregate
+
+
+def _run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
+    row = con.execute("SELECT scenario, model, deployment, scenario_args, main_metric, settings, benchmark_json, "
+                      "(SELECT count(*) FROM instances i WHERE i.run_id = r.run_id) FROM runs r WHERE run_id = ?",
+                      [run_id]).fetchone()
+    if row is None:
+        return {}
+    keys = ("scenario", "model", "deployment", "args", "main", "settings", "benchmark", "n")
+    run = dict(zip(keys, row, strict=True))
+    run["args"], run["settings"] = json.loads(run["args"] or "{}"), json.loads(run["settings"] or "{}")
+    run["benchmark"] = json.loads(run["benchmark"] or "{}")
+    run["run_id"] = run_id
+    return run
+
+
+def _busy(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> float:
+    """Seconds with a request in flight: the union of [answered - latency, answered] of the rows selected."""
+    rows = con.execute(f"SELECT epoch(created_at) - latency_s, epoch(created_at) FROM {sql} AND latency_s IS NOT NULL",
+                       params).fetchall()
+    return eff.busy_seconds([(float(a), float(b)) for a, b in rows])
+
+
+def _efficiency(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    ok, failed, p50, p95, tokens_in, tokens_out, counted, out_ok = con.execute(
+        "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok), quantile_cont(latency_s, 0.5) FILTER "
+        "(WHERE ok), quantile_cont(latency_s, 0.95) FILTER (WHERE ok), sum(prompt_tokens), sum(completion_tokens), "
+        "count(completion_tokens), sum(completion_tokens) FILTER (WHERE ok) FROM completions WHERE run_id = ?",
+        [run["run_id"]]).fetchone() or (0, 0, None, None, None, None, 0, None)
+    n = run["n"]
+    figures = [Aggregate(m, n, ok, failed, float(v), None, None) for m, v in
+               ((eff.LATENCY_P50, p50), (eff.LATENCY_P95, p95)) if v is not None]
+    if counted:
+        figures += [Aggregate(eff.TOKENS_IN, n, counted, failed, float(tokens_in or 0), None, None),
+                    Aggregate(eff.TOKENS_OUT, n, counted, failed, float(tokens_out or 0), None, None)]
+        busy = _busy(con, "completions WHERE run_id = ? AND ok", [run["run_id"]])
+        if busy > 0:
+            figures.append(Aggregate(eff.OUTPUT_TOKENS_PER_S, n, ok, failed, float(out_ok or 0) / busy, None, None,
+                                     {"busy_s": busy}))
+    return figures
+
+
+def _price_cost(price: dict[str, Any], tokens_in: int, tokens_out: int, busy: float) -> float:
+    if price.get("per_gpu_hour") is not None:
+        return float(price["per_gpu_hour"]) * int(price.get("gpus") or 1) * busy / 3600.0
+    return eff.token_cost(tokens_in, tokens_out, price.get("input_per_million"), price.get("output_per_million"))
+
+
+def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    figures: list[Aggregate] = []
+    run_id, n = run["run_id"], run["n"]
+    price = run["settings"].get("price")
+    if price:
+        ok, failed, tokens_in, tokens_out = con.execute(
+            "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok), coalesce(sum(prompt_tokens), 0), "
+            "coalesce(sum(completion_tokens), 0) FROM completions WHERE run_id = ?",
+            [run_id]).fetchone() or (0, 0, 0, 0)
+        busy = _busy(con, "completions WHERE run_id = ?", [run_id]) if price.get("per_gpu_hour") is not None else 0.0
+        cost = _price_cost(price, tokens_in, tokens_out, busy)
+        detail = {"currency": price.get("currency", "USD"), "price": price, "busy_s": busy}
+        figures.append(Aggregate(eff.COST, n, ok, failed, cost, None, None, detail))
+        if ok:
+            figures.append(Aggregate(eff.COST_PER_1K, n, ok, failed, cost / ok * 1000, None, None, detail))
+    jury = run["settings"].get("jury")
+    prices = (run["settings"].get("juries") or {}).get(jury) or {}
+    priced = {judge: p for judge, p in prices.items() if p}
+    if jury and priced:
+        total, per_judge = 0.0, {}
+        for judge, judge_price in sorted(priced.items()):
+            where = "ratings WHERE run_id = ? AND jury = ? AND judge = ?"
+            tokens_in, tokens_out = con.execute(f"SELECT coalesce(sum(prompt_tokens), 0), "
+                                                f"coalesce(sum(completion_tokens), 0) FROM {where}",
+                                                [run_id, jury, judge]).fetchone() or (0, 0)
+            busy = _busy(con, where, [run_id, jury, judge]) if judge_price.get("per_gpu_hour") is not None else 0.0
+            per_judge[judge] = _price_cost(judge_price, tokens_in, tokens_out, busy)
+            total += per_judge[judge]
+        judged = con.execute("SELECT count(DISTINCT instance_id) FROM ratings WHERE run_id = ? AND jury = ?",
+                             [run_id, jury]).fetchone()[0]  # type: ignore[index]
+        detail = {"jury": jury, "per_judge": per_judge, "unpriced_judges": sorted(set(prices) - set(priced)),
+                  "currency": next(iter(priced.values())).get("currency", "USD")}
+        figures.append(Aggregate(eff.JUDGING_COST, n, judged, 0, total, None, None, detail))
+        if judged:
+            figures.append(Aggregate(eff.JUDGING_COST_PER_1K, n, judged, 0, total / judged * 1000, None, None, detail))
+    return figures
+
+
+def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    if run["benchmark"].get("task_type") != "multiple_choice":
+        return []
+    rows = con.execute(
+        "SELECT c.logprobs_json, s.value, i.references_json FROM completions c "
+        "JOIN scores s ON s.run_id = c.run_id AND s.instance_id = c.instance_id AND s.metric = ? "
+        "JOIN instances i ON i.run_id = c.run_id AND i.instance_id = c.instance_id "
+        "WHERE c.run_id = ? AND c.ok AND s.value IS NOT NULL", [run["main"], run["run_id"]]).fetchall()
+    confidence, correct = [], []
+    for logprobs_json, value, references_json in rows:
+        p = cal.chosen_probability(logprobs_json, len(json.loads(references_json or "[]")))
+        if p is not None and value in (0.0, 1.0):
+            confidence.append(p)
+            correct.append(float(value))
+    if not confidence:
+        return []  # no logprobs: not available
+    failed = run["n"] - len(confidence) - _pending(con, run["run_id"])
+    low, high = cal.ece_bootstrap(confidence, correct) if len(confidence) > 1 else (None, None)
+    detail = {"without_probability": len(rows) - len(confidence), "bins": cal.BINS}
+    ece = Aggregate(cal.ECE, run["n"], len(confidence), failed, cal.expected_calibration_error(confidence, correct),
+                    low, high, detail)
+    brier = aggregate(cal.BRIER, run["n"], cal.brier_score(confidence, correct), failed)
+    return [ece, brier]
+
+
+def _pending(con: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    found = con.execute("SELECT (SELECT count(*) FROM instances WHERE run_id = $r) - "
+                        "(SELECT count(*) FROM completions WHERE run_id = $r)", {"r": run_id}).fetchone()
+    return int(found[0]) if found else 0
+
+
+def _agreement(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    details = [json.loads(d) for (d,) in con.execute(
+        "SELECT detail_json FROM scores WHERE run_id = ? AND metric = ? AND detail_json IS NOT NULL "
+        "ORDER BY instance_id",
+        [run["run_id"], JURY_SCORE]).fetchall()]
+    judges = sorted({name for d in details for name in d.get("judges", {})})
+    if len(judges) < 2:
+        return []
+    criteria = sorted({c for d in details for j in d["judges"].values() for c in j.get("scores", {})})
+    alphas: dict[str, float | None] = {}
+    for criterion in criteria:
+        matrix = [[d["judges"].get(judge, {}).get("scores", {}).get(criterion) for d in details] for judge in judges]
+        alphas[criterion] = ordinal_alpha(matrix)
+    defined = [a for a in alphas.values() if a is not None]
+    if not defined:
+        return []
+    return [Aggregate(JURY_ALPHA, run["n"], len(details), 0, sum(defined) / len(defined), None, None,
+                      {"per_criterion": alphas, "judges": judges, "level": "ordinal"})]
+
+
+def _paired(con: duckdb.DuckDBPyConnection, clean: str, perturbed: str, metric: str) -> list[tuple[float, float]]:
+    return [(float(a), float(b)) for a, b in con.execute(
+        "SELECT a.value, b.value FROM scores a JOIN scores b ON a.instance_id = b.instance_id AND b.run_id = ? "
+        "AND b.metric = a.metric WHERE a.run_id = ? AND a.metric = ? AND a.value IS NOT NULL AND b.value IS NOT NULL",
+        [perturbed, clean, metric]).fetchall()]
+
+
+def _clean_args(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in args.items() if k not in PERTURBATION_ARGS}
+
+
+def _siblings(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    rows = con.execute("SELECT run_id, scenario_args FROM runs WHERE scenario = ? AND model = ? AND deployment = ? "
+                       "AND run_id != ?", [run["scenario"], run["model"], run["deployment"], run["run_id"]]).fetchall()
+    parsed = [(other, json.loads(args or "{}")) for other, args in rows]
+    return [(other, args) for other, args in parsed if _clean_args(args) == _clean_args(run["args"])]
+
+
+def _robustness(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    if "perturbation" in run["args"]:
+        return []  # figures live on the clean run
+    spec = get(run["main"])
+    found: dict[str, dict[str, Any]] = {}
+    for other, args in _siblings(con, run):
+        pairs = _paired(con, run["run_id"], other, run["main"])
+        if "perturbation" not in args or not pairs:
+            continue
+        clean = [spec.normalise(a) for a, _ in pairs]
+        perturbed = [spec.normalise(b) for _, b in pairs]
+        diffs = [a - b for a, b in zip(clean, perturbed, strict=True)]
+        low, high = bootstrap_ci(diffs)
+        found[args["perturbation"]] = {"run_id": other, "seed": args.get("perturbation_seed", "0"), "n": len(pairs),
+                                       "clean": sum(clean) / len(clean), "perturbed": sum(perturbed) / len(perturbed),
+                                       "drop": sum(diffs) / len(diffs), "drop_ci": [low, high],
+                                       "perturbed_values": perturbed}
+    if not found:
+        return []
+    worst_name = min(found, key=lambda k: found[k]["perturbed"])
+    worst = found[worst_name]
+    score = aggregate(ROBUSTNESS, run["n"], worst.pop("perturbed_values"), 0)
+    for item in found.values():
+        item.pop("perturbed_values", None)
+    detail = {"worst": worst_name, "main_metric": run["main"], "perturbations": found}
+    low, high = worst["drop_ci"]
+    return [Aggregate(ROBUSTNESS, run["n"], worst["n"], 0, score.mean, score.ci_low, score.ci_high, detail),
+            Aggregate(ROBUSTNESS_DROP, run["n"], worst["n"], 0, worst["drop"], low, high, detail)]
+
+
+_KINDS: tuple[Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], list[Aggregate]], ...] = (
+    _efficiency, _cost, _calibration, _agreement, _robustness)
+
+
+def compute_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
+    """Every run-level figure that can be computed for a run (see the module docstring)."""
+    run = _run(con, run_id)
+    return [figure for kind in _KINDS for figure in kind(con, run)] if run else []
+
+
+def clean_sibling(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
+    """For a perturbed run: the clean run of the same entry in this store, whose robustness it changes."""
+    run = _run(con, run_id)
+    if not run or "perturbation" not in run["args"]:
+        return None
+    return next((other for other, args in _siblings(con, run) if "perturbation" not in args), None)
+
+
+def refresh_robustness(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
+    """After a perturbed run changed: recompute and store its clean run's robustness figures."""
+    from medhelm_local.store.queries import store_aggregates
+
+    clean = clean_sibling(con, run_id)
+    if clean is not None:
+        store_aggregates(con, clean, _robustness(con, _run(con, clean)))
