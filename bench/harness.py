@@ -79,20 +79,23 @@ def start_server(work: Path, delay: float, name: str) -> FakeServer:
     return FakeServer(proc, int(port_file.read_text()))
 
 
-def write_config(work: Path, name: str, deployments: dict[str, tuple[int, int]]) -> Path:
-    """A config file and policy folder for deployments {name: (port, max_concurrency)} on 127.0.0.1."""
+def write_config(work: Path, name: str, deployments: dict[str, tuple[int, int]], judges: Sequence[str] = (),
+                 top: Sequence[str] = ()) -> Path:
+    """A config file and policy folder for deployments {name: (port, max_concurrency)} on 127.0.0.1; `judges`
+    are listed with purpose judge (and named as their server's model); `top` adds top-level settings lines."""
     policies = work / f"policies-{name}"
     policies.mkdir(exist_ok=True)
     for file in ("export.yaml", "retention.yaml", "roles.yaml"):
         shutil.copy(REPO / "policies" / file, policies / file)
-    allow = "".join(f"  - host: 127.0.0.1\n    port: {port}\n    purpose: inference\n    why: a bench fake server\n"
-                    for port, _ in deployments.values())
+    allow = "".join(f"  - host: 127.0.0.1\n    port: {port}\n    purpose: {'judge' if dep in judges else 'inference'}\n"
+                    "    why: a bench fake server\n" for dep, (port, _) in deployments.items())
     (policies / "egress.yaml").write_text(f"default: deny\nallow:\n{allow}")
     config = work / f"config-{name}.toml"
     lines = [f'data_root = "{work / "data"}"', f'output_dir = "{work / "results"}"', f'policy_dir = "{policies}"',
-             f'audit_store = "{work / "audit.duckdb"}"']
+             f'audit_store = "{work / "audit.duckdb"}"', *top]
     for dep, (port, limit) in deployments.items():
         lines += [f"[deployments.{dep}]", f'base_url = "http://127.0.0.1:{port}/v1"', f"max_concurrency = {limit}"]
+        lines += [f'model = "{dep}"'] if dep in judges else []
     config.write_text("\n".join(lines) + "\n")
     return config
 

@@ -86,10 +86,10 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
     started: list[FakeServer] = []
 
     def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
-              seed: int = 1) -> FakeServer:
+              seed: int = 1, judge: str = "good") -> FakeServer:
         port_file = tmp_path / f"fake-port-{len(started)}"
         args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
-                "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed)]
+                "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
         if faults:
             args += ["--faults", faults]
         proc = subprocess.Popen(args)
@@ -112,34 +112,44 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
 SHIPPED_POLICIES = REPO / "policies"
 
 
-def write_policy_dir(dest: Path, allow: list[tuple[str, int]]) -> Path:
-    """A copy of the shipped policies whose egress.yaml allows exactly `allow`, as a hospital would edit it."""
+def write_policy_dir(dest: Path, allow: list[tuple[str, int]], judges: set[tuple[str, int]] | None = None) -> Path:
+    """A copy of the shipped policies whose egress.yaml allows exactly `allow` (those in `judges` with purpose
+    judge), as a hospital would edit it."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("export.yaml", "retention.yaml", "roles.yaml"):
         shutil.copy(SHIPPED_POLICIES / name, dest / name)
     lines = ["default: deny", "allow:" if allow else "allow: []"]
     for host, port in allow:
-        lines += [f"  - host: {host}", f"    port: {port}", "    purpose: inference", "    why: test model server"]
+        purpose = "judge" if (host, port) in (judges or set()) else "inference"
+        lines += [f"  - host: {host}", f"    port: {port}", f"    purpose: {purpose}", "    why: test model server"]
     (dest / "egress.yaml").write_text("\n".join(lines) + "\n")
     return dest
 
 
 def write_config(path: Path, data_root: Path, output_dir: Path, deployments: dict[str, dict[str, Any]],
-                 allow_deployments: bool = True) -> Path:
+                 allow_deployments: bool = True, judges: tuple[str, ...] = (), extra: str = "") -> Path:
     """A TOML config file as a user would write it.
 
     With `allow_deployments`, a policy folder beside it (`<name>.policies/`) lists every deployment's
-    host:port in egress.yaml, as a hospital does for its model servers, and the config points to it.
+    host:port in egress.yaml, as a hospital does for its model servers (the `judges` deployments' with
+    purpose judge), and the config points to it. `extra` is more TOML (top-level keys first, e.g. jury).
     """
     lines = [f'data_root = "{data_root}"', f'output_dir = "{output_dir}"']
     if allow_deployments:
         pairs = sorted({_host_port(fields["base_url"]) for fields in deployments.values() if "base_url" in fields})
-        policies = write_policy_dir(path.with_name(path.stem + ".policies"), pairs)
+        judged = {_host_port(deployments[name]["base_url"]) for name in judges}
+        policies = write_policy_dir(path.with_name(path.stem + ".policies"), pairs, judged)
         lines.append(f'policy_dir = "{policies}"')
     for name, fields in deployments.items():
         lines.append(f"\n[deployments.{name}]")
         for key, value in fields.items():
             lines.append(f"{key} = {json.dumps(value)}")
+    top, _, tables = extra.strip().partition("\n[")
+    if top.startswith("["):
+        top, tables = "", extra.strip()[1:]
+    lines[2:2] = [line for line in top.splitlines() if line.strip()]
+    if tables:
+        lines.append("\n[" + tables)
     path.write_text("\n".join(lines) + "\n")
     return path
 

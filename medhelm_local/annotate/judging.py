@@ -27,6 +27,7 @@ from medhelm_local.client.completions import ModelClient
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.store.database import ALIAS
 from medhelm_local.store.writer import StoreWriter, row_of
 
 log = logging.getLogger("medhelm_local.annotate")
@@ -125,6 +126,7 @@ class JudgePool:
     async def feed_stored(self, con: duckdb.DuckDBPyConnection, run: JudgedRun, pending: Sequence[Pending]) -> None:
         """Queue the stored answers a jury still owes ratings (read a batch at a time on their own cursor)."""
         cursor = con.cursor()
+        cursor.execute(f"USE {ALIAS}")  # a cursor does not inherit the connection's `USE store`
         try:
             for start in range(0, len(pending), BATCH):
                 batch = pending[start:start + BATCH]

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from medhelm_local.cli.jury_output import judge_lines
 from medhelm_local.cli.output import BarProgress, err, out, print_json
 from medhelm_local.errors import ConfigError
 from medhelm_local.policy.allowlist import allowlist_for
@@ -35,14 +36,11 @@ class _SuiteByDefault(TyperGroup):
 def _judged_aggregates(aggregates: list[Any]) -> list[str]:
     lines = []
     for agg in aggregates:
-        if agg.metric not in ("jury_score", "jury_alpha", "judging_cost"):
-            continue
-        value = "-" if agg.mean is None else f"{agg.mean:.3f}"
-        lines.append(f"  {agg.metric}: {value} ({agg.n_scored} rated, {agg.n_failed} failed, {agg.n_pending} pending)")
-        for judge, counts in ((agg.detail or {}).get("judges") or {}).items():
-            failures = ", ".join(f"{k} {v}" for k, v in counts["failures"].items()) or "none"
-            lines.append(f"    {judge}: {counts['rated']} rated, {counts['failed']} failed ({failures})")
-    return lines
+        if agg.metric in ("jury_score", "jury_alpha", "judging_cost"):
+            value = "-" if agg.mean is None else f"{agg.mean:.3f}"
+            lines.append(f"  {agg.metric}: {value} ({agg.n_scored} rated, {agg.n_failed} failed, "
+                         f"{agg.n_pending} pending)")
+    return lines + judge_lines(aggregates)
 
 
 def _validation_table(report: Any) -> Any:

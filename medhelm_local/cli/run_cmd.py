@@ -46,7 +46,7 @@ def _report_unjudged(judging: JudgingPlan, suite: str, quiet: bool) -> None:
     """Say which jury-scored runs were left unjudged (pending, never imputed) and how to judge them."""
     if judging.unjudged and not quiet:
         err.print(f"[yellow]{len(judging.unjudged)} run(s) are scored by an LLM jury and no jury is configured: their "
-                  "answers are stored unjudged and the jury score is pending (never imputed). Declare [juries.NAME] "
+                  "answers are stored unjudged and the jury score is pending (never imputed). Declare \\[juries.NAME] "
                   f"(judge deployments) and jury = \"NAME\" in your config, then run `medhelm-local judge {suite}`.[/]",
                   soft_wrap=True)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from medhelm_local.cli.jury_output import judge_lines, ratings_table
 from medhelm_local.cli.output import (
     classification_tables,
     instance_details,
@@ -115,6 +116,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             outcome = RunOutcome(summary, run_aggregates(handle.con, run_id), 0, 0, 0.0)
             wanted = instances or (None if failed else 0)
             rows = instance_rows(handle.con, run_id, wanted, failed, full) if (instances or failed) else []
+            if rows:
+                from medhelm_local.annotate.store import instance_ratings
+
+                found = instance_ratings(handle.con, run_id, [r["instance_id"] for r in rows])
+                for row in rows:
+                    row["ratings"] = found.get(row["instance_id"], [])
         finally:
             handle.close()
         if as_json:
@@ -125,10 +132,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             mean = "-" if agg.mean is None else f"{agg.mean:.3f}"
             out.print(f"  {agg.metric}: {mean} over {agg.n_scored} scored, {agg.n_failed} failed, "
                       f"{agg.n_pending} pending")
+        for line in judge_lines(outcome.aggregates):
+            out.print(line, highlight=False)
         for table in classification_tables(outcome.aggregates):
             out.print(table)
         if rows:
             out.print(instances_table(rows, title="Failed instances" if failed else "Instances"))
+            rated = ratings_table(rows)
+            if rated is not None:
+                out.print(rated)
             if full:
                 for block in instance_details(rows):
                     out.print(block, highlight=False)

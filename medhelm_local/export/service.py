@@ -183,12 +183,15 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         run_ids = plan.leaving(artifact)
         if not run_ids:
             continue
-        plan.withheld += _withheld_columns(artifact, run_ids, carried)
         shaper = art.Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
-        else:
-            files[f"{artifact}.jsonl"] = _jsonl(art.rows_artifact(artifact, run_ids, shaper, con, carried))
+            continue
+        rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
+        if not rows:
+            continue  # nothing of it is stored (ratings of a suite no jury rated): no file
+        plan.withheld += _withheld_columns(artifact, run_ids, carried)
+        files[f"{artifact}.jsonl"] = _jsonl(rows)
     return files
 
 

@@ -4,8 +4,9 @@
   criterion, over the instances of a run. Ordinal because a rubric's points are ordered but not
   evenly spaced in meaning. Missing ratings (a failed judge) are allowed, as alpha allows them.
 - The intraclass correlation ICC(3,1) of Shrout and Fleiss (two-way mixed effects, consistency,
-  single rater), and ICC(2,1) (two-way random effects, absolute agreement, single rater), from the
-  two-way ANOVA mean squares. Checked against pingouin's ICC3 and ICC2 in the tests.
+  single rater; McGraw and Wong's ICC(C,1)), and ICC(2,1) (two-way random effects, absolute
+  agreement, single rater; ICC(A,1)), from the two-way ANOVA mean squares. Checked against
+  pingouin's ICC(C,1) and ICC(A,1) in the tests.
 - Pairwise ICC with a bootstrap interval over instances: each figure of `judge validate` is the mean
   ICC over pairs of single raters (jury and each clinician, clinician and clinician, ROUGE-L and each
   clinician), so every figure compares one rater with one rater, as MedHELM's table does.
@@ -16,6 +17,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -110,10 +112,10 @@ def pairwise_icc(columns: Mapping[str, Sequence[float | None]], pairs: Sequence[
     used = np.zeros(n, dtype=bool)
     for a, b in pairs:
         used |= ~(np.isnan(data[a]) | np.isnan(data[b]))
-    with np.errstate(invalid="ignore"):
-        point = float(np.nanmean([_pair_icc(data[a], data[b], form) for a, b in pairs]))
     draws = np.random.default_rng(seed).integers(0, n, size=(samples, n))
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():  # a pair with too few common instances is nan, and is left out of the mean
+        warnings.simplefilter("ignore", RuntimeWarning)
+        point = float(np.nanmean([_pair_icc(data[a], data[b], form) for a, b in pairs]))
         stats = np.nanmean(np.stack([_pair_icc(data[a][draws], data[b][draws], form) for a, b in pairs]), axis=0)
     stats = np.sort(stats[~np.isnan(stats)])
     if stats.size == 0:

@@ -16,10 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from medhelm_local.client.allowlist import canonical_host
 
 AccessLevel = Literal["public", "gated", "private"]
-Artifact = Literal["aggregates", "scores", "completions", "prompts"]
+Artifact = Literal["aggregates", "scores", "completions", "prompts", "ratings"]
 Treatment = Literal["never", "redacted", "as_is"]
 
-ARTIFACTS: tuple[Artifact, ...] = ("aggregates", "scores", "completions", "prompts")
+ARTIFACTS: tuple[Artifact, ...] = ("aggregates", "scores", "completions", "prompts", "ratings")
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 _ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _UNREDACTED_MESSAGE = ("'as_is' is not allowed for gated or private data: nothing derived from it leaves "
@@ -83,6 +83,9 @@ class PublicRules(_Strict):
     scores: Treatment
     completions: Treatment
     prompts: Treatment
+    # Judges' ratings with their explanations (free text that can quote the answer). A policy written
+    # before juries existed does not name them: they then never leave.
+    ratings: Treatment = "never"
 
     def treatment(self, artifact: Artifact) -> Treatment:
         """The treatment this file gives an artifact."""
@@ -93,7 +96,7 @@ class PublicRules(_Strict):
 class SensitiveRules(PublicRules):
     """Treatments for gated or private data: nothing leaves `as_is`."""
 
-    @field_validator("aggregates", "scores", "completions", "prompts")
+    @field_validator("aggregates", "scores", "completions", "prompts", "ratings")
     @classmethod
     def _never_unredacted(cls, value: Treatment) -> Treatment:
         if value == "as_is":

@@ -184,8 +184,9 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("judge", "text", "keep", required=True),  # the judge's deployment name
         _c("rubric", "text", "keep", required=True),
         _c("ok", "bool", "keep", required=True),
-        # {criterion: {"score": 1-5, "explanation": "..."}}: explanations are a judge's free text.
-        _c("ratings_json", "text", "json_text"),
+        # {criterion: {"score": 1-5, "explanation": "..."}}: explanations are a judge's free text, which can
+        # quote the answer, so they leave only where completions may (and as strictly).
+        _c("ratings_json", "text", "json_text", carries="completions"),
         _c("mean", "float", "keep"),  # this judge's mean over its criteria
         _c("error_type", "text", "keep"),  # unreachable, timeout, unparseable, out_of_range, missing_criterion
         _c("error_message", "text", "text", carries="prompts"),

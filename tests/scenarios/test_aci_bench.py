@@ -11,6 +11,7 @@ import pytest
 from conftest import REPO, SHARED_DATASETS
 
 from medhelm_local.errors import DatasetCorruptError, DatasetMissingError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create, import_dataset
@@ -62,7 +63,8 @@ def test_the_note_scores_one_against_itself_with_rouge_l(fixture_root: Path) -> 
     bench = create("aci_bench")
     instance = bench.load(DataRoot(fixture_root))[0]
 
-    assert bench.main_metric == ROUGE_L
+    # The jury's score is main; it comes from the judges (annotate stage), never from the scorer.
+    assert [m.name for m in bench.metrics] == [JURY_SCORE, ROUGE_L]
     assert {s.metric: s.value for s in bench.score(instance, instance.references[0].text)} == {ROUGE_L: 1.0}
     assert bench.score(instance, "")[0].value == 0.0
 

@@ -8,6 +8,7 @@ import pytest
 from conftest import SHARED_DATASETS
 
 from medhelm_local.errors import DatasetCorruptError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create, import_dataset
@@ -57,8 +58,10 @@ def test_a_broken_xml_file_is_refused(tmp_path: Path) -> None:
         load_xml(tmp_path, "<Question QID='1'>")
 
 
-def test_the_main_metric_is_rouge_l_until_the_jury_exists() -> None:
-    assert create("medi_qa").main_metric == ROUGE_L
+def test_the_jury_is_the_main_metric_and_rouge_l_the_second() -> None:
+    bench = create("medi_qa")
+    assert [m.name for m in bench.metrics] == [JURY_SCORE, ROUGE_L]
+    assert bench.spec.rubric is not None and bench.spec.rubric.name == "patient_answer"
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pytest
 from conftest import SHARED_DATASETS
 
 from medhelm_local.errors import DatasetCorruptError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance, Reference, TaskType
 from medhelm_local.scenarios import DataRoot, create, import_dataset
@@ -99,7 +100,7 @@ def test_the_jury_score_is_never_faked() -> None:
     scores = bench.score(Instance("row-0002", "q", (Reference("take it with food"),)), "take it with food")
 
     assert jury == "medication_qa_accuracy"
-    assert bench.main_metric == ROUGE_L
+    assert bench.main_metric == JURY_SCORE  # rated by the jury (annotate stage), not by a scorer
     assert [s.metric for s in scores] == [ROUGE_L]
     assert bench.task_type is TaskType.GENERATION
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_DATASETS
 
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create
@@ -41,9 +42,9 @@ def test_the_input_stops_before_the_first_section_heading(tmp_path: Path) -> Non
     assert [i.input for i in instances] == ["PROCEDURE: Excision.", "PROCEDURE: Arthroscopy."]
 
 
-def test_the_main_metric_is_rouge_l_until_the_jury_exists() -> None:
+def test_the_jury_is_the_main_metric_and_rouge_l_the_second() -> None:
     bench = create("mtsamples_procedures")
-    assert bench.main_metric == ROUGE_L
+    assert [m.name for m in bench.metrics] == [JURY_SCORE, ROUGE_L]
     assert len(bench.data_files) == 429
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import SHARED_DATASETS
 
 from medhelm_local.errors import DatasetMissingError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create
@@ -59,8 +60,8 @@ def test_reports_without_a_section_are_skipped_and_the_reference_is_cut_from_the
     assert [i.extra["section"] for i in instances] == ["PLAN", "FINDINGS", "SUMMARY"]
 
 
-def test_the_main_metric_is_rouge_l_until_the_jury_exists() -> None:
-    assert create("mtsamples_replicate").main_metric == ROUGE_L
+def test_the_jury_is_the_main_metric_and_rouge_l_the_second() -> None:
+    assert [m.name for m in create("mtsamples_replicate").metrics] == [JURY_SCORE, ROUGE_L]
 
 
 def test_every_published_report_is_checksummed_so_a_missing_one_is_named(tmp_path: Path) -> None:

@@ -3,9 +3,12 @@
 It answers /v1/chat/completions, /v1/completions and /v1/models on 127.0.0.1 after a fixed
 delay, and can inject faults at a seeded rate: 429, 500, dropped connections, hangs and
 malformed JSON. GET /stats returns its counters (requests per prompt, per outcome) as JSON.
-Answers are deterministic: a letter derived from the prompt's hash, so reruns agree.
+Answers are deterministic: a letter derived from the prompt's hash, so reruns agree. A request with
+`response_format` (a judge asked for ratings) gets ratings for the schema's criteria, scripted by
+`--judge`: good (valid JSON), fenced (in a code fence, scores as strings, text after it), malformed
+(no JSON), partial (the last criterion missing), out_of_range (a score of 7).
 
-Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1]
+Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--judge good]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 FAULTS = ("429", "500", "drop", "hang", "malformed")  # also "400" (e.g. prompt too long) on request
+JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range")
 
 
 @dataclass
@@ -35,6 +39,7 @@ class FakeServerState:
     faults: tuple[str, ...] = FAULTS
     seed: int = 1
     hang_s: float = 30.0
+    judge: str = "good"
     outcomes: Counter[str] = field(default_factory=Counter)
     first_request_at: float | None = None
     last_reply_at: float | None = None
@@ -71,11 +76,28 @@ def _answer(prompt: str) -> str:
     return "ABCD"[digest[0] % 4]
 
 
-def _reply(path: str, body: dict[str, Any]) -> dict[str, Any]:
+def _ratings(prompt: str, schema: dict[str, Any], mode: str) -> str:
+    """A judge's reply to a rating request, as the scripted mode has it."""
+    criteria = list(schema.get("required") or [])
+    scores = {c: 1 + hashlib.sha256(f"{prompt}\0{c}".encode()).digest()[0] % 5 for c in criteria}
+    if mode == "malformed":
+        return "The response reads well and seems accurate to me."
+    if mode == "partial":
+        criteria = criteria[:-1]
+    if mode == "out_of_range" and criteria:
+        scores[criteria[0]] = 7
+    ratings = {c: {"explanation": f"{c} judged", "score": str(scores[c]) if mode == "fenced" else scores[c]}
+               for c in criteria}
+    text = json.dumps(ratings)
+    return f"Here is my rating:\n```json\n{text}\n```\nI hope this helps." if mode == "fenced" else text
+
+
+def _reply(path: str, body: dict[str, Any], judge: str = "good") -> dict[str, Any]:
     model = body.get("model", "fake")
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
         prompt = body["messages"][-1]["content"]
-        text = _answer(prompt)
+        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
         if body.get("logprobs"):
@@ -83,10 +105,11 @@ def _reply(path: str, body: dict[str, Any]) -> dict[str, Any]:
                                                "top_logprobs": [{"token": text, "logprob": -0.1, "bytes": None}]}]}
     else:
         prompt = body["prompt"]
-        text = _answer(prompt)
+        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge)
         choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
     return {"id": "fake-1", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
-            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 1, "total_tokens": len(prompt) // 4 + 1}}
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": max(1, len(text) // 4),
+                      "total_tokens": len(prompt) // 4 + max(1, len(text) // 4)}}
 
 
 def _http(status: int, payload: bytes, content_type: str = "application/json") -> bytes:
@@ -154,7 +177,7 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    writer.write(_http(200, json.dumps(_reply(path, body)).encode()))
+                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge)).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
             await writer.drain()
@@ -192,8 +215,10 @@ def main() -> None:
     parser.add_argument("--faults", default=",".join(FAULTS))
     parser.add_argument("--hang", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--judge", choices=JUDGE_MODES, default="good")
     args = parser.parse_args()
-    state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang)
+    state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
+                            judge=args.judge)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
