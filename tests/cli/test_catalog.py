@@ -23,6 +23,20 @@ def test_benchmarks_list_reports_counts_and_missing_data(data_root: Path, tmp_pa
     assert "missing" in table.stdout and "medhelm-local data import" in table.stdout
 
 
+def test_the_open_ended_benchmarks_show_the_jury_as_main_metric_with_rouge_l_second(tmp_path: Path) -> None:
+    open_ended = ["aci_bench", "mtsamples_replicate", "mtsamples_procedures", "medication_qa", "medi_qa"]
+    rows = {r["name"]: r for r in json.loads(run_cli("benchmarks", "list", "--data-root", str(tmp_path),
+                                                      "--json").stdout)}
+    for name in open_ended:
+        assert rows[name]["main_metric"] == "jury_score", name
+        assert rows[name]["metrics"] == ["jury_score", "rouge_l"], name
+    table = run_cli("benchmarks", "list", "--data-root", str(tmp_path)).stdout
+    assert all(line.split("│")[5].strip() == "jury_score" for line in table.splitlines()
+               if any(f"│ {name} " in line for name in open_ended))
+    shown = run_cli("benchmarks", "show", "medi_qa", "--data-root", str(tmp_path)).stdout
+    assert "jury_score (main" in shown and "rouge_l" in shown
+
+
 def test_a_changed_file_shows_as_invalid(data_root: Path) -> None:
     path = data_root / "medcalc_bench" / "test_data.csv"
     path.write_bytes(path.read_bytes()[:-10])

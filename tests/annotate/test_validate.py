@@ -1,0 +1,119 @@
+"""`judge validate`: the jury against a hospital's clinicians, MedHELM's validation table on local data."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FakeServer, run_cli
+
+from medhelm_local.metrics.agreement import pairwise_icc
+from support.jury import jury_config, write_generation_card
+
+N = 30
+
+
+@pytest.fixture
+def judged(tmp_path: Path, data_root: Path, kek_file: Path,
+           fake_server: Callable[..., FakeServer]) -> tuple[Path, dict[str, str], dict[str, Any]]:
+    """A suite judged by two judges; the run's per-instance jury scores and ROUGE-L."""
+    generator = fake_server()
+    judges = {"judge-a": fake_server(), "judge-b": fake_server(judge="fenced")}
+    cards = tmp_path / "cards"
+    write_generation_card(cards, N)
+    config = jury_config(tmp_path, data_root, generator.base_url, {k: s.base_url for k, s in judges.items()}, cards)
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    done = run_cli("-c", str(config), "run", "ward_notes:model=local/m,model_deployment=gen", "--suite", "ward",
+                   "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    run_id = json.loads(done.stdout)["runs"][0]["run"]["run_id"]
+    shown = json.loads(run_cli("-c", str(config), "show", run_id, "-n", "100", "--json", env=env).stdout)
+    scores = {row["instance_id"]: {s["metric"]: s["value"] for s in row["scores"]} for row in shown["instances"]}
+    return config, env, {"run_id": run_id, "scores": scores}
+
+
+def _clinicians(path: Path, run_id: str, scores: dict[str, dict[str, float]], rows: list[dict[str, str]] | None = None,
+                seed: int = 4) -> Path:
+    """Two clinicians who rate like the jury give or take a point, the second only 20 of the answers."""
+    rng = random.Random(seed)
+    if rows is None:
+        rows = []
+        for n, (instance_id, values) in enumerate(sorted(scores.items())):
+            for clinician in ("dr_a", "dr_b") if n < 20 else ("dr_a",):
+                near = round(values["jury_score"]) + rng.choice((-1, 0, 0, 1))
+                rows.append({"run_id": run_id, "instance_id": instance_id, "clinician": clinician,
+                             "accuracy": str(min(5, max(1, near))), "clarity": str(rng.randint(3, 5))})
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_validate_reports_icc_of_jury_clinicians_and_rouge_with_intervals(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    config, env, run = judged
+    ratings = _clinicians(tmp_path / "clinicians.csv", run["run_id"], run["scores"])
+
+    done = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(ratings), "--json", env=env)
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    rows = {r["comparison"]: r for r in report["comparisons"]}
+    assert list(rows) == ["jury vs clinicians", "clinician vs clinician", "rouge_l vs clinicians",
+                          "jury vs clinicians: accuracy", "jury vs clinicians: clarity"]
+    assert report["clinicians"] == ["dr_a", "dr_b"] and report["icc_form"] == "ICC(3,1)"
+    jury = rows["jury vs clinicians"]
+    assert jury["pairs"] == 2 and jury["instances"] == N
+    assert jury["ci_low"] <= jury["icc_3_1"] <= jury["ci_high"]
+    # The figure is the mean ICC over (jury, clinician) pairs, each clinician's rating the mean of their columns.
+    by_clinician: dict[str, dict[str, float]] = {}
+    with ratings.open() as fh:
+        for row in csv.DictReader(fh):
+            by_clinician.setdefault(row["clinician"], {})[row["instance_id"]] = (
+                (float(row["accuracy"]) + float(row["clarity"])) / 2)
+    ids = sorted(run["scores"])
+    columns = {"jury": [run["scores"][i]["jury_score"] for i in ids],
+               **{c: [given.get(i) for i in ids] for c, given in by_clinician.items()}}
+    expected = pairwise_icc(columns, [("jury", "dr_a"), ("jury", "dr_b")])
+    assert jury["icc_3_1"] == pytest.approx(expected[0])
+    assert rows["clinician vs clinician"]["pairs"] == 1 and rows["clinician vs clinician"]["instances"] == 20
+
+    table = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(ratings), env=env)
+    assert table.returncode == 0 and "jury vs clinicians" in table.stdout and "ICC(3,1)" in table.stdout
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda r: r.__setitem__("instance_id", "q99999"), "1 instance id(s) are not instances of their run: q99999"),
+    (lambda r: r.__setitem__("accuracy", "7"), "accuracy = '7' is off the rubric's scale (1-5)"),
+    (lambda r: r.__setitem__("accuracy", "good"), "accuracy = 'good' is off the rubric's scale"),
+    (lambda r: r.__setitem__("run_id", "other-run"), "run(s) other-run, which are not jury-scored runs"),
+    (lambda r: r.__setitem__("empathy", "3"), "unknown: empathy"),
+])
+def test_a_bad_ratings_file_is_a_clear_error_and_nothing_is_written(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]],
+        edit: Callable[[dict[str, str]], None], message: str) -> None:
+    config, env, run = judged
+    good = _clinicians(tmp_path / "good.csv", run["run_id"], run["scores"])
+    with good.open() as fh:
+        rows = list(csv.DictReader(fh))
+    edit(rows[3])
+    if "empathy" in rows[3]:
+        for row in rows:
+            row.setdefault("empathy", "")
+    bad = _clinicians(tmp_path / "bad.csv", run["run_id"], run["scores"], rows)
+    store = tmp_path / "results" / "ward.duckdb"
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+
+    done = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(bad), env=env)
+
+    assert done.returncode == 2, done.stdout
+    assert message in " ".join(done.stderr.split()) and "Traceback" not in done.stderr
+    assert "bad.csv" in done.stderr
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
