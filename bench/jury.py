@@ -22,7 +22,7 @@ from pathlib import Path
 from harness import REPO, prepare, run_cli, start_server, write_config
 
 sys.path.insert(0, str(REPO / "tests" / "support"))
-from jury import write_generation_card  # noqa: E402  (the synthetic card the tests use)
+from jury import write_generation_card
 
 N, IN_FLIGHT, LATENCY, JUDGES = 1000, 64, 0.2, 3
 
@@ -48,8 +48,8 @@ def main() -> None:
                                       judges=judges,
                                       top=[f'benchmark_cards = ["{cards}"]', 'jury = "bench"',
                                            "[juries.bench]", "judges = [" + ", ".join(f'"{j}"' for j in judges) + "]"])
-                measured = run_cli(work, ["-c", str(config), "run", "ward_notes:model=bench/model,model_deployment=model",
-                                          "--suite", f"jury-{trial}", "--quiet"])
+                entry = "ward_notes:model=bench/model,model_deployment=model"
+                measured = run_cli(work, ["-c", str(config), "run", entry, "--suite", f"jury-{trial}", "--quiet"])
                 counts = {name: s.stats()["requests"] for name, s in servers.items()}
             finally:
                 for server in servers.values():
@@ -57,8 +57,9 @@ def main() -> None:
             if set(counts.values()) != {N}:
                 raise SystemExit(f"expected {N} requests per server, saw {counts}")
             ratios.append(measured.wall / floor)
-            print(f"trial {trial}: {measured.wall:.3f} s for {N} answers judged by {JUDGES} judges (floor {floor:.1f} s): "
-                  f"{ratios[-1]:.3f} x floor, {measured.cpu:.2f} s CPU, peak RSS {measured.rss_mb:.0f} MB")
+            print(f"trial {trial}: {measured.wall:.3f} s for {N} answers judged by {JUDGES} judges (floor "
+                  f"{floor:.1f} s): {ratios[-1]:.3f} x floor, {measured.cpu:.2f} s CPU, "
+                  f"peak RSS {measured.rss_mb:.0f} MB")
     print(f"best {min(ratios):.3f}, median {statistics.median(ratios):.3f}")
     print(f"jury_ratio {statistics.median(ratios):.3f}")
 

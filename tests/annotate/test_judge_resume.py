@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conftest import CLI, FakeServer, run_cli
+from support.jury import jury_config, write_generation_card
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from support.jury import jury_config, write_generation_card
 
 N = 40
 ENTRY = "ward_notes:model=local/m,model_deployment=gen"

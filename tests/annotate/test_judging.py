@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from conftest import FakeServer, run_cli
+from support.jury import jury_config, write_generation_card
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from support.jury import jury_config, write_generation_card
 
 N = 12
 ENTRY = "ward_notes:model=local/m,model_deployment=gen"
@@ -59,7 +59,7 @@ def test_every_scripted_judge_reply_lands_as_a_rating_or_a_failure_with_its_reas
     assert kinds == {"good": {(True, None)}, "fenced": {(True, None)}, "malformed": {(False, "unparseable")},
                      "partial": {(False, "missing_criterion")}, "range": {(False, "out_of_range")},
                      "failing": {(False, "http_500")}, "slow": {(False, "timeout")}}
-    for judge, ok, _, mean, ratings_json in rows:
+    for _, ok, _, mean, ratings_json in rows:
         if ok:
             scores = [r["score"] for r in json.loads(ratings_json).values()]
             assert all(isinstance(s, int) and 1 <= s <= 5 for s in scores)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import FakeServer, run_cli, write_config
-
 from support.jury import jury_config, jury_toml, write_generation_card
 
 ENTRY = "ward_notes:model=local/m,model_deployment=gen"
@@ -71,8 +70,9 @@ def test_a_bad_rubric_file_stops_the_run_before_anything_is_written(
         tmp_path: Path, kek_file: Path, setup: tuple[Path, FakeServer, Path]) -> None:
     cards, server, data_root = setup
     (tmp_path / "rubrics").mkdir()
-    (tmp_path / "rubrics" / "mine.yaml").write_text("rubric: 1\nname: mine\ndescription: mine\nprompt: 'Answer: {response} "
-                                     "for {ward}'\ncriteria: [{name: accuracy, asks: right?, low: poor, high: good}]\n")
+    (tmp_path / "rubrics" / "mine.yaml").write_text(
+        "rubric: 1\nname: mine\ndescription: mine\nprompt: 'Answer: {response} for {ward}'\n"
+        "criteria: [{name: accuracy, asks: right?, low: poor, high: good}]\n")
     card = cards / "ward_notes.yaml"
     card.write_text(card.read_text().replace("rubric: clinical_text", "rubric: ../rubrics/mine.yaml"))
     config = jury_config(tmp_path, data_root, server.base_url, {"judge-a": server.base_url}, cards)

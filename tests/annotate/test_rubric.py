@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.jury import write_generation_card
 
 from medhelm_local.annotate.rubric import load_rubric, shipped
 from medhelm_local.errors import ConfigError
 from medhelm_local.scenarios import load_spec
-from support.jury import write_generation_card
 
 RUBRIC = """rubric: 1
 name: discharge

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from conftest import FakeServer, run_cli
+from support.jury import jury_config, write_generation_card
 
 from medhelm_local.metrics.agreement import pairwise_icc
-from support.jury import jury_config, write_generation_card
 
 N = 30
 

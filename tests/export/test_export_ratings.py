@@ -6,11 +6,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from support.appliance import Appliance
+from support.phi_store import PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
+
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.writer import StoreWriter, row_of
-from support.appliance import Appliance
-from support.phi_store import PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
 
 NAME = "Przybylski"
 

@@ -98,7 +98,7 @@ def test_the_bootstrap_interval_is_seeded_and_narrows_with_more_instances() -> N
 
 
 def test_too_few_instances_give_no_number_rather_than_a_made_up_one() -> None:
-    value, low, high, used = pairwise_icc({"a": [4.0], "b": [5.0]}, [("a", "b")])
+    value, low, _, used = pairwise_icc({"a": [4.0], "b": [5.0]}, [("a", "b")])
     assert math.isnan(value) and math.isnan(low) and used == 1
 
 

@@ -70,7 +70,7 @@ def test_a_perturbed_run_pairs_with_its_clean_run_and_robustness_lands_on_the_cl
                           {"fake": {"base_url": server.base_url}})
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     clean = "med_qa:model=local/m,model_deployment=fake"
-    entries = [clean, f"med_qa:perturbation=option_order,perturbation_seed=1,model=local/m,model_deployment=fake",
+    entries = [clean, "med_qa:perturbation=option_order,perturbation_seed=1,model=local/m,model_deployment=fake",
                "med_qa:perturbation=typos,model=local/m,model_deployment=fake"]
     done = run_cli("-c", str(config), "run", *entries, "--suite", "robust", "--json", env=env)
     assert done.returncode == 0, done.stderr

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from conftest import FakeServer, run_cli
+from support.jury import jury_config, write_generation_card
 
 from medhelm_local.metrics.efficiency import busy_seconds, token_cost
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from support.jury import jury_config, write_generation_card
 
 N = 20
 
@@ -89,5 +89,5 @@ def test_a_price_must_be_by_tokens_or_by_gpu_time(tmp_path: Path, data_root: Pat
     config = tmp_path / "c.toml"
     config.write_text('[deployments.gen]\nbase_url = "http://127.0.0.1:1/v1"\n'
                       "[deployments.gen.price]\ninput_per_million = 1.0\nper_gpu_hour = 2.0\n")
-    with pytest.raises(ConfigError, match="deployments.gen.price"):
+    with pytest.raises(ConfigError, match=r"deployments\.gen\.price"):
         load_settings(config)
