@@ -26,7 +26,6 @@ from medhelm_local.yaml_lines import load_located, validate_located
 
 PLACEHOLDERS = ("input", "response", "reference")
 RUBRIC_FIX = "see docs/jury.md for every field a rubric takes"
-EXPLANATION_CHARACTERS = 600  # a judge's reason per criterion; keeps a rating (and a runaway model) short
 
 
 class _Strict(BaseModel):
@@ -66,6 +65,9 @@ class Rubric(_Strict):
     system: str | None = Field(None, description="System prompt for the judges")
     prompt: str = Field(min_length=10, description="Template over {input}, {response} and {reference}")
     max_tokens: int = Field(1024, ge=16, le=32_768, description="Room for the judge's JSON answer")
+    explanation_characters: int = Field(600, ge=1, le=10_000, description="Longest explanation per criterion the "
+                                        "server lets a judge write (structured output): keeps ratings, and a "
+                                        "runaway model, short")
 
     @field_validator("criteria")
     @classmethod
@@ -110,7 +112,7 @@ class Rubric(_Strict):
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema the server constrains the judges' answers to (structured output)."""
         rating = {"type": "object", "additionalProperties": False, "required": ["explanation", "score"],
-                  "properties": {"explanation": {"type": "string", "maxLength": EXPLANATION_CHARACTERS},
+                  "properties": {"explanation": {"type": "string", "maxLength": self.explanation_characters},
                                  "score": {"type": "integer",
                                            "enum": list(range(self.scale.min, self.scale.max + 1))}}}
         return {"type": "object", "additionalProperties": False, "required": self.criterion_names,

@@ -56,13 +56,14 @@ def jury_toml(judges: list[str], name: str = "local", default: bool = True, card
 
 
 def jury_config(tmp_path: Path, data_root: Path, generator: str, judges: dict[str, str], cards: Path,
-                judge_fields: dict[str, object] | None = None, extra: str = "", jury: bool = True) -> Path:
+                judge_fields: dict[str, object] | None = None, extra: str = "", jury: bool = True,
+                generator_fields: dict[str, object] | None = None) -> Path:
     """A config: deployment `gen` at `generator`, judge deployments {name: base_url} (purpose judge on the
     egress allowlist), the jury `local` of them as the default, and the card folder."""
     from conftest import write_config
 
     deployments: dict[str, dict[str, object]] = {"gen": {"base_url": generator, "max_concurrency": 8,
-                                                         "timeout_s": 5, "max_retries": 0}}
+                                                         "timeout_s": 5, "max_retries": 0, **(generator_fields or {})}}
     for name, url in judges.items():
         deployments[name] = {"base_url": url, "model": name, "max_concurrency": 4, "timeout_s": 5, "max_retries": 0,
                              **(judge_fields or {})}
