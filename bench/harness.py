@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,6 +133,21 @@ def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measu
         err = proc.stderr.read().decode() if proc.stderr else ""
         raise SystemExit(f"medhelm-local {' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
     return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def run_against(work: Path, servers: dict[str, FakeServer], args: Callable[[], Sequence[str]],
+                expected: int) -> Measured:
+    """Run the command (its arguments made once the servers are up) against fake servers, stop them, and stop
+    the bench unless each saw `expected` requests."""
+    try:
+        measured = run_cli(work, args())
+        counts = {name: server.stats()["requests"] for name, server in servers.items()}
+    finally:
+        for server in servers.values():
+            server.stop()
+    if set(counts.values()) != {expected}:
+        raise SystemExit(f"expected {expected} requests per server, saw {counts}")
+    return measured
 
 
 def children_cpu() -> float:

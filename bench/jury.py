@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import REPO, prepare, run_cli, start_server, write_config
+from harness import REPO, FakeServer, prepare, run_against, start_server, write_config
 
 sys.path.insert(0, str(REPO / "tests" / "support"))
 from jury import write_generation_card
@@ -42,20 +42,16 @@ def main() -> None:
         for trial in range(trials):
             servers = {name: start_server(work, LATENCY, f"{name}-{trial}")
                        for name in ("model", *(f"judge{i}" for i in range(JUDGES)))}
-            try:
+
+            def command(trial: int = trial, servers: dict[str, FakeServer] = servers) -> list[str]:
                 judges = [f"judge{i}" for i in range(JUDGES)]
                 config = write_config(work, f"t{trial}", {n: (s.port, IN_FLIGHT) for n, s in servers.items()},
-                                      judges=judges,
-                                      top=[f'benchmark_cards = ["{cards}"]', 'jury = "bench"',
-                                           "[juries.bench]", "judges = [" + ", ".join(f'"{j}"' for j in judges) + "]"])
-                entry = "ward_notes:model=bench/model,model_deployment=model"
-                measured = run_cli(work, ["-c", str(config), "run", entry, "--suite", f"jury-{trial}", "--quiet"])
-                counts = {name: s.stats()["requests"] for name, s in servers.items()}
-            finally:
-                for server in servers.values():
-                    server.stop()
-            if set(counts.values()) != {N}:
-                raise SystemExit(f"expected {N} requests per server, saw {counts}")
+                                      judges=judges, top=[f'benchmark_cards = ["{cards}"]', 'jury = "bench"',
+                                                          "[juries.bench]", f"judges = {judges!r}".replace("'", '"')])
+                return ["-c", str(config), "run", "ward_notes:model=bench/model,model_deployment=model", "--suite",
+                        f"jury-{trial}", "--quiet"]
+
+            measured = run_against(work, servers, command, N)
             ratios.append(measured.wall / floor)
             print(f"trial {trial}: {measured.wall:.3f} s for {N} answers judged by {JUDGES} judges (floor "
                   f"{floor:.1f} s): {ratios[-1]:.3f} x floor, {measured.cpu:.2f} s CPU, "

@@ -17,7 +17,16 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from harness import import_folder, prepare, run_cli, start_server, synthetic_medbullets, synthetic_medqa, write_config
+from harness import (
+    FakeServer,
+    import_folder,
+    prepare,
+    run_against,
+    start_server,
+    synthetic_medbullets,
+    synthetic_medqa,
+    write_config,
+)
 
 MODELS, PER_BENCHMARK, IN_FLIGHT, LATENCY = 3, 640, 64, 0.2
 BENCHMARKS = ("med_qa", "medbullets")
@@ -39,20 +48,18 @@ def main() -> None:
         ratios = []
         for trial in range(trials):
             servers = [start_server(work, LATENCY, f"m{i}-{trial}") for i in range(MODELS)]
-            try:
+
+            def command(trial: int = trial, servers: list[FakeServer] = servers) -> list[str]:
                 config = write_config(work, f"t{trial}", {f"gpu{i}": (s.port, IN_FLIGHT)
                                                           for i, s in enumerate(servers)})
                 suite = work / f"suite-{trial}.yaml"
                 models = "".join(f"  - {{model: local/model-{i}, deployment: gpu{i}}}\n" for i in range(MODELS))
                 suite.write_text(f"suite: bench-{trial}\nmodels:\n{models}benchmarks: [{', '.join(BENCHMARKS)}]\n"
                                  f"max_eval_instances: {PER_BENCHMARK}\n")
-                measured = run_cli(work, ["-c", str(config), "run", "--suite-file", str(suite), "--quiet"])
-                counts = [s.stats()["requests"] for s in servers]
-            finally:
-                for server in servers:
-                    server.stop()
-            if counts != [len(BENCHMARKS) * PER_BENCHMARK] * MODELS:
-                raise SystemExit(f"expected {len(BENCHMARKS) * PER_BENCHMARK} requests per server, saw {counts}")
+                return ["-c", str(config), "run", "--suite-file", str(suite), "--quiet"]
+
+            measured = run_against(work, {f"gpu{i}": s for i, s in enumerate(servers)}, command,
+                                   len(BENCHMARKS) * PER_BENCHMARK)
             ratios.append(measured.wall / floor)
             print(f"trial {trial}: {measured.wall:.3f} s for {MODELS} models x {len(BENCHMARKS)} benchmarks x "
                   f"{PER_BENCHMARK} instances (floor {floor:.1f} s): {ratios[-1]:.3f} x floor, "

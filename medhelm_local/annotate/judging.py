@@ -155,6 +155,15 @@ class JudgePool:
             self.outcomes[(run.run_id, judge.name, ok)] += 1
             self.progress.advance(run.index, ok)
 
+    def sent(self, run_id: str) -> dict[str, dict[str, int]]:
+        """Per judge, the ratings requested for a run in this invocation: how many rated, how many failed."""
+        found: dict[str, dict[str, int]] = {}
+        for (rid, judge, ok), count in sorted(self.outcomes.items()):
+            if rid == run_id:
+                counts = found.setdefault(judge, {"rated": 0, "failed": 0})
+                counts["rated" if ok else "failed"] += count
+        return found
+
     async def aclose(self) -> None:
         """Release the judges' connections (clients shared with generation are closed by their owner)."""
         for name in self.judges:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -167,10 +166,5 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
         aggregates = compute_aggregates(store.con, run.run_id)
         store_aggregates(store.con, run.run_id, aggregates)
         refresh_robustness(store.con, run.run_id)
-        sent: dict[str, Counter[str]] = {}
-        for (run_id, judge, ok), count in pool.outcomes.items():
-            if run_id == run.run_id:
-                sent.setdefault(judge, Counter())["rated" if ok else "failed"] += count
-        outcomes.append(JudgeOutcome(run.run_id, run.jury.name, {j: dict(c) for j, c in sorted(sent.items())},
-                                     aggregates))
+        outcomes.append(JudgeOutcome(run.run_id, run.jury.name, pool.sent(run.run_id), aggregates))
     return outcomes

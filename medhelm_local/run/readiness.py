@@ -67,6 +67,14 @@ def _deployment(settings: Settings, name: str) -> str:
     return f"{dep.base_url} answers ({dep.api} API), models: {', '.join(models) or 'none'}{note}"
 
 
+def _jury(settings: Settings, name: str) -> str:
+    from medhelm_local.annotate.jury import resolve_jury
+
+    jury = resolve_jury(settings, allowlist_for(settings), name)
+    judges = ", ".join(f"{j.name} ({j.model}, {j.concurrency} in flight)" for j in jury.judges) if jury else "none"
+    return f"judges {judges}" + ("; the default jury" if settings.jury == name else "")
+
+
 def run_checks(get_settings: Callable[[], Settings]) -> tuple[list[Check], Settings | None]:
     """Every check, in order; settings are None when they do not load."""
     checks = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0]),
@@ -95,4 +103,9 @@ def run_checks(get_settings: Callable[[], Settings]) -> tuple[list[Check], Setti
                             "import FOLDER`; `benchmarks show NAME` says which files)", note=True))
     for name in sorted(settings.deployments):
         checks.append(_try(f"deployment: {name}", lambda n=name: _deployment(settings, n)))  # type: ignore[misc]
+    for name in sorted(settings.juries):  # judges configured and listed for judging (their servers: above)
+        checks.append(_try(f"jury: {name}", lambda n=name: _jury(settings, n)))  # type: ignore[misc]
+    if settings.jury is not None and settings.jury not in settings.juries:
+        checks.append(Check("jury", False, f"the jury setting names '{settings.jury}', which is not declared "
+                                           "under [juries]"))
     return checks, settings

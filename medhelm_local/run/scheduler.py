@@ -253,16 +253,10 @@ class _Suite:
                 await queue.put(None)
 
 
-def _judging_sent(pool: JudgePool | None, run_id: str) -> dict[str, dict[str, int]] | None:
-    """Per judge, the ratings this invocation requested for a run and how they ended."""
-    if pool is None:
-        return None
-    sent: dict[str, dict[str, int]] = {}
-    for (rid, judge, ok), count in pool.outcomes.items():
-        if rid == run_id:
-            counts = sent.setdefault(judge, {"rated": 0, "failed": 0})
-            counts["rated" if ok else "failed"] += count
-    return sent
+def _judging_sent(pool: JudgePool | None, run_id: str,
+                  judged: dict[str, JudgedRun]) -> dict[str, dict[str, int]] | None:
+    """Per judge, the ratings this invocation requested for a run and how they ended (None: not judged)."""
+    return None if pool is None or run_id not in judged else pool.sent(run_id)
 
 
 def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -339,5 +333,5 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
         log.info("run %s: sent %d, reused %d, ok %d, failed %d, %.3f s", run.plan.run_id, run.sent,
                  len(run.done), summary.n_ok, summary.n_failed, wall)
         outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now,
-                                   _judging_sent(suite_run.pool, run.plan.run_id)))
+                                   _judging_sent(suite_run.pool, run.plan.run_id, judged)))
     return outcomes

@@ -34,3 +34,17 @@ def test_doctor_fails_on_changed_data_missing_key_and_dead_endpoint(
     assert "sha256" in failed["data: pubmed_qa"]
     assert "no key-encryption key" in failed["key-encryption key"]
     assert "nothing answered" in failed["deployment: local"]
+
+
+def test_doctor_checks_each_jury_and_names_a_judge_not_listed_for_judging(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    judge, other = fake_server(), fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
+                          {"judge-a": {"base_url": judge.base_url, "model": "j"},
+                           "judge-b": {"base_url": other.base_url, "model": "k"}}, judges=("judge-a",),
+                          extra='jury = "good"\n[juries.good]\njudges = ["judge-a"]\n[juries.bad]\njudges = ["judge-b"]')
+    result = run_cli("-c", str(config), "doctor", "--json", env={"MEDHELM_KEK_FILE": str(kek_file)})
+    assert result.returncode == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert checks["jury: good"]["ok"] and "judge-a (j, 16 in flight); the default jury" in checks["jury: good"]["detail"]
+    assert not checks["jury: bad"]["ok"] and "purpose inference, not judge" in checks["jury: bad"]["detail"]
