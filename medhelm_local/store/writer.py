@@ -31,12 +31,11 @@ def row_of(table: str, **values: Any) -> tuple[Any, ...]:
 
     Naming the values keeps callers right when the declaration gains a column.
     """
-    spec = declared(table)
-    given = spec.given
-    unknown = set(values) - {c.name for c in given}
-    if unknown:
-        raise KeyError(f"table {table} has no column(s) {', '.join(sorted(unknown))}")
-    return tuple(values.get(c.name) for c in given)
+    names = declared(table).given_names
+    if not values.keys() <= set(names):
+        unknown = sorted(set(values) - set(names))
+        raise KeyError(f"table {table} has no column(s) {', '.join(unknown)}")
+    return tuple(values.get(name) for name in names)
 
 
 def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -64,7 +63,7 @@ def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> Non
 class StoreWriter:
     """Serialises all writes to one store through a background thread."""
 
-    def __init__(self, store: StoreHandle, flush_interval: float = 0.02, max_batch: int = 2048) -> None:
+    def __init__(self, store: StoreHandle, flush_interval: float = 0.05, max_batch: int = 2048) -> None:
         self._cursor = store.con.cursor()
         self._queue: queue.Queue[Any] = queue.Queue()
         self._flush_interval = flush_interval
