@@ -12,10 +12,10 @@ import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from medhelm_local.data.sources import dataset_sources
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
@@ -92,20 +92,40 @@ class BenchmarkSpec:
         """One line saying what it measures."""
         return self.card.description.strip().splitlines()[0]
 
+    @property
+    def provenance(self) -> str:
+        """Where the data is published: the card's word, else the shipped record of the public dataset."""
+        if self.card.provenance:
+            return self.card.provenance
+        source = dataset_sources().get(self.card.data.folder or "")
+        if source is None:
+            return "not recorded"
+        # The note says what the repository line does not (whose file a copy is); it names the repository too.
+        return source.note if source.repository.removeprefix("https://") in source.note else (
+            f"{source.provenance} ({source.note})")
+
+    @property
+    def licence(self) -> str:
+        """The data's licence as its publisher states it: the card's word, else the shipped record."""
+        if self.card.licence:
+            return self.card.licence
+        source = dataset_sources().get(self.card.data.folder or "")
+        return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
+
     def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
         """The benchmark with run-entry arguments applied (and checked)."""
         return Benchmark(self, args)
 
-    @cached_property
+    @property
     def rubric(self) -> Rubric | None:
-        """The rubric the jury rates this benchmark's answers by (None: no jury metric)."""
+        """The rubric the jury rates this benchmark's answers by (None: no jury metric); files are read once."""
         if self.card.rubric is None:
             return None
         from medhelm_local.annotate.rubric import load_rubric  # rubrics load only for jury benchmarks
 
         return load_rubric(self.card.rubric, self.path.parent, where=f"benchmark card {self.path}, field rubric")
 
-    @cached_property
+    @property
     def reader_name(self) -> str | None:
         """The reader hook for a published layout; None for a card with its own data file."""
         return self.card.data.reader
@@ -133,12 +153,30 @@ class Benchmark:
         self.context = self._scoring_context()
         self._shots: list[Instance] | None = None
 
-    # Identity, as the registry spec has it.
-    name = property(lambda self: self.spec.name)
-    display_name = property(lambda self: self.spec.display_name)
-    task_type = property(lambda self: self.spec.task_type)
-    access = property(lambda self: self.spec.access)
-    subcategory = property(lambda self: self.spec.subcategory)
+    @property
+    def name(self) -> str:
+        """The run-entry name."""
+        return self.spec.name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown in tables."""
+        return self.spec.display_name
+
+    @property
+    def task_type(self) -> TaskType:
+        """What kind of answer it expects."""
+        return self.spec.task_type
+
+    @property
+    def access(self) -> str:
+        """public, gated or private."""
+        return self.spec.access
+
+    @property
+    def subcategory(self) -> str:
+        """Its place in MedHELM's taxonomy."""
+        return self.spec.subcategory
 
     def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
         declared = {**self.card.args, **COMMON_ARGS}
@@ -243,7 +281,7 @@ class Benchmark:
                                           where=str(path), fix="restore the file, or pin its new sha256 after "
                                           "checking it (`medhelm-local benchmarks validate CARD` prints it)")
             return {spec.file: path}
-        return data.verify(spec.folder or "", self.data_files, self.card.provenance or "its publisher")
+        return data.verify(spec.folder or "", self.data_files, self.spec.provenance)
 
     def _read(self, paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterable[Instance]:
         spec = self.card.data
@@ -282,7 +320,7 @@ class Benchmark:
             raise DatasetCorruptError(
                 f"{self.name}: the data does not have the {layout} layout ({type(exc).__name__}: {str(exc)[:80]})",
                 where=where,
-                fix=f"replace the files with the published ones ({self.card.provenance or 'see the card'})",
+                fix=f"replace the files with the published ones ({self.spec.provenance})",
             ) from None
         if duplicates:
             shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
@@ -291,7 +329,7 @@ class Benchmark:
                                                        "out to number rows")
         if count == 0:
             raise DatasetCorruptError(f"{self.name}: the dataset holds no instances", where=where,
-                                      fix=f"replace the files with the published ones ({self.card.provenance})")
+                                      fix=f"replace the files with the published ones ({self.spec.provenance})")
 
     def load(self, data: DataRoot) -> list[Instance]:
         """Every instance, checked (ids unique, at least one)."""

@@ -42,9 +42,11 @@ def test_doctor_checks_each_jury_and_names_a_judge_not_listed_for_judging(
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
                           {"judge-a": {"base_url": judge.base_url, "model": "j"},
                            "judge-b": {"base_url": other.base_url, "model": "k"}}, judges=("judge-a",),
-                          extra='jury = "good"\n[juries.good]\njudges = ["judge-a"]\n[juries.bad]\njudges = ["judge-b"]')
+                          extra='jury = "good"\n[juries.good]\njudges = ["judge-a"]\n'
+                                '[juries.bad]\njudges = ["judge-b"]')
     result = run_cli("-c", str(config), "doctor", "--json", env={"MEDHELM_KEK_FILE": str(kek_file)})
     assert result.returncode == 1
     checks = {c["name"]: c for c in json.loads(result.stdout)}
-    assert checks["jury: good"]["ok"] and "judge-a (j, 16 in flight); the default jury" in checks["jury: good"]["detail"]
+    assert checks["jury: good"]["ok"]
+    assert "judge-a (j, 16 in flight); the default jury" in checks["jury: good"]["detail"]
     assert not checks["jury: bad"]["ok"] and "purpose inference, not judge" in checks["jury: bad"]["detail"]
