@@ -22,6 +22,8 @@ LATENCY_P50, LATENCY_P95 = "latency_p50", "latency_p95"
 OUTPUT_TOKENS_PER_S, TOKENS_IN, TOKENS_OUT = "output_tokens_per_s", "tokens_in", "tokens_out"
 COST, COST_PER_1K = "cost", "cost_per_1k"
 JUDGING_COST, JUDGING_COST_PER_1K = "judging_cost", "judging_cost_per_1k"
+# Figures of how long requests took: two runs of the same entries differ in them.
+TIMED = frozenset({LATENCY_P50, LATENCY_P95, OUTPUT_TOKENS_PER_S})
 
 
 def busy_seconds(intervals: Sequence[tuple[float, float]]) -> float:

@@ -25,7 +25,7 @@ from medhelm_local.scenarios.card import Card, CardArg, template_fields
 if TYPE_CHECKING:
     from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
-from medhelm_local.scenarios.perturbation import PERTURBATIONS, perturb
+from medhelm_local.scenarios.perturbation import PERTURBATIONS, check_perturbation, perturb
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
@@ -191,7 +191,7 @@ class Benchmark:
             if key in args and arg.choices is not None and args[key] not in arg.choices:
                 raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
                                     fix=f"use one of: {', '.join(arg.choices)}")
-        self._check_perturbation(args, where)
+        check_perturbation(args, self.task_type, self.name, where)
         if "num_output_tokens" in args:
             value = args["num_output_tokens"]
             if not value.isdigit() or not 0 < int(value) <= 1_000_000:
@@ -202,19 +202,6 @@ class Benchmark:
             if check is not None:
                 check(args)
         return args
-
-    def _check_perturbation(self, args: dict[str, str], where: str) -> None:
-        name = args.get("perturbation")
-        if name is not None and name not in PERTURBATIONS:
-            raise RunEntryError(f"there is no perturbation '{name}'", where=where,
-                                fix=f"use one of: {', '.join(PERTURBATIONS)}")
-        if name == "option_order" and self.task_type is not TaskType.MULTIPLE_CHOICE:
-            raise RunEntryError(f"perturbation=option_order reorders options, and {self.name} has none", where=where,
-                                fix=f"use one of: {', '.join(p for p in PERTURBATIONS if p != 'option_order')}")
-        seed = args.get("perturbation_seed")
-        if seed is not None and (name is None or not seed.isdigit()):
-            raise RunEntryError(f"perturbation_seed={seed} needs perturbation=NAME and a whole number", where=where,
-                                fix="write e.g. perturbation=typos,perturbation_seed=1")
 
     def _resolve_metrics(self, available: frozenset[Need]) -> list[Metric]:
         preferences, also = self.card.metric_names

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from medhelm_local.errors import RunEntryError
 from medhelm_local.records import Instance, TaskType
 
 _CONTRACTIONS = {
@@ -91,6 +92,21 @@ TEXT_PERTURBATIONS: dict[str, Callable[[str, random.Random], str]] = {
     "expansions": lambda text, _: _swap(text, _EXPANSIONS),
 }
 PERTURBATIONS = (*TEXT_PERTURBATIONS, "option_order")
+
+
+def check_perturbation(args: dict[str, str], task: TaskType, benchmark: str, where: str) -> None:
+    """A run entry's perturbation arguments, or a clear error naming what is wrong."""
+    name = args.get("perturbation")
+    if name is not None and name not in PERTURBATIONS:
+        raise RunEntryError(f"there is no perturbation '{name}'", where=where,
+                            fix=f"use one of: {', '.join(PERTURBATIONS)}")
+    if name == "option_order" and task is not TaskType.MULTIPLE_CHOICE:
+        raise RunEntryError(f"perturbation=option_order reorders options, and {benchmark} has none", where=where,
+                            fix=f"use one of: {', '.join(p for p in PERTURBATIONS if p != 'option_order')}")
+    seed = args.get("perturbation_seed")
+    if seed is not None and (name is None or not seed.isdigit()):
+        raise RunEntryError(f"perturbation_seed={seed} needs perturbation=NAME and a whole number", where=where,
+                            fix="write e.g. perturbation=typos,perturbation_seed=1")
 
 
 def perturb(instance: Instance, name: str, seed: int, task: TaskType) -> Instance:

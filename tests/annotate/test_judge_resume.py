@@ -29,11 +29,16 @@ def _stored(tmp_path: Path, kek: Kek) -> dict[str, int]:
         handle.close()
 
 
-def _kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool]) -> None:
+def _kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], wal: Path) -> None:
+    """SIGKILL once `ready()` holds and the store's write-ahead log has grown twice more (ratings committed)."""
     deadline = time.monotonic() + 60
     while not ready() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
-    time.sleep(0.4)  # let a few ratings commit
+    size, grown = (wal.stat().st_size if wal.exists() else 0), 0
+    while grown < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+        now = wal.stat().st_size if wal.exists() else 0
+        grown, size = grown + (now > size), now
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, "it finished before it could be killed"
@@ -61,7 +66,7 @@ def test_a_suite_without_a_jury_is_pending_then_judged_and_a_killed_pass_resumes
 
     judge = [str(CLI), "-c", str(config), "judge", "ward", "--jury", "local", "-q"]
     proc = subprocess.Popen(judge, env={**os.environ, **env})
-    _kill_when(proc, lambda: judges["judge-a"].stats()["requests"] >= 12)
+    _kill_when(proc, lambda: judges["judge-a"].stats()["requests"] >= 12, tmp_path / "results" / "ward.duckdb.wal")
     before = _stored(tmp_path, kek)
     assert 0 < before.get("judge-a", 0) < N, before
     asked = {name: s.stats()["requests"] for name, s in judges.items()}
@@ -93,7 +98,7 @@ def test_a_run_killed_while_judging_as_it_goes_resumes_both_stages_without_askin
     command = [str(CLI), "-c", str(config), "run", ENTRY, "--suite", "ward", "-q"]
 
     proc = subprocess.Popen(command, env={**os.environ, **env})
-    _kill_when(proc, lambda: judges["judge-b"].stats()["requests"] >= 8)
+    _kill_when(proc, lambda: judges["judge-b"].stats()["requests"] >= 8, tmp_path / "results" / "ward.duckdb.wal")
     before = _stored(tmp_path, kek)
     asked = {name: s.stats()["requests"] for name, s in judges.items()}
     generated = generator.stats()["requests"]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from conftest import CLI, FakeServer, run_cli, write_config
 
+from medhelm_local.metrics.efficiency import TIMED
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 
@@ -40,8 +41,10 @@ def _snapshot(store: Path, kek: Kek) -> dict[str, Any]:
             "completions": con.execute("SELECT run_id, instance_id, ok, text FROM completions ORDER BY ALL").fetchall(),
             "scores": con.execute("SELECT run_id, instance_id, metric, value, extracted FROM scores "
                                   "ORDER BY ALL").fetchall(),
+            # Latency and throughput are how long requests took this time: equal runs differ in them.
             "aggregates": con.execute("SELECT run_id, metric, value, ci_low, ci_high, n, n_scored, n_failed "
-                                      "FROM run_metrics ORDER BY ALL").fetchall(),
+                                      "FROM run_metrics WHERE metric NOT IN (SELECT unnest($timed)) ORDER BY ALL",
+                                      {"timed": list(TIMED)}).fetchall(),
             "runs": con.execute("SELECT run_id, main_metric, access FROM runs ORDER BY ALL").fetchall(),
         }
     finally:
