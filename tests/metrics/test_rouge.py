@@ -100,3 +100,14 @@ def test_scoring_needs_no_network_and_no_nltk_data(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert float(done.stdout) == pytest.approx(2 * (2 / 2) * (2 / 4) / (2 / 2 + 2 / 4))
+
+
+def test_the_remembered_stemmer_gives_rouge_scores_exactly_as_rouge_score_does() -> None:
+    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+
+    reference = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+    texts = ["Patients presenting with worsening dyspnea were treated.", "The patient presented; treating dyspneas.",
+             "Running studies of fishes, ran study on fish", "", "12 mg daily; 1-2 tablets as needed"]
+    for a in texts:
+        for b in texts:
+            assert rouge_l(a, b) == reference.score(a, b)["rougeL"].fmeasure
