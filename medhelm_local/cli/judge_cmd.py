@@ -47,13 +47,13 @@ def _validation_table(report: Any) -> Any:
     from rich.table import Table
 
     def fmt(value: float) -> str:
-        return "-" if value != value else f"{value:.3f}"  # nan: too few instances
+        return "-" if value != value else f"{round(value, 3) + 0.0:.3f}"  # nan: too few instances; no "-0.000"
 
     table = Table(title="Agreement with clinicians")
     for col in ("comparison", "pairs", "instances", "ICC(3,1)", "95% CI", "ICC(2,1)"):
         table.add_column(col, justify="left" if col == "comparison" else "right")
     for row in report.rows:
-        ci = "-" if row.ci_low != row.ci_low else f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
+        ci = "-" if row.ci_low != row.ci_low else f"[{fmt(row.ci_low)}, {fmt(row.ci_high)}]"
         table.add_row(row.comparison, str(row.pairs), str(row.instances), fmt(row.icc), ci, fmt(row.icc_absolute))
     return table
 

@@ -76,10 +76,10 @@ def _answer(prompt: str) -> str:
     return "ABCD"[digest[0] % 4]
 
 
-def _ratings(prompt: str, schema: dict[str, Any], mode: str) -> str:
-    """A judge's reply to a rating request, as the scripted mode has it."""
+def _ratings(prompt: str, schema: dict[str, Any], mode: str, seed: int = 1) -> str:
+    """A judge's reply to a rating request, as the scripted mode has it (servers with other seeds disagree)."""
     criteria = list(schema.get("required") or [])
-    scores = {c: 1 + hashlib.sha256(f"{prompt}\0{c}".encode()).digest()[0] % 5 for c in criteria}
+    scores = {c: 1 + hashlib.sha256(f"{seed}\0{prompt}\0{c}".encode()).digest()[0] % 5 for c in criteria}
     if mode == "malformed":
         return "The response reads well and seems accurate to me."
     if mode == "partial":
@@ -92,12 +92,12 @@ def _ratings(prompt: str, schema: dict[str, Any], mode: str) -> str:
     return f"Here is my rating:\n```json\n{text}\n```\nI hope this helps." if mode == "fenced" else text
 
 
-def _reply(path: str, body: dict[str, Any], judge: str = "good") -> dict[str, Any]:
+def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1) -> dict[str, Any]:
     model = body.get("model", "fake")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
         prompt = body["messages"][-1]["content"]
-        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge)
+        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge, seed)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
         if body.get("logprobs"):
@@ -105,7 +105,7 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good") -> dict[str, An
                                                "top_logprobs": [{"token": text, "logprob": -0.1, "bytes": None}]}]}
     else:
         prompt = body["prompt"]
-        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge)
+        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge, seed)
         choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
     return {"id": "fake-1", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
             "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": max(1, len(text) // 4),
@@ -177,7 +177,7 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge)).encode()))
+                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge, state.seed)).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
             await writer.drain()
