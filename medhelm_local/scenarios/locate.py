@@ -54,7 +54,8 @@ def data_path_files(data_path: str, spec: CardData, declared: tuple[str, ...], p
     missing = [name for name, path in paths.items() if not path.is_file()]
     if missing:
         raise DatasetMissingError(f"{missing[0]} is not under data_path", where=f"{where} (looked in {root})",
-                                  fix=f"give the folder holding {', '.join(declared[:4])} (published at {published_at})")
+                                  fix=f"give the folder holding {', '.join(declared[:4])} (published at "
+                                      f"{published_at})")
     return paths
 
 

@@ -36,3 +36,14 @@ def with_record(instance: Instance, record: str) -> Instance:
     extra = {**instance.extra, LONG_SPAN: f"{start}:{start + len(record)}"}
     return replace(instance, input=instance.input[:start] + record + instance.input[end:],
                    extra=MappingProxyType(extra))
+
+
+def how_inputs_fit(truncation: str | None, max_length: int | None) -> str:
+    """How a benchmark's prompts are fitted to a model, in one sentence (for `benchmarks show`)."""
+    if truncation is None:
+        return "sent whole: a prompt longer than the model's context is refused by the server and stored as failed"
+    kept = "start" if truncation == "keep_start" else "end (the most recent part)"
+    limit = f" (or max_length={max_length} tokens, if fewer)" if max_length else ""
+    return (f"when the prompt and its answer do not fit the model's context{limit} (counted with the model's own "
+            f"tokenizer through the server's /tokenize), the record is cut to fit, keeping its {kept}; a server "
+            "that offers no /tokenize (e.g. Ollama) gets prompts whole")

@@ -40,8 +40,22 @@ def test_taxonomy_shows_every_subcategory_with_installed_and_runnable_benchmarks
     assert subs["Conducting Literature Research"]["installed"] == [
         {"name": "pubmed_qa", "access": "public", "runnable": True}]
     assert any(b["access"] == "private" for b in subs["Supporting Diagnostic Decisions"]["medhelm_benchmarks"])
-    text = run_cli("taxonomy", "--data-root", str(data_root)).stdout
-    assert "pubmed_qa (public, runnable)" in text and "(private, not installed)" in text
+    text = " ".join(run_cli("taxonomy", "--data-root", str(data_root)).stdout.split())
+    assert "pubmed_qa (public, runnable)" in text
+    assert "ehrshot (gated, runnable when data is present)" in text
+    assert "(private, format shipped" in text
+
+
+def test_taxonomy_places_every_medhelm_benchmark_as_runnable_here(tmp_path: Path) -> None:
+    tree = json.loads(run_cli("taxonomy", "--data-root", str(tmp_path / "empty"), "--json").stdout)
+    status = {b["name"]: (b["access"], b["status"]) for c in tree for s in c["subcategories"]
+              for b in s["medhelm_benchmarks"]}
+
+    assert len(status) == 37
+    assert {access for access, state in status.values() if state == "runnable when data is present"} == {
+        "public", "gated"}
+    assert all(state.startswith("format shipped") for access, state in status.values() if access == "private")
+    assert not [name for name, (_, state) in status.items() if state == "not installed"]
 
 
 def test_every_builtin_benchmark_has_a_complete_card() -> None:

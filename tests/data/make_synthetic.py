@@ -245,9 +245,9 @@ def medalign(out: Path) -> None:
             [4, "Annotator_1", "On 01/01/2099."],
         ], "\t"))
     _write(folder / "medalign_ehr_xml" / "1001.xml", (
-        '<eventstream person_id="1001">\n<visit type="Outpatient" start="03/01/2098 09:00"><entry>'
-        '<event type="drug">lisinopril 10 mg</event><event type="note">Allergy: penicillin (rash).</event>'
-        "</entry></visit>\n</eventstream>\n").encode())
+        b'<eventstream person_id="1001">\n<visit type="Outpatient" start="03/01/2098 09:00"><entry>'
+        b'<event type="drug">lisinopril 10 mg</event><event type="note">Allergy: penicillin (rash).</event>'
+        b"</entry></visit>\n</eventstream>\n"))
     _write(folder / "medalign_ehr_xml" / "1002.xml", (_long_record(120) + "\n").encode())
     _readme(folder, "MedAlign release layout (two TSVs and medalign_ehr_xml/<person_id>.xml): 4 instructions, one "
                     "without a first-annotator response (3 instances); patient 1002's record is long, for truncation.")

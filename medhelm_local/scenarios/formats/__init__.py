@@ -32,19 +32,20 @@ class RowFormat:
     name: str
     rows: RowsFn
     summary: str
+    benchmarks: tuple[str, ...]  # MedHELM's run-entry names of the private benchmarks in this shape
 
 
 _FORMATS: dict[str, RowFormat] = {}
 
 
-def row_format(name: str) -> Callable[[RowsFn], RowsFn]:
-    """Decorator: register a function `(path, args) -> rows` as the format `name`."""
+def row_format(name: str, benchmarks: tuple[str, ...]) -> Callable[[RowsFn], RowsFn]:
+    """Decorator: register a function `(path, args) -> rows` as the format `name` of MedHELM's `benchmarks`."""
 
     def register(rows: RowsFn) -> RowsFn:
         if name in _FORMATS and _FORMATS[name].rows is not rows:
             raise ValueError(f"format {name!r} registered twice")
         summary = (rows.__doc__ or name).strip().splitlines()[0]
-        _FORMATS[name] = RowFormat(name, rows, summary)
+        _FORMATS[name] = RowFormat(name, rows, summary, benchmarks)
         return rows
 
     return register
@@ -59,6 +60,11 @@ def all_formats() -> dict[str, RowFormat]:
     """Every registered format by name."""
     _load_builtins()
     return dict(sorted(_FORMATS.items()))
+
+
+def format_for(benchmark: str) -> RowFormat | None:
+    """The format of one of MedHELM's private benchmarks (by run-entry name), if one is shipped."""
+    return next((f for f in all_formats().values() if benchmark in f.benchmarks), None)
 
 
 def get_format(name: str, where: str) -> RowFormat:

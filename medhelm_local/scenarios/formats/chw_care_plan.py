@@ -15,7 +15,7 @@ from medhelm_local.scenarios.tabular import delimited_rows, require_columns
 COLUMN = "MO Note"
 
 
-@row_format("chw_care_plan")
+@row_format("chw_care_plan", ("chw_care_plan",))
 def chw_care_plan_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
     """Rows with note (the `MO Note` text) and row (the row number)."""
     for number, row in enumerate(delimited_rows(path), start=1):

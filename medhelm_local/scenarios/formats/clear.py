@@ -53,7 +53,7 @@ def _records(source: Path) -> Iterator[tuple[int, dict[str, str]]]:
         yield from enumerate(delimited_rows(source), start=2)
 
 
-@row_format("clear")
+@row_format("clear", ("clear",))
 def clear_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
     """Rows with text, condition (words as MedHELM prompts them), options (JSON) and answer (the option)."""
     condition = args.get("condition", "")

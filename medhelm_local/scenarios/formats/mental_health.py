@@ -15,7 +15,7 @@ from medhelm_local.scenarios.tabular import delimited_rows, require_columns
 COLUMNS = ("topic", "dialogue_type", "context", "gold_counselor_response")
 
 
-@row_format("mental_health")
+@row_format("mental_health", ("mental_health",))
 def mental_health_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
     """The rows as they are, after checking the four columns; a row without a response is refused."""
     for number, row in enumerate(delimited_rows(path), start=1):

@@ -16,7 +16,8 @@ from medhelm_local.scenarios.formats import row_format
 from medhelm_local.scenarios.tabular import delimited_rows, require_columns
 
 
-@row_format("shc_med")
+@row_format("shc_med", ("shc_bmt_med", "shc_cdi_med", "shc_conf_med", "shc_ent_med", "shc_gip_med",
+                        "shc_privacy_med", "shc_proxy_med", "shc_ptbm_med", "shc_sei_med", "shc_sequoia_med"))
 def shc_med_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
     """Rows with prompt (and its alias question), context, label (stripped) and row (the row number)."""
     for number, row in enumerate(delimited_rows(path), start=1):

@@ -17,7 +17,7 @@ COLUMNS = {"Diagnosis": "diagnosis", "ActualProcedure": "procedure", "HistoryPhy
            "OperativeNoteText": "operative_note", "DischargeInstructionNoteText": "instructions"}
 
 
-@row_format("starr_patient_instructions")
+@row_format("starr_patient_instructions", ("starr_patient_instructions",))
 def starr_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
     """Rows with diagnosis, procedure, history_physical, operative_note, instructions and row."""
     for number, row in enumerate(delimited_rows(path), start=1):
