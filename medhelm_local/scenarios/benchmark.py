@@ -192,10 +192,10 @@ class Benchmark:
         data_path = self.args.get("data_path")
         published_at = self.card.provenance or "its publisher"
         if spec.file is not None:
-            if spec.format is not None:
-                return {spec.file: own_file((self.spec.path.parent / spec.file).resolve(), data_path)}
             path = (self.spec.path.parent / spec.file).resolve()
-            if spec.sha256 and path.is_file() and sha256_file(path) != spec.sha256:
+            if data_path or spec.format is not None:
+                path = own_file(path, data_path)
+            if spec.sha256 and not data_path and path.is_file() and sha256_file(path) != spec.sha256:
                 raise DatasetCorruptError("the data file does not match the sha256 pinned in the card",
                                           where=str(path), fix="restore the file, or pin its new sha256 after "
                                           "checking it (`medhelm-local benchmarks validate CARD` prints it)")
