@@ -18,7 +18,7 @@ from medhelm_local.errors import ConfigError, RunEntryError
 from medhelm_local.run.entries import RunEntry, parse_run_entry
 from medhelm_local.yaml_lines import load_located, validate_located
 
-SHIPPED_CONFS = {"public": "run_entries_public.conf"}
+SHIPPED_CONFS = {"public": "run_entries_public.conf", "gated": "run_entries_gated.conf"}
 _ENTRY = re.compile(r'\{\s*description\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*priority\s*:\s*(\d+)\s*,?\s*\}\s*,?')
 
 
@@ -32,7 +32,7 @@ class ConfEntry:
 
 
 def conf_path(name_or_path: str) -> Path:
-    """A conf file path; the shipped ones can be named (`public`)."""
+    """A conf file path; the shipped ones can be named (`public`, `gated`)."""
     if name_or_path in SHIPPED_CONFS:
         return Path(str(resources.files("medhelm_local").joinpath("confs", SHIPPED_CONFS[name_or_path])))
     return Path(name_or_path)

@@ -15,6 +15,7 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from medhelm_local.errors import ConfigError, DatasetCorruptError, DatasetMissingError
 from medhelm_local.records import Instance, Reference
@@ -52,14 +53,20 @@ def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
     return delimited_rows(path)
 
 
-def _jsonl_rows(path: Path) -> Iterator[dict[str, str]]:
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; a line that is not an object is named."""
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if line.strip():
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError(f"line {number} is not a JSON object")
-                yield {k: v if isinstance(v, str) else json.dumps(v) for k, v in item.items() if v is not None}
+                yield number, item
+
+
+def _jsonl_rows(path: Path) -> Iterator[dict[str, str]]:
+    for _, item in json_lines(path):
+        yield {k: v if isinstance(v, str) else json.dumps(v) for k, v in item.items() if v is not None}
 
 
 def _parquet_rows(path: Path) -> Iterator[dict[str, str]]:

@@ -76,3 +76,27 @@ def test_benchmarks_show_prints_the_card(data_root: Path) -> None:
         assert fragment in result.stdout
     missing = run_cli("benchmarks", "show", "no_such_benchmark")
     assert missing.returncode == 2 and "no benchmark is called" in missing.stderr
+
+
+def test_gated_benchmarks_list_with_their_access_and_main_metric_and_run_once_imported(
+        gated_root: Path, tmp_path: Path) -> None:
+    rows = {r["name"]: r for r in json.loads(run_cli("benchmarks", "list", "--data-root", str(gated_root),
+                                                     "--json").stdout)}
+
+    gated = {n: (r["access"], r["main_metric"], r["instances"]) for n, r in rows.items() if r["access"] == "gated"}
+    assert gated == {"dischargeme": ("gated", "rouge_l", 4), "ehrshot": ("gated", "exact_match", 4),
+                     "medalign": ("gated", "rouge_l", 3), "mimic_bhc": ("gated", "rouge_l", 3),
+                     "mimic_rrs": ("gated", "rouge_l", 3),
+                     "mimiciv_billing_code": ("gated", "mimiciv_billing_code_micro_f1", 3),
+                     "n2c2_ct_matching": ("gated", "exact_match", 3)}
+    assert rows["med_dialog"]["runnable"] and rows["med_mcqa"]["instances"] == 3
+
+
+def test_benchmarks_show_says_how_long_records_are_fitted_to_the_model() -> None:
+    shown = " ".join(run_cli("benchmarks", "show", "ehrshot").stdout.split())
+    plain = " ".join(run_cli("benchmarks", "show", "pubmed_qa").stdout.split())
+
+    assert "inputs when the prompt and its answer do not fit the model's context (or max_length=100000 tokens" in shown
+    assert "counted with the model's own tokenizer through the server's /tokenize" in shown
+    assert "keeping its end (the most recent part)" in shown
+    assert "inputs sent whole" in plain

@@ -72,6 +72,6 @@ def clear_rows(path: Path, args: Mapping[str, str]) -> Iterator[dict[str, str]]:
             continue
         answer = by_label.get(label.removesuffix(".0"))
         if answer is None:
-            raise ValueError(f"row {number} has result_human {label!r}; it must be 1, 0 or 2")
+            raise ValueError(f"row {number}: result_human is not 1, 0 or 2")  # the value is not quoted: it may be text
         yield {"row": str(number), "text": text, "condition": words, "condition_name": condition.replace("_", " "),
                "options": json.dumps(options), "answer": answer}

@@ -6,12 +6,12 @@ skipped. Instances are keyed by line number (the file has no id field MedHELM us
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from medhelm_local.records import Instance, Reference
 from medhelm_local.scenarios.readers import reader
+from medhelm_local.scenarios.tabular import json_lines
 
 FILE = "mimic_iv_bhc.json"
 
@@ -19,13 +19,9 @@ FILE = "mimic_iv_bhc.json"
 @reader("mimic_bhc")
 def read_mimic_bhc(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
     """One instance per JSON line with a note (`input`) and its brief hospital course (`target`)."""
-    with paths[FILE].open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            item = json.loads(line)
-            if not isinstance(item, dict) or "input" not in item or "target" not in item:
-                raise ValueError(f"line {number} is not an object with input and target")
-            note, summary = str(item["input"] or ""), str(item["target"] or "")
-            if note.strip() and summary.strip():
-                yield Instance(f"line-{number:06d}", note, (Reference(summary),))
+    for number, item in json_lines(paths[FILE]):
+        if "input" not in item or "target" not in item:
+            raise ValueError(f"line {number} has no input or no target")
+        note, summary = str(item["input"] or ""), str(item["target"] or "")
+        if note.strip() and summary.strip():
+            yield Instance(f"line-{number:06d}", note, (Reference(summary),))
