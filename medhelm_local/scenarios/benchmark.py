@@ -12,9 +12,9 @@ import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 
+from medhelm_local.data.sources import dataset_sources
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
@@ -82,11 +82,31 @@ class BenchmarkSpec:
         """One line saying what it measures."""
         return self.card.description.strip().splitlines()[0]
 
+    @property
+    def provenance(self) -> str:
+        """Where the data is published: the card's word, else the shipped record of the public dataset."""
+        if self.card.provenance:
+            return self.card.provenance
+        source = dataset_sources().get(self.card.data.folder or "")
+        if source is None:
+            return "not recorded"
+        # The note says what the repository line does not (whose file a copy is); it names the repository too.
+        return source.note if source.repository.removeprefix("https://") in source.note else (
+            f"{source.provenance} ({source.note})")
+
+    @property
+    def licence(self) -> str:
+        """The data's licence as its publisher states it: the card's word, else the shipped record."""
+        if self.card.licence:
+            return self.card.licence
+        source = dataset_sources().get(self.card.data.folder or "")
+        return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
+
     def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
         """The benchmark with run-entry arguments applied (and checked)."""
         return Benchmark(self, args)
 
-    @cached_property
+    @property
     def reader_name(self) -> str | None:
         """The reader hook for a published layout; None for a card with its own data file."""
         return self.card.data.reader
@@ -115,12 +135,30 @@ class Benchmark:
         self.context = self._scoring_context()
         self._shots: list[Instance] | None = None
 
-    # Identity, as the registry spec has it.
-    name = property(lambda self: self.spec.name)
-    display_name = property(lambda self: self.spec.display_name)
-    task_type = property(lambda self: self.spec.task_type)
-    access = property(lambda self: self.spec.access)
-    subcategory = property(lambda self: self.spec.subcategory)
+    @property
+    def name(self) -> str:
+        """The run-entry name."""
+        return self.spec.name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown in tables."""
+        return self.spec.display_name
+
+    @property
+    def task_type(self) -> TaskType:
+        """What kind of answer it expects."""
+        return self.spec.task_type
+
+    @property
+    def access(self) -> str:
+        """public, gated or private."""
+        return self.spec.access
+
+    @property
+    def subcategory(self) -> str:
+        """Its place in MedHELM's taxonomy."""
+        return self.spec.subcategory
 
     def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
         declared = {**self.card.args, **COMMON_ARGS}
@@ -190,7 +228,7 @@ class Benchmark:
     def _paths(self, data: DataRoot) -> dict[str, Path]:
         spec = self.card.data
         data_path = self.args.get("data_path")
-        published_at = self.card.provenance or "its publisher"
+        published_at = self.spec.provenance
         if spec.file is not None:
             path = (self.spec.path.parent / spec.file).resolve()
             if data_path or spec.format is not None:
@@ -240,7 +278,7 @@ class Benchmark:
             raise DatasetCorruptError(
                 f"{self.name}: the data does not have the {layout} layout ({type(exc).__name__}: {str(exc)[:80]})",
                 where=where,
-                fix=f"replace the files with the published ones ({self.card.provenance or 'see the card'})",
+                fix=f"replace the files with the published ones ({self.spec.provenance})",
             ) from None
         if duplicates:
             shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
@@ -249,7 +287,7 @@ class Benchmark:
                                                        "out to number rows")
         if count == 0:
             raise DatasetCorruptError(f"{self.name}: the dataset holds no instances", where=where,
-                                      fix=f"replace the files with the published ones ({self.card.provenance})")
+                                      fix=f"replace the files with the published ones ({self.spec.provenance})")
 
     def load(self, data: DataRoot) -> list[Instance]:
         """Every instance, checked (ids unique, at least one)."""

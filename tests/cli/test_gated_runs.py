@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import GATED_FIXTURES, FakeServer, run_cli, write_config
+from conftest import GATED_FIXTURES, REPO, FakeServer, run_cli, write_config
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -161,3 +161,46 @@ def test_a_prompt_too_long_without_a_record_to_cut_is_stored_as_failed(
     run = json.loads(result.stdout)["runs"][0]["run"]
     assert run["n_failed"] == 3 and run["n_ok"] == 0  # mimic_rrs is not truncated: the server refuses
     assert result.returncode == 6
+
+
+PRIVATE_FILES = {"shc_ptbm_med": "shc_ptbm_med.csv", "clear": "CLEAR", "chw_care_plan": "chw_care_plan.csv",
+                 "mental_health": "mental_health.csv", "starr_patient_instructions": "starr_patient_instructions.csv"}
+
+
+def private_cards(folder: Path) -> Path:
+    """The documented example cards beside the synthetic files of their formats, as a hospital places them."""
+    folder.mkdir(parents=True)
+    for name, data in PRIVATE_FILES.items():
+        shutil.copy(REPO / "docs" / "private-benchmarks" / f"{name}.yaml", folder / f"{name}.yaml")
+        source = REPO / "tests" / "data" / "private" / data
+        if source.is_dir():
+            shutil.copytree(source, folder / data)
+        else:
+            shutil.copy(source, folder / data)
+    return folder
+
+
+def test_private_formats_and_the_unpinned_public_sets_run_under_medhelms_names(
+        tmp_path: Path, kek_file: Path, gated_root: Path, fake_server: Callable[..., FakeServer]) -> None:
+    server = fake_server(context=200_000)
+    config = write_config(tmp_path / "config.toml", gated_root, tmp_path / "results",
+                          {"local": {"base_url": server.base_url, "max_concurrency": 4, "timeout_s": 10.0,
+                                     "max_retries": 0}})
+    config.write_text(f'benchmark_cards = ["{private_cards(tmp_path / "cards")}"]\n' + config.read_text())
+    model = "model=local/m,model_deployment=local"
+    entries = [f"shc_ptbm_med:{model}", f"clear:condition=alcohol_dependence,{model}", f"chw_care_plan:{model}",
+               f"mental_health:{model}", f"starr_patient_instructions:{model}", f"med_dialog:subset=icliniq,{model}",
+               f"medhelm_med_mcqa:{model}"]
+
+    result = run_cli("-c", str(config), "run", *entries, "--suite", "private", "--json",
+                     env={"MEDHELM_KEK_FILE": str(kek_file)})
+
+    assert result.returncode == 0, result.stderr
+    runs = {r["run"]["scenario"]: r for r in json.loads(result.stdout)["runs"]}
+    assert {name: (r["run"]["access"], r["run"]["n_ok"]) for name, r in runs.items()} == {
+        "shc_ptbm_med": ("private", 4), "clear": ("private", 3), "chw_care_plan": ("private", 2),
+        "mental_health": ("private", 2), "starr_patient_instructions": ("private", 2),
+        "med_dialog": ("public", 1), "medhelm_med_mcqa": ("public", 3)}
+    for name, run in runs.items():
+        main = next(a for a in run["aggregates"] if a["metric"] == run["run"]["main_metric"])
+        assert main["n_scored"] == run["run"]["n_ok"], name
