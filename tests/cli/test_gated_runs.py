@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conftest import GATED_FIXTURES, REPO, FakeServer, run_cli, write_config
+from conftest import GATED_FIXTURES, FakeServer, run_cli, write_config
+from support.private_cards import private_cards
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -161,23 +162,6 @@ def test_a_prompt_too_long_without_a_record_to_cut_is_stored_as_failed(
     run = json.loads(result.stdout)["runs"][0]["run"]
     assert run["n_failed"] == 3 and run["n_ok"] == 0  # mimic_rrs is not truncated: the server refuses
     assert result.returncode == 6
-
-
-PRIVATE_FILES = {"shc_ptbm_med": "shc_ptbm_med.csv", "clear": "CLEAR", "chw_care_plan": "chw_care_plan.csv",
-                 "mental_health": "mental_health.csv", "starr_patient_instructions": "starr_patient_instructions.csv"}
-
-
-def private_cards(folder: Path) -> Path:
-    """The documented example cards beside the synthetic files of their formats, as a hospital places them."""
-    folder.mkdir(parents=True)
-    for name, data in PRIVATE_FILES.items():
-        shutil.copy(REPO / "docs" / "private-benchmarks" / f"{name}.yaml", folder / f"{name}.yaml")
-        source = REPO / "tests" / "data" / "private" / data
-        if source.is_dir():
-            shutil.copytree(source, folder / data)
-        else:
-            shutil.copy(source, folder / data)
-    return folder
 
 
 def test_private_formats_and_the_unpinned_public_sets_run_under_medhelms_names(

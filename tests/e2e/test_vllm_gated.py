@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GATED_FIXTURES, run_cli, write_config
+from support.private_cards import private_cards
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -55,3 +56,24 @@ def test_gated_entries_run_on_vllm_and_a_long_record_fits_by_the_models_tokenize
     assert served_tokens + ANSWER_TOKENS <= MAX_LENGTH
     assert params["cut_from_tokens"] > 2 * MAX_LENGTH
     assert all(tokens + ANSWER_TOKENS <= MAX_LENGTH for _, tokens in cut.values())
+
+
+def test_private_formats_and_medmcqa_run_on_vllm(vllm, tmp_path: Path, kek_file: Path,  # type: ignore[no-untyped-def]
+                                                  gated_root: Path) -> None:
+    config = write_config(tmp_path / "config.toml", gated_root, tmp_path / "results",
+                          {"vllm-local": {"base_url": vllm.base_url, "model": "tiny-llama", "max_concurrency": 4,
+                                          "timeout_s": 120}})
+    config.write_text(f'benchmark_cards = ["{private_cards(tmp_path / "cards")}"]\n' + config.read_text())
+    model = "model=local/tiny-llama,model_deployment=vllm-local"
+
+    result = run_cli("-c", str(config), "run", f"shc_ptbm_med:{model}", f"clear:condition=alcohol_dependence,{model}",
+                     f"medhelm_med_mcqa:{model}", f"med_dialog:subset=healthcaremagic,{model}", "--suite", "private",
+                     "--json", env={"MEDHELM_KEK_FILE": str(kek_file)}, timeout=900)
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    runs = {r["run"]["scenario"]: r for r in json.loads(result.stdout)["runs"]}
+    assert {name: r["run"]["n_ok"] for name, r in runs.items()} == {
+        "shc_ptbm_med": 4, "clear": 3, "medhelm_med_mcqa": 3, "med_dialog": 2}
+    for name, run in runs.items():
+        main = next(a for a in run["aggregates"] if a["metric"] == run["run"]["main_metric"])
+        assert main["n_scored"] == run["run"]["n_ok"], name
