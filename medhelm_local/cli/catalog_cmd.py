@@ -111,8 +111,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         out.print(f"[green]Card {card} is valid[/]: benchmark [bold]{spec.name}[/] ({spec.task_type.value}, access "
                   f"{spec.access}), {len(instances)} instances, main metric {bench.main_metric}, taxonomy "
                   f"{category} / {spec.subcategory}.", soft_wrap=True)
-        if spec.card.data.file is not None:
-            data_file = (card.parent / spec.card.data.file).resolve()
+        data_file = (card.parent / spec.card.data.file).resolve() if spec.card.data.file is not None else None
+        if data_file is not None and data_file.is_file():  # a format may read a folder: nothing to pin
             out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).",
                       soft_wrap=True)
         if spec.card.provenance:

@@ -8,6 +8,7 @@ the network.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
@@ -31,7 +32,9 @@ from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instanc
 # for reasoning models).
 COMMON_ARGS = {"num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens")}
 DUPLICATES_SHOWN = 5
-_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError)
+# What a damaged file raises while read: a bad field, a broken CSV, a truncated gzip or Parquet file.
+_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError, csv.Error,
+                EOFError, OSError)
 
 
 @dataclass(frozen=True)

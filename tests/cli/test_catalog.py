@@ -100,3 +100,15 @@ def test_benchmarks_show_says_how_long_records_are_fitted_to_the_model() -> None
     assert "counted with the model's own tokenizer through the server's /tokenize" in shown
     assert "keeping its end (the most recent part)" in shown
     assert "inputs sent whole" in plain
+
+
+def test_every_private_example_card_validates_beside_its_file(tmp_path: Path) -> None:
+    from support.private_cards import PRIVATE_FILES, private_cards
+
+    folder = private_cards(tmp_path / "cards")
+    for name in PRIVATE_FILES:
+        result = run_cli("benchmarks", "validate", str(folder / f"{name}.yaml"), "--show", "1")
+        assert result.returncode == 0, f"{name}: {result.stderr[-500:]}"
+        text = " ".join(result.stdout.split())
+        assert f"benchmark {name}" in text and "access private" in text
+        assert "private data: its prompts and answers are treated as sensitive on export" in text

@@ -72,3 +72,13 @@ def test_a_file_without_the_published_columns_is_refused(tmp_path: Path) -> None
 
     with pytest.raises(DatasetCorruptError, match=r"edstays\.csv\.gz lacks column"):
         create("dischargeme", {"data_path": str(folder)}).load(DataRoot(tmp_path / "empty"))
+
+
+def test_a_truncated_download_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "1.3"
+    shutil.copytree(GATED_FIXTURES / "dischargeme", folder)
+    damaged = folder / "test_phase_1" / "radiology.csv.gz"
+    damaged.write_bytes(damaged.read_bytes()[:40])
+
+    with pytest.raises(DatasetCorruptError, match="does not have the published layout"):
+        create("dischargeme", {"data_path": str(folder)}).load(DataRoot(tmp_path / "empty"))
