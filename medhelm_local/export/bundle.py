@@ -5,8 +5,12 @@
       MANIFEST.json.sig    base64 Ed25519 signature over the exact bytes of MANIFEST.json
       runs.json ...        the artifacts, each listed in the manifest with its sha256 and size
 
-A bundle is written into a hidden folder beside its destination and renamed into place only when
-complete, so a failed export leaves nothing behind. `verify_bundle` needs only the public key.
+A bundle is written into a hidden folder beside its destination (`.NAME.PID.XXXX.partial`) and renamed
+into place only when complete, so a failed export leaves nothing behind. The signature is written
+last, after the audit log holds the export: a folder left by an export killed earlier has no valid
+signature, and a partial folder is refused by `verify` whatever it holds. Partial folders of
+exports whose process is gone are removed by the next export to the same destination.
+`verify_bundle` needs only the public key.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +37,33 @@ from medhelm_local.scenarios.datafiles import sha256_file
 BUNDLE_FORMAT = "medhelm-local-export/1"
 MANIFEST = "MANIFEST.json"
 SIGNATURE = "MANIFEST.json.sig"
+PARTIAL = ".partial"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale_partials(destination: Path) -> list[Path]:
+    """Remove the staging folders of earlier exports to `destination` whose process is gone; return them."""
+    removed = []
+    for folder in destination.parent.glob(f".{glob_escape(destination.name)}.*{PARTIAL}"):
+        pid = folder.name[len(destination.name) + 2:].split(".", 1)[0]
+        if folder.is_dir() and pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    """`name` with glob's special characters matched literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 @contextmanager
@@ -44,7 +75,8 @@ def staging_folder(destination: Path) -> Iterator[Path]:
     parent = destination.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+        remove_stale_partials(destination)
+        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.{os.getpid()}.", suffix=PARTIAL, dir=parent))
     except OSError as exc:
         raise ConfigError(f"cannot write the export there ({exc.strerror})", where=str(parent),
                           fix="check that the folder is writable") from None
@@ -71,15 +103,19 @@ def write_jsonl(folder: Path, name: str, rows: list[dict[str, Any]]) -> None:
             fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def seal_bundle(folder: Path, manifest: Mapping[str, Any], key: SigningKey) -> bytes:
-    """List every file in `folder` with its sha256 in the manifest, write it, sign it; return its bytes."""
+def write_manifest(folder: Path, manifest: Mapping[str, Any], signing_key_id: str) -> bytes:
+    """List every file in `folder` with its sha256 in the manifest and write it (unsigned); return its bytes."""
     files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
              for p in sorted(folder.iterdir()) if p.name not in (MANIFEST, SIGNATURE)}
-    body = {**manifest, "format": BUNDLE_FORMAT, "files": files, "signing_key_id": key.key_id}
+    body = {**manifest, "format": BUNDLE_FORMAT, "files": files, "signing_key_id": signing_key_id}
     data = (json.dumps(body, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
     (folder / MANIFEST).write_bytes(data)
-    (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
     return data
+
+
+def sign_manifest(folder: Path, data: bytes, key: SigningKey) -> None:
+    """Write the signature over the manifest's bytes: the last file of a bundle."""
+    (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
 
 
 @dataclass(frozen=True)
@@ -112,6 +148,9 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
         raise IntegrityError("the bundle has no MANIFEST.json", where=str(folder),
                              fix="ask the sender for the complete bundle") from None
     problems: list[str] = []
+    if folder.name.endswith(PARTIAL):
+        problems.append(f"the folder is the staging folder of an export that did not finish (named *{PARTIAL}); "
+                        "it was never delivered")
     signature = _read_signature(folder)
     if signature is None:
         problems.append(f"{SIGNATURE} is missing or not base64: the manifest is unsigned")
@@ -121,11 +160,19 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
     try:
         manifest: Mapping[str, Any] = json.loads(data)
         listed: Mapping[str, Mapping[str, Any]] = manifest["files"]
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+        if not all(isinstance(v, dict) for v in listed.values()):
+            raise TypeError("files")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
         return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest"])
     if manifest.get("signing_key_id") not in (None, key_id(public)):
         problems.append(f"the manifest names signing key {manifest.get('signing_key_id')}, "
                         f"and the public key given is {key_id(public)}")
+    return Verification(manifest, problems + check_files(folder, listed))
+
+
+def check_files(folder: Path, listed: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Every difference between the files in `folder` and the files a manifest lists."""
+    problems: list[str] = []
     present = {p.name for p in folder.iterdir() if p.name not in (MANIFEST, SIGNATURE)}
     for name in sorted(set(listed) - present):
         problems.append(f"{name} is listed in the manifest and missing from the bundle")
@@ -140,7 +187,29 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
             problems.append(f"{name} differs from the signed manifest (sha256 {sha256_file(path)[:16]}..., "
                             f"signed {str(listed[name].get('sha256'))[:16]}...; {path.stat().st_size} bytes, "
                             f"signed {listed[name].get('bytes')})")
-    return Verification(manifest, problems)
+    return problems
+
+
+def bundle_problems(folder: Path, publics: Sequence[Ed25519PublicKey]) -> list[str]:
+    """What is wrong with a bundle's files: its signature under the key it names among `publics` (the first
+    if it names none of them), and every file against the manifest; without keys, the files only."""
+    wanted = _manifest_of(folder).get("signing_key_id")
+    public = next((p for p in publics if key_id(p) == wanted), publics[0] if publics else None)
+    if public is not None:
+        return verify_bundle(folder, public).problems
+    listed = _manifest_of(folder).get("files")
+    if not isinstance(listed, dict):
+        return [f"{MANIFEST} lists no files"]
+    return check_files(folder, listed)
+
+
+def _manifest_of(folder: Path) -> Mapping[str, Any]:
+    try:
+        manifest = json.loads((folder / MANIFEST).read_bytes())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder),
+                          fix="give a bundle folder written by `medhelm-local export`") from None
+    return manifest if isinstance(manifest, dict) else {}
 
 
 def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:
