@@ -26,6 +26,7 @@ from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.settings import Deployment, Settings
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import RunSummary, completed_ids, get_run, record_run, run_aggregates
+from medhelm_local.store.suites import suite_store_path
 from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.runner")
@@ -204,4 +205,4 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, settings: Setting
 
 def store_path_for(settings: Settings, suite: str, store: Path | None) -> Path:
     """The store file of a suite: `--store` if given, else `<output_dir>/<suite>.duckdb`."""
-    return store if store is not None else settings.output_dir / f"{suite}.duckdb"
+    return store if store is not None else suite_store_path(settings.output_dir, suite)
