@@ -34,10 +34,12 @@ class Residual:
     instance: str
     field: str
     type: str
+    note: str = ""
 
     def describe(self) -> str:
         """One line for messages and the audit record."""
-        return f"{self.artifact}: run {self.run_id}, instance {self.instance}, field {self.field}: {self.type}"
+        return (f"{self.artifact}: run {self.run_id}, instance {self.instance}, field {self.field}: {self.type}"
+                + (f" ({self.note})" if self.note else ""))
 
 
 @dataclass
@@ -66,14 +68,24 @@ class Scrubber:
         out, inserted = replace_spans(value, spans, lambda span: self._replacement(value, span, doc))
         for span in spans:
             self.counts[span.type.value] += 1
-        found_again = self.detector.detect(out)
-        if self.floor is not None and self.floor is not self.detector:
-            found_again += self.floor.detect(out)
-        for found in found_again:
+        for found in self._scan(out):
             outside = _outside(out, found, inserted)
             if any(ch.isalnum() for ch in outside):
                 self.residuals.append(Residual(*where, found.type.value))
         return out
+
+    def _scan(self, text: str) -> list[Span]:
+        """What the rule pack, and the shipped pack beneath it, find in `text`."""
+        found = self.detector.detect(text)
+        if self.floor is not None and self.floor is not self.detector:
+            found += self.floor.detect(text)
+        return found
+
+    def check(self, value: str | None, where: tuple[str, str, str, str], note: str) -> None:
+        """Scan a value that leaves as it is; each identifier type found in it is a residual."""
+        if value:
+            for kind in sorted({span.type.value for span in self._scan(value)}):
+                self.residuals.append(Residual(*where, kind, note))
 
     def json_text(self, value: str | None, doc: str, where: tuple[str, str, str, str]) -> str | None:
         """A JSON document with every string in it redacted (references, extra fields)."""

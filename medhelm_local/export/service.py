@@ -33,6 +33,7 @@ from medhelm_local.export import artifacts as art
 from medhelm_local.export.approval import check_pin, rule_pack_digest
 from medhelm_local.export.bundle import sign_manifest, staging_folder, write_json, write_jsonl, write_manifest
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
+from medhelm_local.export.public_check import CheckedShaper, declared_public
 from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
 from medhelm_local.export.target import Target, open_target
@@ -174,7 +175,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
     redactions = dict(sorted(scrubber.counts.items()))
     if scrubber.residuals:
         raise _refuse([r.describe() for r in scrubber.residuals],
-                      "the redacted output still holds detectable PHI, so nothing leaves")
+                      "what would leave still holds detectable PHI, so nothing leaves")
     manifest = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "created_by": {"user": current_actor(), "role": request.role},
@@ -213,8 +214,9 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     """Every artifact file of the bundle, built (and redacted) now, written later."""
     files: dict[str, Writer] = {}
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
-    labels = art.Shaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted" for r in runs},
-                        scrubber)
+    checked = declared_public({r.run_id: (r.scenario, r.access) for r in runs})
+    labels = CheckedShaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted"
+                                    for r in runs}, scrubber, checked)
     run_rows = art.runs_artifact([r for r in runs if r.run_id in leaving], labels, con)
     files["runs.json"] = _json(run_rows)
     if plan.leaving("aggregates"):
@@ -224,7 +226,7 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     for artifact, build in builders.items():
         run_ids = plan.leaving(artifact)
         if run_ids:
-            shaper = art.Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber)
+            shaper = CheckedShaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, checked)
             files[f"{artifact}.jsonl"] = _jsonl(build(run_ids, shaper, con))
     return files
 
