@@ -9,10 +9,10 @@ covers it, so one written with the KEK alone is ignored; under any other pair th
 refused (exit 5) and the refusal recorded. Whatever pack is approved, the gate's rescan also runs
 the shipped rules (`scrubber.Scrubber.floor`), so an approved pack can add rules, never remove them.
 
-Who may approve: someone who may act in ROLE, a role that may export, under the policy in force,
-which is the last approved one (for the very first approval, the one being approved). Each
-approval stores the exporting roles' members, so the next one is checked against them and not
-against files the caller can edit.
+Who may approve: someone who may act in ROLE, a role with `approves_policy: true`, under the policy
+in force, which is the last approved one (for the very first approval, the one being approved).
+Each approval stores those roles and their members, so the next one is checked against them and
+not against files the caller can edit.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
 
 APPROVAL_KIND = "policy.approved"
-Exporters = Mapping[str, Sequence[str] | None]  # role -> members (None: anyone may name the role)
+Approvers = Mapping[str, Sequence[str] | None]  # role -> members (None: anyone may name the role)
 
 
 def rule_pack_digest(folder: Path) -> str:
@@ -50,21 +50,21 @@ class Approval:
     seq: int
     policy_sha256: str
     rule_pack_sha256: str
-    exporters: Exporters
+    approvers: Approvers
 
 
-def exporters_of(policy: Policy) -> dict[str, list[str] | None]:
-    """Each role that may export, with its members."""
-    return {role: policy.roles.roles[role].members for role in sorted(policy.export.who_may_export)}
+def approvers_of(policy: Policy) -> dict[str, list[str] | None]:
+    """Each role that may approve the export policy, with its members."""
+    return {name: role.members for name, role in sorted(policy.roles.roles.items()) if role.approves_policy}
 
 
 def _read(record: AuditRecord) -> Approval | None:
     d = record.details
-    exporters = d.get("exporters")
-    if not isinstance(exporters, dict) or not all(isinstance(d.get(k), str) for k in ("policy_sha256",
+    approvers = d.get("approvers")
+    if not isinstance(approvers, dict) or not all(isinstance(d.get(k), str) for k in ("policy_sha256",
                                                                                     "rule_pack_sha256")):
         return None
-    return Approval(record.seq, d["policy_sha256"], d["rule_pack_sha256"], exporters)
+    return Approval(record.seq, d["policy_sha256"], d["rule_pack_sha256"], approvers)
 
 
 def trusted_records(audit: AuditLog, key: SigningKey) -> tuple[list[AuditRecord], int]:
@@ -90,12 +90,12 @@ def approval_in_force(records: Sequence[AuditRecord], covered: int) -> Approval 
     return None
 
 
-def may_act(exporters: Exporters, role: str, actor: str) -> str | None:
-    """Why `actor` may not act in `role` under these exporting roles, or None if they may."""
-    if role not in exporters:
-        return f"role '{role}' may not export under the policy in force (exporting roles: " \
-               f"{', '.join(sorted(exporters)) or 'none'})"
-    members = exporters[role]
+def may_approve(approvers: Approvers, role: str, actor: str) -> str | None:
+    """Why `actor` may not approve in `role` under these approving roles, or None if they may."""
+    if role not in approvers:
+        return (f"role '{role}' may not approve the export policy under the policy in force (roles.yaml "
+                f"approves_policy: {', '.join(sorted(approvers)) or 'no role'})")
+    members = approvers[role]
     if members is not None and actor not in members:
         return f"user '{actor}' does not hold role '{role}' (members under the policy in force)"
     return None
@@ -106,17 +106,17 @@ def approve(audit: AuditLog, policy: Policy, rule_pack: Path, key: SigningKey, r
     records, covered = trusted_records(audit, key)
     current = approval_in_force(records, covered)
     actor = current_actor()
-    reason = may_act(current.exporters if current else exporters_of(policy), role, actor)
+    reason = may_approve(current.approvers if current else approvers_of(policy), role, actor)
     details: dict[str, Any] = {"policy_sha256": policy.digest, "rule_pack_sha256": rule_pack_digest(rule_pack),
                                "policy_dir": str(policy.directory.resolve()), "redaction_dir": str(rule_pack.resolve()),
-                               "role": role, "exporters": exporters_of(policy), "signing_key_id": key.key_id,
+                               "role": role, "approvers": approvers_of(policy), "signing_key_id": key.key_id,
                                "replaces": current.seq if current else None}
     if reason:
         audit.append("policy.approve_refused", {**details, "reasons": [reason]}, actor=actor)
         audit.checkpoint(key)
         raise ExportRefusedError(f"the policy approval is refused: {reason}", where="policy approve",
-                                 fix="an exporting role's member under the policy in force approves changes; "
-                                     "the refusal is in the audit log")
+                                 fix="someone in a role with approves_policy under the policy in force approves "
+                                     "changes; the refusal is in the audit log")
     record = audit.append(APPROVAL_KIND, details, actor=actor)
     audit.checkpoint(key)
     return record

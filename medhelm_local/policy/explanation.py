@@ -73,7 +73,8 @@ def explain(policy: Policy, settings: Settings | None = None) -> list[Row]:
             Row("policy", "version", f"sha256 {policy.digest}", "all four files")]
     rows += _egress(policy, settings) + _export(policy) + _retention(policy)
     rows += [Row("roles", name, role.description + (f" Members: {', '.join(role.members)}." if role.members is not None
-                                                    else " Anyone may name it (recorded)."), "roles.yaml")
+                                                    else " Anyone may name it (recorded).")
+                  + (" Approves the policy and rule pack exports use." if role.approves_policy else ""), "roles.yaml")
              for name, role in sorted(policy.roles.roles.items())]
     return rows
 

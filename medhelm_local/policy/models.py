@@ -159,6 +159,8 @@ class Role(_Strict):
     members: list[str] | None = Field(None, description="Who may act in this role: operating-system user names, "
                                                         "or system:serviceaccount:NAMESPACE:NAME in Kubernetes; "
                                                         "absent: anyone may name the role (it is recorded)")
+    approves_policy: bool = Field(False, description="May approve the policy and redaction rule pack exports "
+                                                     "must use (`medhelm-local policy approve`)")
 
 
 class RolesPolicy(_Strict):
