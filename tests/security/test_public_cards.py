@@ -74,7 +74,8 @@ def hospital(tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Calla
              f'signing_key_file = "{signing}"\n')
     config.write_text(extra + config.read_text())
     made = Hospital(tmp_path, config, cards, {"MEDHELM_KEK_FILE": str(kek_file)})
-    for args in (["keys", "signing-init", "--out", str(signing)], ["policy", "approve", "--role", "compliance_officer"]):
+    for args in (["keys", "signing-init", "--out", str(signing)],
+                 ["policy", "approve", "--role", "compliance_officer"]):
         done = made.cli(*args)
         assert done.returncode == 0, done.stderr
     return made
