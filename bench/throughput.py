@@ -14,80 +14,32 @@ The runs use --quiet (scripts' mode); one default-mode run (progress bar and tab
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import random
-import resource
-import shutil
-import subprocess
-import sys
+import statistics
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CLI = Path(sys.executable).parent / "medhelm-local"
+from harness import children_cpu, import_folder, prepare, run_cli, start_server, synthetic_medqa, write_config
+
 N, IN_FLIGHT, LATENCY = 1000, 64, 0.2
-
-
-def synthetic_medqa(folder: Path, n: int) -> None:
-    """n USMLE-style questions in MedQA's published JSONL layout (synthetic: no licence question)."""
-    rng = random.Random(7)
-    folder.mkdir(parents=True)
-    with (folder / "phrases_no_exclude_test.jsonl").open("w") as fh:
-        for i in range(n):
-            options = {k: f"option {k} for case {i} " + " ".join(rng.choice(["acute", "chronic", "renal", "hepatic"])
-                                                              for _ in range(4)) for k in "ABCD"}
-            answer = rng.choice("ABCD")
-            question = f"A {rng.randint(20, 80)}-year-old presents with case {i}. " + "Findings are noted. " * 20
-            fh.write(json.dumps({"question": question, "answer": options[answer], "options": options,
-                                 "meta_info": "step1", "answer_idx": answer}) + "\n")
-
-
-def start_server(work: Path, delay: float, name: str) -> tuple[subprocess.Popen[bytes], int]:
-    port_file = work / f"port-{name}"
-    proc = subprocess.Popen([sys.executable, str(REPO / "tests/support/fake_openai.py"), "--port-file",
-                             str(port_file), "--delay", str(delay)])
-    while not port_file.exists():
-        time.sleep(0.01)
-    return proc, int(port_file.read_text())
 
 
 def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool = True) -> tuple[float, float, float]:
     """Wall seconds, server request span, and CPU seconds of one `medhelm-local run`."""
-    server, port = start_server(work, delay, suite)
+    server = start_server(work, delay, suite)
     try:
-        config = work / f"config-{suite}.toml"
-        policies = work / f"policies-{suite}"
-        policies.mkdir(exist_ok=True)
-        for name in ("export.yaml", "retention.yaml", "roles.yaml"):
-            shutil.copy(REPO / "policies" / name, policies / name)
-        (policies / "egress.yaml").write_text(f"default: deny\nallow:\n  - host: 127.0.0.1\n    port: {port}\n"
-                                              "    purpose: inference\n    why: the fake server this bench starts\n")
-        config.write_text(f'data_root = "{work / "data"}"\noutput_dir = "{work / "results"}"\n'
-                          f'policy_dir = "{policies}"\naudit_store = "{work / "audit.duckdb"}"\n'
-                          f'[deployments.fake]\nbase_url = "http://127.0.0.1:{port}/v1"\n'
-                          f"max_concurrency = {IN_FLIGHT}\n")
-        env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek")}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        subprocess.run([str(CLI), "-c", str(config), "run", "med_qa:model=bench/fake,model_deployment=fake",
-                        "--suite", suite, "--concurrency", str(IN_FLIGHT), "-m", str(limit)]
-                       + (["-q"] if quiet else []), env=env, check=True, capture_output=not quiet)
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats") as resp:
-            stats = json.load(resp)
+        config = write_config(work, suite, {"fake": (server.port, IN_FLIGHT)})
+        before = children_cpu()
+        measured = run_cli(work, ["-c", str(config), "run", "med_qa:model=bench/fake,model_deployment=fake",
+                                  "--suite", suite, "--concurrency", str(IN_FLIGHT), "-m", str(limit)]
+                           + (["-q"] if quiet else []), quiet_output=quiet)
+        stats = server.stats()
         if stats["requests"] != limit:
             raise SystemExit(f"expected {limit} requests, the server saw {stats['requests']}")
         span = stats["last_reply_at"] - stats["first_request_at"]
-        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        return wall, span, cpu
+        return measured.wall, span, measured.cpu if measured.cpu else children_cpu() - before
     finally:
-        server.terminate()
-        server.wait()
+        server.stop()
 
 
 def main() -> None:
@@ -95,10 +47,9 @@ def main() -> None:
     floor = math.ceil(N / IN_FLIGHT) * LATENCY
     with tempfile.TemporaryDirectory(prefix="medhelm-bench-") as tmp:
         work = Path(tmp)
-        subprocess.run([str(CLI), "keys", "init", "--out", str(work / "kek")], check=True, capture_output=True)
+        prepare(work)
         synthetic_medqa(work / "src" / "medqa_usmle_4opt", N)
-        subprocess.run([str(CLI), "data", "import", str(work / "src" / "medqa_usmle_4opt"), "--data-root",
-                        str(work / "data")], check=True, capture_output=True)
+        import_folder(work, work / "src" / "medqa_usmle_4opt")
         walls, spans = [], []
         for trial in range(3):
             wall, span, _ = run_once(work, LATENCY, f"latency-{trial}")
@@ -113,6 +64,8 @@ def main() -> None:
         marginal_ms = (full - small) / (N - 100) * 1000
         print(f"CPU at 0 ms latency: {full:.3f} s for {N} instances, {small:.3f} s for 100 "
               f"(whole process {full / N * 1000:.3f} ms per instance, start-up included)")
+        print(f"median of the trials: end to end {statistics.median(walls) / floor:.3f}, requests "
+              f"{statistics.median(spans) / floor:.3f} (the last line gives the best of them)")
         print(f"ratio_end_to_end {min(walls) / floor:.3f} ratio_requests {min(spans) / floor:.3f} "
               f"cpu_ms_per_instance {marginal_ms:.3f}")
 

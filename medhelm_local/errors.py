@@ -11,9 +11,11 @@ row numbers and ids only.
     │   ├── UnknownScenarioError      no benchmark registered under that name
     │   ├── DatasetMissingError       a dataset file is not in the data root
     │   ├── DatasetCorruptError       a file's sha256 differs from the manifest, or it does not parse
-    │   └── DataImportError           `data import` cannot copy a folder
+    │   ├── DataImportError           `data import` cannot copy a folder or bundle
+    │   └── DataStageError            `data stage` cannot fetch a published file
     ├── DeploymentError               unknown model deployment or bad endpoint settings
     ├── EndpointUnreachableError      nothing answered at a deployment's URL (exit 3)
+    ├── AllRequestsFailedError        every request of a run failed; all stored as failed (exit 6)
     ├── EgressRefusedError            a connection to a host:port outside the allowlist
     ├── ExportRefusedError            the export gate refused: role, access level, residual PHI (exit 5)
     ├── IntegrityError                a signature, file hash or audit chain does not check out (exit 4)
@@ -81,7 +83,11 @@ class DatasetCorruptError(ScenarioError):
 
 
 class DataImportError(ScenarioError):
-    """`data import` cannot copy a dataset folder."""
+    """`data import` cannot copy a dataset folder or bundle."""
+
+
+class DataStageError(ScenarioError):
+    """`data stage` cannot fetch a published dataset file (missing at the source, or the connection failed)."""
 
 
 class DeploymentError(MedhelmError):
@@ -92,6 +98,12 @@ class EndpointUnreachableError(MedhelmError):
     """Nothing answered at a deployment's URL."""
 
     exit_code = 3
+
+
+class AllRequestsFailedError(MedhelmError):
+    """Every request of a run failed: nothing could be scored (each failure is stored with its reason)."""
+
+    exit_code = 6
 
 
 class EgressRefusedError(MedhelmError):

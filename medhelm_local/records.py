@@ -60,6 +60,7 @@ class Prompt:
     stop: tuple[str, ...] = ()
     logprobs: bool = False
     system: str | None = None
+    json_schema: Mapping[str, object] | None = None  # ask the server for JSON matching this schema
 
 
 @dataclass(frozen=True)
@@ -85,17 +86,31 @@ class Completion:
 
 @dataclass(frozen=True)
 class Score:
-    """One metric's value for one instance; `extracted` is the answer the metric read."""
+    """One metric's value for one instance; `extracted` is the answer the metric read.
+
+    A metric that could not score an answer (its scorer raised, or a database it needs failed)
+    has `value` None and `error` saying why: the instance is counted as failed for that metric,
+    never given a value.
+    """
 
     instance_id: str
     metric: str
-    value: float
+    value: float | None
     extracted: str | None = None
+    detail: Mapping[str, object] | None = None  # what an aggregation needs: gold and read labels, code counts
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the metric produced a value."""
+        return self.value is not None
 
 
 @dataclass(frozen=True)
 class Aggregate:
-    """A metric over a run: mean over scored instances, with the failures counted beside it."""
+    """A metric over a run: its value over scored instances (a mean, or a run-level figure such as
+    macro-F1), a 95 % interval, and the failures counted beside it. `detail` holds what a run-level
+    figure is made of (per-label counts, a confusion table)."""
 
     metric: str
     n: int
@@ -104,6 +119,7 @@ class Aggregate:
     mean: float | None
     ci_low: float | None
     ci_high: float | None
+    detail: Mapping[str, object] | None = None
 
     @property
     def n_pending(self) -> int:

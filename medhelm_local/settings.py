@@ -85,6 +85,8 @@ class Deployment(BaseModel):
     max_concurrency: int = Field(16, ge=1, le=1024, description="Requests in flight to this endpoint at most")
     timeout_s: float = Field(120.0, gt=0, le=3600, description="Per-request timeout in seconds")
     max_retries: int = Field(3, ge=0, le=20, description="Retries on 429, 5xx, timeouts and dropped connections")
+    max_reply_bytes: int = Field(8 << 20, ge=1024, le=1 << 30, description="A reply larger than this is stored as "
+                                 "failed (reply_too_large) instead of read into memory")
 
     @field_validator("base_url")
     @classmethod

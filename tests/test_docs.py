@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
+import yaml
 from conftest import REPO
 
+from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.settings import Deployment, Settings
+
+CARDS = REPO / "medhelm_local" / "scenarios" / "cards"
 
 
 def test_every_setting_and_deployment_field_is_documented() -> None:
@@ -19,3 +25,28 @@ def test_every_setting_has_a_help_line() -> None:
     for model in (Settings, Deployment):
         for name, field in model.model_fields.items():
             assert field.description, f"{model.__name__}.{name} has no description"
+
+
+def _readme_metric_table() -> list[str]:
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("| metric | follows | benchmarks |"):].split("\n\n", 1)[0]
+    return re.findall(r"^\| `([a-z0-9_]+)` \|", table, re.MULTILINE)
+
+
+def test_every_metric_the_readme_lists_is_registered() -> None:
+    listed = _readme_metric_table()
+    registered = all_metrics()
+
+    assert len(listed) >= 15
+    assert [name for name in listed if name not in registered] == []
+
+
+def test_every_metric_a_built_in_card_names_is_in_the_readme() -> None:
+    listed = set(_readme_metric_table())
+    named = set()
+    for path in CARDS.glob("*.yaml"):
+        metrics = yaml.safe_load(path.read_text())["metrics"]
+        main = metrics["main"]
+        named |= {*([main] if isinstance(main, str) else main), *metrics.get("also", [])}
+
+    assert sorted(named - listed) == []

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from medhelm_local.audit.chain import (
 )
 from medhelm_local.audit.checkpoints import CHECKPOINT_KIND, Signer, check_checkpoints, checkpoint_details
 from medhelm_local.audit.forward import Sink, check_forwarded, forward, sinks_for
-from medhelm_local.errors import StoreLockedError, StoreNotFoundError
+from medhelm_local.errors import MedhelmError, StoreLockedError, StoreNotFoundError
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.settings import Settings, default_audit_store
 from medhelm_local.store.database import StoreHandle, open_store
@@ -41,9 +42,9 @@ if TYPE_CHECKING:
 _LOCK_WAIT_S = 15.0
 # Every kind of record the program writes (`audit show --kind` accepts these or the part before a dot);
 # a test fails if code appends a kind not listed here.
-KINDS = ("audit.checkpoint", "egress.refused", "export.allowed", "export.failed", "export.refused", "export.started",
-         "policy.approve_refused", "policy.approved", "redact_store.done", "redact_store.failed",
-         "redact_store.refused")
+KINDS = ("audit.checkpoint", "data_import.done", "data_import.failed", "data_import.refused", "egress.refused",
+         "export.allowed", "export.failed", "export.refused", "export.started", "policy.approve_refused",
+         "policy.approved", "redact_store.done", "redact_store.failed", "redact_store.refused")
 DetailsFor = Callable[[str, int, str], Mapping[str, Any]]  # (store id, seq, hash of the record before) -> details
 
 
@@ -128,6 +129,21 @@ class AuditLog:
             problems += check_checkpoints(records, store_id, publics)
         problems += check_forwarded(records, store_id, forwarded)
         return records, problems
+
+
+@contextmanager
+def recorded_attempt(audit: AuditLog, kind: str, details: Mapping[str, Any],
+                     refusal: type[MedhelmError]) -> Iterator[None]:
+    """Record an attempt that ends in an error: `<kind>.refused` (with its reasons) for `refusal`,
+    `<kind>.failed` for any other expected error; the error is then raised on. The caller records success."""
+    try:
+        yield
+    except refusal as exc:
+        audit.append(f"{kind}.refused", {**details, "reasons": [exc.what]})
+        raise
+    except MedhelmError as exc:
+        audit.append(f"{kind}.failed", {**details, "error": type(exc).__name__, "message": exc.message})
+        raise
 
 
 def _details(text: str) -> Mapping[str, Any]:

@@ -1,4 +1,4 @@
-"""`doctor`, `keys init|rotate` and `data import`: set-up and checks, no evaluation."""
+"""`doctor` and `keys init|rotate|signing-init`: set-up and checks, no evaluation."""
 
 from __future__ import annotations
 
@@ -9,13 +9,28 @@ import typer
 from rich.table import Table
 
 from medhelm_local.cli.output import out, print_json
-from medhelm_local.scenarios import import_dataset
 from medhelm_local.settings import Settings
 from medhelm_local.store.keys import Envelope, load_kek, rewrap, write_new_kek
 
 
+def settings_overview(settings: Settings) -> Table:
+    """Every setting with its current value (secrets hidden) and its help line."""
+    from pydantic import SecretStr
+
+    table = Table(title="Settings (flags > MEDHELM_* environment > config file > secrets dir > defaults)")
+    for col in ("setting", "environment", "value", "help"):
+        table.add_column(col, overflow="fold")
+    for name, field in Settings.model_fields.items():
+        value = getattr(settings, name)
+        shown = "(set, hidden)" if isinstance(value, SecretStr) else str(value)
+        if name == "deployments":
+            shown = ", ".join(sorted(value)) or "(none)"
+        table.add_row(name, f"MEDHELM_{name.upper()}", shown, field.description or "")
+    return table
+
+
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
-    """Add `doctor`, `keys` and `data` to the app."""
+    """Add `doctor` and `keys` to the app."""
 
     @app.command()
     def doctor(
@@ -24,9 +39,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         settings_table: bool = typer.Option(True, "--settings/--no-settings", help="Also list every setting."),
     ) -> None:
         """Check this installation: packages, encryption, key, data files, and each model endpoint."""
-        from medhelm_local import doctor as doctor_lib  # imports the openai SDK: only this command pays for it
+        from medhelm_local.run.readiness import run_checks
 
-        checks, settings = doctor_lib.run_checks(lambda: settings_from(ctx))
+        checks, settings = run_checks(lambda: settings_from(ctx))
         failed = [c for c in checks if not c.ok]
         if as_json:
             print_json([c.__dict__ for c in checks])
@@ -39,7 +54,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 table.add_row(c.name, status, c.detail)
             out.print(table)
             if settings is not None and settings_table:
-                out.print(doctor_lib.settings_table(settings))
+                out.print(settings_overview(settings))
         if failed:
             raise typer.Exit(1)
 
@@ -99,24 +114,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         for path in signing_key or []:
             rewrap_signing_key(path, old, new)
             out.print(f"Resealed {path} from key {old.fingerprint} to {new.fingerprint}.")
-
-    data = typer.Typer(help="Bring dataset folders into the data root.", no_args_is_help=True)
-    app.add_typer(data, name="data")
-
-    @data.command("import")
-    def data_import(
-        ctx: typer.Context,
-        source: Path = typer.Argument(..., help="A dataset folder in its published layout (e.g. .../pubmedqa)."),
-        name: str | None = typer.Option(None, "--name", help="Folder name in the data root (default: source's)."),
-        replace: bool = typer.Option(False, "--replace", help="Replace a folder of the same name."),
-        data_root: Path | None = typer.Option(None, "--data-root", help="Data root (default: data_root setting)."),
-    ) -> None:
-        """Copy a dataset folder into the data root and record the sha256 of every file."""
-        settings = settings_from(ctx, data_root=data_root)
-        report = import_dataset(source, settings.data_root, name, replace)
-        status = "matches the published files" if report.matches_published else "is not the published version"
-        out.print(f"Imported {len(report.files)} file(s) into {report.destination}; the copy {status}. "
-                  "Checksums are in MANIFEST.json and are checked on every load.")
 
 
 __all__ = ["register"]

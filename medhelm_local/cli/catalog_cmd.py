@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import typer
 
-from medhelm_local.catalog import BenchmarkStatus, benchmark_status
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.scenarios import DataRoot
+from medhelm_local.scenarios.catalog import BenchmarkStatus, benchmark_status
 from medhelm_local.settings import Settings
 from medhelm_local.taxonomy import Subcategory, Taxonomy, load_taxonomy
 
@@ -45,8 +45,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         out.print(table)
         absent = [r for r in rows if not r.runnable]
         if absent:
-            out.print(f"{len(absent)} benchmark(s) cannot run until their files are imported with "
-                      "`medhelm-local data import FOLDER`; `medhelm-local doctor` says which file is missing.")
+            out.print(f"{len(absent)} benchmark(s) cannot run until their files are imported: public data with "
+                      "`medhelm-local data import BUNDLE` (a bundle made by `data stage` on a connected host), a "
+                      "folder with `data import FOLDER`; `medhelm-local doctor` says which file is missing.")
 
     @benchmarks.command("show")
     def show(
@@ -56,21 +57,34 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
         """A benchmark's card: what it measures, provenance, licence, citation, taxonomy place, metric, data."""
+        from medhelm_local.data import benchmark_source
         from medhelm_local.scenarios import get
 
         settings = settings_from(ctx, data_root=data_root)
         canonical = get(name).name
         row = next(r for r in benchmark_status(DataRoot(settings.data_root)) if r.name == canonical)
+        source = benchmark_source(canonical)
+        if source is not None:  # the shipped record of where the data is published, and its licence
+            row = replace(row, provenance=f"{source.provenance} ({source.note})",
+                          licence=f"{source.licence} ({source.licence_statement})")
         if as_json:
             print_json(asdict(row) | {"runnable": row.runnable})
             return
-        for label, value in [("benchmark", f"{row.name} ({row.display_name})"), ("measures", row.description),
-                             ("task", row.task_type), ("access", row.access),
-                             ("taxonomy", f"{row.category} / {row.subcategory}"), ("main metric", row.main_metric),
-                             ("provenance", row.provenance), ("licence", row.licence),
-                             ("citation", row.citation or "-"),
-                             ("data", f"{row.data}, {row.instances} instances" if row.runnable
-                              else f"{row.data}: {row.problem}")]:
+        from medhelm_local.metrics.registry import get as metric
+
+        main = metric(row.main_metric)
+        metrics = [f"{m} (main; {'higher' if main.higher_is_better else 'lower'} is better, {main.follows})"
+                   if m == row.main_metric else f"{m} ({metric(m).follows})" for m in row.metrics]
+        fields = [("benchmark", f"{row.name} ({row.display_name})"), ("measures", row.description),
+                  ("task", row.task_type), ("access", row.access),
+                  ("taxonomy", f"{row.category} / {row.subcategory}"), ("metrics", "; ".join(metrics)),
+                  ("provenance", row.provenance), ("licence", row.licence), ("citation", row.citation or "-")]
+        fields += [(f"arg {name}", text) for name, text in row.args.items()]
+        if row.notes:
+            fields.append(("notes", row.notes))
+        fields.append(("data", f"{row.data}, {row.instances} instances" if row.runnable else f"{row.data}: "
+                       f"{row.problem}"))
+        for label, value in fields:
             out.print(f"[bold]{label:>12}[/]  {value}", highlight=False)
 
     @benchmarks.command("validate")
@@ -80,24 +94,31 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         show: int = typer.Option(3, "--show", min=0, help="How many rendered prompts to print."),
     ) -> None:
         """Check a card and its data without a model: fields, columns, every row; print prompts to review."""
-        from medhelm_local.scenarios.cards import card_benchmark
         from medhelm_local.scenarios.datafiles import sha256_file
+        from medhelm_local.scenarios.registry import load_spec
+        from medhelm_local.scenarios.validation import length_warning
 
         settings = settings_from(ctx)
-        cls = card_benchmark(card)
-        bench = cls()
+        spec = load_spec(card)
+        bench = spec.create()
         instances = bench.load(DataRoot(settings.data_root))
-        data_file = Path(cls.folder) / cls.files[0]
-        sub = load_taxonomy().subcategories.get(cls.subcategory)
-        category = getattr(cls, "category", None) or (sub.category if sub else "")
+        sub = load_taxonomy().subcategories.get(spec.subcategory)
+        category = spec.card.taxonomy.category or (sub.category if sub else "")
         # soft_wrap: these lines are read by scripts too; a long path must not split a phrase across lines.
-        out.print(f"[green]Card {card} is valid[/]: benchmark [bold]{cls.name}[/] ({cls.task_type}, access "
-                  f"{cls.access}), {len(instances)} instances, main metric {cls.main_metric}, taxonomy "
-                  f"{category} / {cls.subcategory}.", soft_wrap=True)
-        out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).",
-                  soft_wrap=True)
-        if cls.access != "public":
-            out.print(f"[yellow]{cls.access} data: its prompts and answers are treated as sensitive on export.[/]")
+        out.print(f"[green]Card {card} is valid[/]: benchmark [bold]{spec.name}[/] ({spec.task_type.value}, access "
+                  f"{spec.access}), {len(instances)} instances, main metric {bench.main_metric}, taxonomy "
+                  f"{category} / {spec.subcategory}.", soft_wrap=True)
+        if spec.card.data.file is not None:
+            data_file = (card.parent / spec.card.data.file).resolve()
+            out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).",
+                      soft_wrap=True)
+        if spec.card.provenance:
+            out.print(f"Provenance: {spec.card.provenance}", soft_wrap=True, highlight=False)
+        warning = length_warning(bench, instances)
+        if warning:
+            out.print(f"[yellow]Warning: {warning}[/]", soft_wrap=True)
+        if spec.access != "public":
+            out.print(f"[yellow]{spec.access} data: its prompts and answers are treated as sensitive on export.[/]")
         for inst in instances[:show]:
             prompt = bench.prompt(inst)
             out.rule(f"prompt for {inst.id} (max_tokens {prompt.max_tokens})")

@@ -16,6 +16,7 @@ from medhelm_local.cli import (
     admin_cmd,
     audit_cmd,
     catalog_cmd,
+    data_cmd,
     export_cmd,
     policy_cmd,
     redact_cmd,
@@ -65,17 +66,36 @@ def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
         guard.set_allowlist(allowlist)
     _loaded.append(settings)
     register_cards(settings.benchmark_cards)
-    if settings.log_file is not None:
-        handler = logging.FileHandler(settings.log_file)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-        logging.getLogger("medhelm_local").addHandler(handler)
-        logging.getLogger("medhelm_local").setLevel(logging.INFO)
+    _set_up_logging(settings)
     return settings
+
+
+def _set_up_logging(settings: Settings) -> None:
+    """Operational logs go to `log_file` only, never to the terminal (the terminal shows results and
+    errors); without a log file they go nowhere."""
+    logger = logging.getLogger("medhelm_local")
+    logger.propagate = False
+    for old in list(logger.handlers):
+        logger.removeHandler(old)
+    if settings.log_file is None:
+        logger.addHandler(logging.NullHandler())
+        return
+    try:
+        handler = logging.FileHandler(settings.log_file)
+    except OSError as exc:
+        from medhelm_local.errors import ConfigError
+
+        raise ConfigError(f"the log file cannot be opened ({exc.strerror})", where=str(settings.log_file),
+                          fix="check the log_file setting and that its folder exists and is writable") from None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
+data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)
 policy_cmd.register(app, settings_from)
 redact_cmd.register(app, settings_from)

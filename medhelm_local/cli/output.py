@@ -13,10 +13,11 @@ from rich.console import Console
 if TYPE_CHECKING:  # rich.progress and rich.table load on first use: `run --quiet` needs neither
     from rich.progress import Progress, TaskID
     from rich.table import Table
+    from rich.text import Text
 
 from medhelm_local.records import Aggregate
-from medhelm_local.runner import RunOutcome
-from medhelm_local.store.queries import RunSummary
+from medhelm_local.run.scheduler import RunOutcome
+from medhelm_local.store.queries import RunSummary, aggregate_dict
 
 out = Console()
 err = Console(stderr=True)
@@ -25,16 +26,17 @@ if not out.is_terminal:  # pipes and CI logs: do not squeeze tables into 80 colu
 
 
 class BarProgress:
-    """A rich progress bar per run: done/total, rate, ETA and failures so far."""
+    """Rich progress bars: one per run entry and a total; done/total, rate, failures, ETA."""
 
     def __init__(self, console: Console = err) -> None:
         self._console = console
         self._progress: Progress | None = None
-        self._task: TaskID | None = None
-        self._failed = 0
+        self._tasks: list[TaskID] = []
+        self._total: TaskID | None = None
+        self._failed: list[int] = []
 
-    def start(self, label: str, total: int, already_done: int) -> None:
-        """Open a bar for one run; instances done in an earlier invocation start it off."""
+    def start(self, runs: list[tuple[str, int, int]]) -> None:
+        """Open a bar per run and a total; instances done in an earlier invocation start them off."""
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -44,7 +46,6 @@ class BarProgress:
             TimeRemainingColumn,
         )
 
-        self._failed = 0
         self._progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[cyan]{task.fields[rate]}"),
@@ -52,21 +53,27 @@ class BarProgress:
             TimeRemainingColumn(), console=self._console, transient=False, refresh_per_second=4,
         )
         self._progress.start()
-        self._task = self._progress.add_task(label[:60], total=total, completed=already_done, failed=0, rate="")
+        self._tasks = [self._progress.add_task(label[:60], total=total, completed=done, failed=0, rate="")
+                       for label, total, done in runs]
+        self._failed = [0] * len(runs)
+        if len(runs) > 1:
+            self._total = self._progress.add_task("total", total=sum(t for _, t, _ in runs),
+                                                  completed=sum(d for _, _, d in runs), failed=0, rate="")
 
-    def advance(self, ok: bool) -> None:
-        """One instance finished (successfully or as a stored failure)."""
-        if self._progress is None or self._task is None:
+    def advance(self, run: int, ok: bool) -> None:
+        """Run number `run` finished one instance (successfully or as a stored failure)."""
+        if self._progress is None:
             return
         if not ok:
-            self._failed += 1
-        task = self._progress.tasks[0]
-        speed = task.speed
-        self._progress.update(self._task, advance=1, failed=self._failed,
-                              rate=f"{speed:.1f}/s" if speed else "")
+            self._failed[run] += 1
+        for task, failed in ((self._tasks[run], self._failed[run]), (self._total, sum(self._failed))):
+            if task is None:
+                continue
+            speed = self._progress.tasks[task].speed
+            self._progress.update(task, advance=1, failed=failed, rate=f"{speed:.1f}/s" if speed else "")
 
     def finish(self) -> None:
-        """Close the bar."""
+        """Close the bars."""
         if self._progress is not None:
             self._progress.stop()
         self._progress = None
@@ -102,11 +109,13 @@ def runs_table(runs: Sequence[RunSummary], store: str) -> Table:
     from rich.table import Table
 
     table = Table(title=f"Runs in {store}")
-    for col in ("run id", "suite", "benchmark", "model", "deployment", "n", "ok", "failed", "updated"):
+    for col in ("run id", "suite", "benchmark", "model", "deployment", "main metric", "score", "n", "ok", "failed",
+                "updated"):
         table.add_column(col)
     for r in runs:
-        table.add_row(r.run_id, r.suite, r.scenario, r.model, r.deployment, str(r.n_instances), str(r.n_ok),
-                      str(r.n_failed), r.updated_at.strftime("%Y-%m-%d %H:%M"))
+        table.add_row(r.run_id, r.suite, r.scenario, r.model, r.deployment, r.main_metric, _fmt(r.main_score),
+                      str(r.n_instances), str(r.n_ok), f"[red]{r.n_failed}[/]" if r.n_failed else "0",
+                      r.updated_at.strftime("%Y-%m-%d %H:%M"))
     return table
 
 
@@ -126,9 +135,55 @@ def instances_table(rows: Sequence[dict[str, Any]], title: str) -> Table:
             status, answer = f"[red]failed: {row['error_type']}[/]", (row["error_message"] or "")[:60]
         scores = row["scores"] or []
         extracted = next((s["extracted"] for s in scores if s["extracted"] is not None), "") or ""
-        table.add_row(row["instance_id"], status, answer, str(extracted),
-                      " ".join(f"{s['metric']}={s['value']:g}" for s in scores), str(row["attempts"] or ""))
+        shown = " ".join(f"{s['metric']}={s['value']:g}" if s["value"] is not None
+                         else f"{s['metric']}=[red]failed ({s['error']})[/]" for s in scores)
+        table.add_row(row["instance_id"], status, answer, str(extracted), shown, str(row["attempts"] or ""))
     return table
+
+
+def instance_details(rows: Sequence[dict[str, Any]]) -> list[Text]:
+    """Per instance, for review on the appliance: the prompt, the reference(s) and the whole answer."""
+    from rich.text import Text
+
+    shown = []
+    for row in rows:
+        block = Text()
+        block.append(f"── {row['instance_id']} ", style="bold")
+        block.append("\nprompt:\n", style="dim")
+        block.append(str(row.get("prompt") or ""))
+        block.append("\nreference:\n", style="dim")
+        block.append("\n".join(row.get("references") or []))
+        block.append("\nanswer:\n", style="dim")
+        block.append(row["text"] if row["ok"] else f"(failed: {row['error_type']})")
+        shown.append(block)
+    return shown
+
+
+def classification_tables(aggregates: Sequence[Aggregate]) -> list[Table]:
+    """Per-label counts and the confusion table of each aggregate that has them (macro-F1)."""
+    from rich.table import Table
+
+    tables = []
+    for agg in aggregates:
+        detail = agg.detail or {}
+        per_label = detail.get("per_label")
+        confusion = detail.get("confusion")
+        if not isinstance(per_label, dict) or not isinstance(confusion, dict):
+            continue
+        counts = Table(title=f"{agg.metric}: per label")
+        for col in ("label", "support", "tp", "fp", "fn", "F1"):
+            counts.add_column(col, justify="left" if col == "label" else "right")
+        for label, c in per_label.items():
+            counts.add_row(label, *(str(int(c[k])) for k in ("support", "tp", "fp", "fn")), f"{c['f1']:.3f}")
+        read = sorted({r for row in confusion.values() for r in row})
+        matrix = Table(title="confusion (rows: gold label, columns: label read)")
+        matrix.add_column("gold")
+        for label in read:
+            matrix.add_column(label, justify="right")
+        for gold, row in confusion.items():
+            matrix.add_row(gold, *(str(row.get(label, 0)) for label in read))
+        tables += [counts, matrix]
+    return tables
 
 
 def print_json(data: Any) -> None:
@@ -138,5 +193,6 @@ def print_json(data: Any) -> None:
 
 def outcome_json(o: RunOutcome) -> dict[str, Any]:
     """One run's outcome as plain data."""
-    return {"run": asdict(o.summary), "aggregates": [asdict(a) | {"n_pending": a.n_pending} for a in o.aggregates],
-            "sent": o.sent, "reused": o.reused, "wall_s": round(o.wall_s, 3)}
+    return {"run": asdict(o.summary), "aggregates": [aggregate_dict(a) for a in o.aggregates],
+            "sent": o.sent, "reused": o.reused, "failed_now": o.failed_now, "all_failed": o.all_failed,
+            "wall_s": round(o.wall_s, 3)}

@@ -10,16 +10,35 @@ from pathlib import Path
 import typer
 
 from medhelm_local.cli import STARTED
-from medhelm_local.cli.output import BarProgress, out, outcome_json, print_json, results_table
-from medhelm_local.entries import conf_path, entries_from_conf, read_suite
-from medhelm_local.errors import RunEntryError
-from medhelm_local.run_entry import parse_run_entry
-from medhelm_local.runner import NoProgress, execute, plan, store_path_for
+from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
+from medhelm_local.errors import AllRequestsFailedError, RunEntryError
+from medhelm_local.policy.allowlist import allowlist_for
+from medhelm_local.run.entries import parse_run_entry
+from medhelm_local.run.plan import Shard, plan, store_path_for
+from medhelm_local.run.progress import NoProgress
+from medhelm_local.run.scheduler import RunOutcome, execute
+from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
 
 log = logging.getLogger("medhelm_local.cli")
+
+
+def _report_failures(outcomes: list[RunOutcome], quiet: bool) -> None:
+    """Say on stderr what failed; a run whose every request failed ends the command with exit 6."""
+    failed = sum(o.summary.n_failed for o in outcomes)
+    if failed and not quiet:
+        err.print(f"[yellow]{failed} request(s) failed and are stored as failed; rerun the same command to retry "
+                  f"them, or see why with `medhelm-local show RUN_ID --failed`.[/]", soft_wrap=True)
+    dead = [o for o in outcomes if o.all_failed]
+    if dead:
+        kinds = ", ".join(sorted({o.summary.scenario for o in dead}))
+        raise AllRequestsFailedError(
+            f"every request of {len(dead)} run(s) failed ({kinds}): no answer was scored",
+            where=", ".join(o.summary.run_id for o in dead),
+            fix="see the reasons with `medhelm-local show RUN_ID --failed` (often a model name the server does "
+                "not offer, or prompts longer than its context); fix it and run the same command again")
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -46,15 +65,20 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             None, "--max-eval-instances", "-m", min=1, help="Evaluate a fixed seeded sample of this many instances."),
         concurrency: int | None = typer.Option(
             None, "--concurrency", min=1,
-            help="Requests in flight at most (capped by the deployment's max_concurrency)."),
+            help="Requests in flight per deployment at most (capped by its max_concurrency)."),
+        shard: str | None = typer.Option(
+            None, "--shard", metavar="I/N",
+            help="Evaluate shard I of N (instances split by a hash of their id) into <suite>.shard-I-of-N.duckdb; "
+                 "`store merge` joins the shards."),
         output: Path | None = typer.Option(None, "--output", "-o", file_okay=False,
-                                              help="Folder for suite stores (default: output_dir setting)."),
+                                           help="Folder for suite stores (default: output_dir setting)."),
         store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file to use instead."),
         data_root: Path | None = typer.Option(None, "--data-root", help="Folder of benchmark datasets."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no table; exit code only."),
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON on stdout."),
     ) -> None:
-        """Run benchmarks against a model deployment. Rerunning the same command resumes where it stopped."""
+        """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
+        where it stopped. Exit 6 when every request of a run failed."""
         settings = settings_from(ctx, output_dir=output, data_root=data_root)
         parsed = [parse_run_entry(e) for e in entries or []]
         for item in conf or []:
@@ -69,23 +93,23 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             raise RunEntryError("nothing to run", where="command line",
                                 fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
         suite_name = suite or "default"
+        part = Shard.parse(shard) if shard is not None else None
         kek = load_kek(settings)
-        planned = plan(settings, parsed, suite_name, max_eval_instances)
-        path = store_path_for(settings, suite_name, store)
-        handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit)
+        allowlist = allowlist_for(settings)
+        planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+        path = store_path_for(settings, suite_name, store, part)
+        handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit, streaming=True)
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:
             progress = NoProgress() if (quiet or as_json) else BarProgress()
-            outcomes = execute(planned, handle, settings, suite_name, concurrency, progress, with_aggregates=not quiet)
+            outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress)
         finally:
             closing = time.perf_counter()
             handle.close()
             log.info("store %s closed in %.3f s", path.name, time.perf_counter() - closing)
         if as_json:
-            print_json({"store": str(path), "runs": [outcome_json(o) for o in outcomes]})
+            print_json({"store": str(path), "runs": [outcome_json(o) for o in outcomes],
+                        "failed": sum(o.summary.n_failed for o in outcomes)})
         elif not quiet:
             out.print(results_table(outcomes, title=f"Suite {suite_name} ({path})"))
-            failed = sum(o.summary.n_failed for o in outcomes)
-            if failed:
-                out.print(f"[yellow]{failed} request(s) failed and are stored as failed; rerun to retry them, "
-                          f"or see why with `medhelm-local show RUN_ID --failed`.[/]")
+        _report_failures(outcomes, quiet)

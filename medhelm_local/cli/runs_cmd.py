@@ -7,22 +7,37 @@ from pathlib import Path
 
 import typer
 
-from medhelm_local.cli.output import instances_table, out, outcome_json, print_json, results_table, runs_table
-from medhelm_local.errors import StoreNotFoundError
-from medhelm_local.runner import RunOutcome, store_path_for
+from medhelm_local.cli.output import (
+    classification_tables,
+    instance_details,
+    instances_table,
+    out,
+    outcome_json,
+    print_json,
+    results_table,
+    runs_table,
+)
+from medhelm_local.errors import RunEntryError, StoreNotFoundError
+from medhelm_local.run.plan import store_path_for
+from medhelm_local.run.scheduler import RunOutcome
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.queries import get_run, instance_rows, list_runs, run_aggregates
+from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs, run_aggregates
+
+
+def _suite_stores(settings: Settings) -> list[Path]:
+    """Every suite store in the output folder (the audit log may sit beside them; it is not one)."""
+    from medhelm_local.audit import audit_path
+
+    audit = audit_path(settings).resolve()
+    return sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
 
 
 def _stores(settings: Settings, suite: str | None, store: Path | None) -> list[Path]:
     if store is not None or suite is not None:
         return [store_path_for(settings, suite or "default", store)]
-    from medhelm_local.audit import audit_path
-
-    audit = audit_path(settings).resolve()  # the audit log may sit beside the suites; it is not one
-    found = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
+    found = _suite_stores(settings)
     if not found:
         raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
                                  fix="run a benchmark first, or pass --output / --store")
@@ -31,6 +46,19 @@ def _stores(settings: Settings, suite: str | None, store: Path | None) -> list[P
 
 def _open(settings: Settings, path: Path) -> StoreHandle:
     return open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+
+
+def _store_holding(settings: Settings, run_id: str) -> Path:
+    """The suite store that holds a run, searched as `runs list` lists them."""
+    for path in _stores(settings, None, None):
+        handle = _open(settings, path)
+        try:
+            if find_run(handle.con, run_id) is not None:
+                return path
+        finally:
+            handle.close()
+    raise RunEntryError(f"no suite store in the output folder holds run '{run_id}'", where=str(settings.output_dir),
+                        fix="list run ids with `medhelm-local runs list`, or name the store with --suite / --store")
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -46,7 +74,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         store: Path | None = typer.Option(None, "--store", dir_okay=False, help="One store file."),
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
-        """List every run with its progress: instances, completed, failed."""
+        """List every run with its main score and progress: instances, completed, failed."""
         settings = settings_from(ctx, output_dir=output)
         listing = []
         for path in _stores(settings, suite, store):
@@ -65,30 +93,42 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     def show(
         ctx: typer.Context,
         run_id: str = typer.Argument(..., help="Run id, as printed by `runs list`."),
-        suite: str = typer.Option("default", "--suite", "-s", help="Suite whose store holds the run."),
+        suite: str | None = typer.Option(None, "--suite", "-s",
+                                         help="Suite whose store holds the run (default: the store that has it)."),
         output: Path | None = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of suite stores."),
         store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file instead of --suite."),
         instances: int | None = typer.Option(None, "--instances", "-n", min=1,
-                                                help="Also print this many per-instance rows."),
+                                             help="Also print this many per-instance rows."),
         failed: bool = typer.Option(False, "--failed", help="Print the failed instances and why they failed."),
+        full: bool = typer.Option(False, "--full", help="With --instances/--failed: the prompt, the reference and "
+                                                        "the whole answer (the store is local and encrypted)."),
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
-        """Show one run's metrics, and per-instance rows on request."""
+        """Show one run's metrics (with per-label counts and a confusion table for classification), and
+        per-instance rows on request."""
         settings = settings_from(ctx, output_dir=output)
-        handle = _open(settings, store_path_for(settings, suite, store))
+        named = suite is not None or store is not None
+        path = store_path_for(settings, suite or "default", store) if named else _store_holding(settings, run_id)
+        handle = _open(settings, path)
         try:
             summary = get_run(handle.con, run_id)
             outcome = RunOutcome(summary, run_aggregates(handle.con, run_id), 0, 0, 0.0)
-            rows = instance_rows(handle.con, run_id, instances, failed) if (instances or failed) else []
+            wanted = instances or (None if failed else 0)
+            rows = instance_rows(handle.con, run_id, wanted, failed, full) if (instances or failed) else []
         finally:
             handle.close()
         if as_json:
-            print_json(outcome_json(outcome) | {"instances": rows})
+            print_json(outcome_json(outcome) | {"store": str(path), "instances": rows})
             return
         out.print(results_table([outcome], title=f"{summary.run_entry}"))
         for agg in outcome.aggregates:
             mean = "-" if agg.mean is None else f"{agg.mean:.3f}"
             out.print(f"  {agg.metric}: {mean} over {agg.n_scored} scored, {agg.n_failed} failed, "
                       f"{agg.n_pending} pending")
+        for table in classification_tables(outcome.aggregates):
+            out.print(table)
         if rows:
             out.print(instances_table(rows, title="Failed instances" if failed else "Instances"))
+            if full:
+                for block in instance_details(rows):
+                    out.print(block, highlight=False)

@@ -8,7 +8,11 @@ its reason: it is stored and counted, never scored.
 Requests are posted as JSON over the guarded aiohttp session rather than through the openai SDK:
 measured here, the SDK (over httpx2) cost ~1.5 ms CPU per request plus 0.35 s of imports, aiohttp
 0.12 ms, and the harness budget is 1 ms per instance (bench/throughput.py). The wire format is
-the same OpenAI-compatible JSON.
+the same OpenAI-compatible JSON; `client.api` builds it for the deployment's API style. `doctor`
+uses the same client, so runs and checks share one HTTP stack.
+
+A reply larger than the deployment's `max_reply_bytes` is cut off and stored as a failure
+(`reply_too_large`): a broken or hostile server cannot fill the appliance's memory.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 import aiohttp
 
 from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.api import API_STYLES
 from medhelm_local.client.egress import build_session
 from medhelm_local.errors import EndpointUnreachableError
 from medhelm_local.records import Completion, Prompt
@@ -29,10 +34,14 @@ from medhelm_local.settings import Deployment
 
 BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 20.0
-TOP_LOGPROBS = 5
+READ_CHUNK = 1 << 16
 # Connection failures, resets, truncated bodies and timeouts: all worth another try.
 _TRANSIENT = (aiohttp.ClientError, asyncio.TimeoutError)
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+class ReplyTooLargeError(Exception):
+    """The server sent more than the deployment's max_reply_bytes."""
 
 
 class _StatusError(Exception):
@@ -55,6 +64,8 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     """A short error type and message for the store; server bodies are cut short."""
     if isinstance(exc, _StatusError):
         return f"http_{exc.status}", str(exc)
+    if isinstance(exc, ReplyTooLargeError):
+        return "reply_too_large", str(exc)
     if isinstance(exc, asyncio.TimeoutError):
         return "timeout", "the request timed out"
     if isinstance(exc, aiohttp.ClientError):
@@ -80,8 +91,8 @@ class ModelClient:
         self.limit = min(concurrency or deployment.max_concurrency, deployment.max_concurrency)
         self._session = build_session(allowlist, deployment.timeout_s, self.limit)
         self._headers = {"Authorization": f"Bearer {deployment.api_key()}", "Content-Type": "application/json"}
-        path = "/chat/completions" if deployment.api == "chat" else "/completions"
-        self._url = deployment.base_url + path
+        self._api = API_STYLES[deployment.api]
+        self._url = deployment.base_url + self._api.path
         self._slots = asyncio.Semaphore(self.limit)
 
     async def aclose(self) -> None:
@@ -92,9 +103,10 @@ class ModelClient:
         """The model names the server offers; raises if nothing answers at the URL."""
         fix = "start the model server (e.g. vLLM) or correct base_url in your config; `medhelm-local doctor` checks it"
         try:
-            async with self._session.get(self.deployment.base_url + "/models", headers=self._headers) as response:
-                status, raw = response.status, await response.read()
-        except _TRANSIENT:
+            async with self._session.get(self.deployment.base_url + "/models", headers=self._headers,
+                                         allow_redirects=False) as response:
+                status, raw = response.status, await self._read_capped(response)
+        except (*_TRANSIENT, ReplyTooLargeError):
             raise EndpointUnreachableError("nothing answered at the deployment's URL",
                                            where=self.deployment.base_url, fix=fix) from None
         if status != 200:
@@ -107,9 +119,10 @@ class ModelClient:
             raise EndpointUnreachableError("the server at this URL does not speak the OpenAI API",
                                            where=self.deployment.base_url, fix=fix) from None
 
-    async def complete(self, prompt: Prompt) -> Completion:
-        """Send one prompt, retrying transient failures; always returns a Completion."""
-        payload = self._payload(prompt)
+    async def complete(self, prompt: Prompt, model: str | None = None) -> Completion:
+        """Send one prompt (to `model`, default the deployment's), retrying transient failures; always
+        returns a Completion."""
+        payload = json.dumps(self._api.payload(prompt, self.deployment.model or model or self.model)).encode()
         async with self._slots:
             started = time.perf_counter()
             attempt = 0
@@ -117,7 +130,8 @@ class ModelClient:
                 try:
                     body = await self._post(payload)
                     return self._parse(prompt, body, time.perf_counter() - started, attempt + 1)
-                except (_StatusError, *_TRANSIENT, ValueError, KeyError, IndexError, TypeError) as exc:
+                except (_StatusError, *_TRANSIENT, ValueError, KeyError, IndexError, TypeError,
+                        ReplyTooLargeError) as exc:
                     if not _retryable(exc) or attempt >= self.deployment.max_retries:
                         error_type, message = _describe(exc)
                         return Completion(prompt.instance_id, ok=False, latency_s=time.perf_counter() - started,
@@ -125,43 +139,32 @@ class ModelClient:
                     await asyncio.sleep(_backoff(attempt))
                     attempt += 1
 
-    def _payload(self, prompt: Prompt) -> bytes:
-        body: dict[str, Any] = {"model": self.model, "max_tokens": prompt.max_tokens,
-                                "temperature": prompt.temperature}
-        if prompt.stop:
-            body["stop"] = list(prompt.stop)
-        if self.deployment.api == "chat":
-            messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
-            body["messages"] = [*messages, {"role": "user", "content": prompt.text}]
-            if prompt.logprobs:
-                body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
-        else:
-            body["prompt"] = f"{prompt.system}\n\n{prompt.text}" if prompt.system else prompt.text
-            if prompt.logprobs:
-                body["logprobs"] = TOP_LOGPROBS
-        return json.dumps(body).encode()
-
     async def _post(self, payload: bytes) -> dict[str, Any]:
         post = self._session.post(self._url, data=payload, headers=self._headers, allow_redirects=False)
         async with post as response:
-            raw = await response.read()
+            raw = await self._read_capped(response)
             if response.status != 200:
                 raise _StatusError(response.status, raw)
         body: dict[str, Any] = json.loads(raw)
         return body
 
+    async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
+        """The body, or ReplyTooLargeError once it passes max_reply_bytes (checked before it is all read)."""
+        cap = self.deployment.max_reply_bytes
+        if (response.content_length or 0) > cap:
+            raise ReplyTooLargeError(f"the reply announced {response.content_length} bytes, over max_reply_bytes "
+                                     f"({cap})")
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in response.content.iter_chunked(READ_CHUNK):
+            size += len(chunk)
+            if size > cap:
+                raise ReplyTooLargeError(f"the reply passed max_reply_bytes ({cap})")
+            parts.append(chunk)
+        return b"".join(parts)
+
     def _parse(self, prompt: Prompt, body: dict[str, Any], latency: float, attempts: int) -> Completion:
-        choice = body["choices"][0]
-        usage = body.get("usage") or {}
-        if self.deployment.api == "chat":
-            text = (choice.get("message") or {}).get("content") or ""
-            logprobs = (choice.get("logprobs") or {}).get("content")
-        else:
-            text = choice.get("text") or ""
-            logprobs = choice.get("logprobs")
-        return Completion(
-            prompt.instance_id, ok=True, text=text, finish_reason=choice.get("finish_reason"),
-            prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"),
-            latency_s=latency, attempts=attempts,
-            logprobs_json=json.dumps(logprobs, separators=(",", ":")) if logprobs else None,
-        )
+        reply = self._api.reply(body)
+        return Completion(prompt.instance_id, ok=True, text=reply.text, finish_reason=reply.finish_reason,
+                          prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                          latency_s=latency, attempts=attempts, logprobs_json=reply.logprobs_json)

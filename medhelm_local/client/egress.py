@@ -1,27 +1,18 @@
 """The aiohttp session every evaluation request goes through.
 
-HTTP clients are built in two places only, with one rule: `build_session` here (aiohttp) carries
-the evaluation traffic, and `client.sdk.build_openai_client` (httpx2) backs the openai SDK. Both ignore proxy variables
-(`trust_env=False`), check each request's host:port against the same Allowlist first (an aiohttp
-client middleware; an httpx2 transport), and never follow redirects. The allowlist comes from the
-policy's egress.yaml only (`policy.allowlist.allowlist_for`).
+HTTP clients are built here only, with one rule: `build_session` (aiohttp) carries every request
+the program makes (evaluation, judges, `doctor`'s endpoint checks). It ignores proxy variables
+(`trust_env=False`), checks each request's host:port against the Allowlist first (a client
+middleware), and never follows redirects. The allowlist comes from the policy's egress.yaml only
+(`policy.allowlist.allowlist_for`).
 """
 
 from __future__ import annotations
-
-import functools
-import ssl
 
 import aiohttp
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.errors import EgressRefusedError
-
-
-@functools.lru_cache(maxsize=1)
-def tls_context() -> ssl.SSLContext:
-    """One verifying TLS context for every client: loading the CA bundle costs ~20 ms each time."""
-    return ssl.create_default_context()
 
 
 def refusal(allowlist: Allowlist, method: str, scheme: str, host: str, port: int | None) -> EgressRefusedError | None:

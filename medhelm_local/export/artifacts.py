@@ -1,23 +1,28 @@
 """The artifacts of an export, read from a suite store and shaped for the bundle.
 
-Each builder takes the runs whose artifact leaves and a `Shaper` that applies each run's
+Which tables and columns make up an artifact, and how each column leaves, come from the schema
+declaration (`store.schema`): a column added there is exported with its treatment and no edit
+here. Each builder takes the runs whose artifact leaves and a `Shaper` that applies each run's
 treatment: `as_is` passes values through; `redacted` sends every free-text value through the
-scrubber and replaces instance ids with pseudonyms. Logprobs never leave: their token fragments
-are pieces of text that cannot be redacted reliably.
+scrubber and replaces instance ids with pseudonyms. A column that carries another artifact's text
+(the answer a metric read, in `scores`) leaves only where that artifact may, and as strictly.
+Logprobs never leave: their token fragments are pieces of text that cannot be redacted reliably.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import duckdb
 
 from medhelm_local.export.scrubber import Scrubber
-from medhelm_local.store.queries import run_aggregates
+from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.store.queries import aggregate_dict, run_aggregates
+from medhelm_local.store.schema import Column, Table, artifact_tables
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,11 @@ def read_runs(con: duckdb.DuckDBPyConnection) -> list[RunRow]:
     return [RunRow(*row) for row in rows]
 
 
+# For a column that carries another artifact's text: how that artifact leaves this run
+# ("as_is", "redacted" or "never").
+Carried = Callable[[str, str], str]
+
+
 @dataclass
 class Shaper:
     """Applies each run's treatment of one artifact to ids and text."""
@@ -51,6 +61,7 @@ class Shaper:
     artifact: str
     treatments: Mapping[str, str]  # run_id -> as_is | redacted
     scrubber: Scrubber
+    access: Mapping[str, str] | None = None  # run_id -> public | gated | private (labels of sensitive runs)
 
     def redacted(self, run_id: str) -> bool:
         """True when this run's artifact is redacted."""
@@ -62,19 +73,45 @@ class Shaper:
             return instance_id
         return self.scrubber.pseudonym(run_id, instance_id)
 
-    def text(self, run_id: str, instance_id: str, field: str, value: str | None) -> str | None:
-        """A free-text value as it leaves."""
-        if not self.redacted(run_id):
+    def text(self, run_id: str, instance_id: str, field: str, value: str | None, force: bool = False) -> str | None:
+        """A free-text value as it leaves (`force`: redacted whatever this artifact's treatment)."""
+        if not (force or self.redacted(run_id)):
             return value
         where = (self.artifact, run_id, self.instance(run_id, instance_id), field)
         return self.scrubber.text(value, f"{run_id}\0{instance_id}", where)
 
-    def json_text(self, run_id: str, instance_id: str, field: str, value: str | None) -> str | None:
+    def json_text(self, run_id: str, instance_id: str, field: str, value: str | None,
+                  force: bool = False) -> str | None:
         """A JSON value whose strings are free text, as it leaves."""
-        if not self.redacted(run_id):
+        if not (force or self.redacted(run_id)):
             return value
         where = (self.artifact, run_id, self.instance(run_id, instance_id), field)
         return self.scrubber.json_text(value, f"{run_id}\0{instance_id}", where)
+
+    def sensitive(self, run_id: str) -> bool:
+        """True for runs of gated or private benchmarks, whose labels are redacted too."""
+        return not may_leave_unredacted((self.access or {}).get(run_id, "private"))
+
+    def column(self, column: Column, run_id: str, instance_id: str, value: Any, stricter: bool = False) -> Any:
+        """One stored value as it leaves, by its column's declared treatment; JSON columns parsed."""
+        treatment = column.treatment
+        if treatment == "instance_id":
+            return self.instance(run_id, instance_id)
+        if treatment in ("label", "json_label"):
+            force = self.sensitive(run_id)
+            shaped = (self.json_text(run_id, instance_id, column.name, value, force=True) if treatment == "json_label"
+                      else self.text(run_id, instance_id, column.name, value, force=True)) if force else value
+        elif treatment == "json_text":
+            shaped = self.json_text(run_id, instance_id, column.name, value, force=stricter)
+        elif treatment == "text":
+            shaped = self.text(run_id, instance_id, column.name, value, force=stricter)
+        else:
+            shaped = value
+        if column.is_json and isinstance(shaped, str):
+            return json.loads(shaped)
+        if isinstance(shaped, datetime):
+            return shaped.isoformat() + "Z"
+        return shaped
 
 
 def runs_artifact(runs: list[RunRow], shaper: Shaper, con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -97,53 +134,54 @@ def runs_artifact(runs: list[RunRow], shaper: Shaper, con: duckdb.DuckDBPyConnec
     return out
 
 
-def aggregates_artifact(run_ids: list[str], con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per run and metric: mean, 95 % interval and the counts beside it (numbers only)."""
+def aggregates_artifact(run_ids: list[str], shaper: Shaper, con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Per run and metric: the value, 95 % interval and the counts beside it; label names in a
+    per-label breakdown are redacted for gated and private runs."""
     out = []
     for run_id in run_ids:
         for agg in run_aggregates(con, run_id):
-            out.append({"run_id": run_id, **asdict(agg), "n_pending": agg.n_pending})
+            row = {"run_id": run_id, **aggregate_dict(agg)}
+            if agg.detail is not None and shaper.sensitive(run_id):
+                row["detail"] = json.loads(shaper.json_text(run_id, "", "detail", json.dumps(agg.detail),
+                                                            force=True) or "null")
+            out.append(row)
     return out
 
 
-def scores_artifact(run_ids: list[str], shaper: Shaper, con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per instance and metric: the score and the answer the metric read."""
+def _select(tables: tuple[Table, ...]) -> tuple[str, list[tuple[Table, Column]]]:
+    """One query over an artifact's tables joined on (run_id, instance_id), in instance order."""
+    first = tables[0]
+    columns: list[tuple[Table, Column]] = []
+    for table in tables:
+        columns += [(table, c) for c in table.columns if c.treatment != "drop"
+                    and not (table is not first and c.name in ("run_id", "instance_id"))]
+    joins = "".join(f" LEFT JOIN {t.name} USING (run_id, instance_id)" for t in tables[1:])
+    order = "" if "instances" in {t.name for t in tables} else " JOIN instances USING (run_id, instance_id)"
+    extra_key = [k for k in first.key if k not in ("run_id", "instance_id")]
+    names = ", ".join(f"{t.name}.{c.name}" for t, c in columns)
+    sql = (f"SELECT {names} FROM {first.name}{joins}{order} WHERE {first.name}.run_id = ? "
+           f"ORDER BY instances.ordinal{''.join(f', {first.name}.{k}' for k in extra_key)}")
+    return sql, columns
+
+
+def rows_artifact(artifact: str, run_ids: list[str], shaper: Shaper, con: duckdb.DuckDBPyConnection,
+                  carried: Carried) -> list[dict[str, Any]]:
+    """Per-instance rows of an artifact (prompts, completions, scores), every column as declared."""
+    sql, columns = _select(artifact_tables(artifact))
     out = []
     for run_id in run_ids:
-        for instance_id, metric, value, extracted in con.execute(
-                "SELECT s.instance_id, s.metric, s.value, s.extracted FROM scores s JOIN instances i "
-                "USING (run_id, instance_id) WHERE s.run_id = ? ORDER BY i.ordinal, s.metric", [run_id]).fetchall():
-            out.append({"run_id": run_id, "instance": shaper.instance(run_id, instance_id), "metric": metric,
-                        "value": value, "extracted": shaper.text(run_id, instance_id, "extracted", extracted)})
-    return out
-
-
-def completions_artifact(run_ids: list[str], shaper: Shaper, con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per instance: the model's answer or why there is none, with tokens and latency."""
-    out = []
-    for run_id in run_ids:
-        for row in con.execute(
-                "SELECT c.instance_id, c.ok, c.text, c.finish_reason, c.prompt_tokens, c.completion_tokens, "
-                "c.latency_s, c.attempts, c.error_type, c.error_message FROM completions c JOIN instances i "
-                "USING (run_id, instance_id) WHERE c.run_id = ? ORDER BY i.ordinal", [run_id]).fetchall():
-            instance_id = row[0]
-            out.append({"run_id": run_id, "instance": shaper.instance(run_id, instance_id), "ok": row[1],
-                        "text": shaper.text(run_id, instance_id, "text", row[2]), "finish_reason": row[3],
-                        "prompt_tokens": row[4], "completion_tokens": row[5], "latency_s": row[6],
-                        "attempts": row[7], "error_type": row[8],
-                        "error_message": shaper.text(run_id, instance_id, "error_message", row[9])})
-    return out
-
-
-def prompts_artifact(run_ids: list[str], shaper: Shaper, con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Per instance: the prompt sent and the reference answers."""
-    out = []
-    for run_id in run_ids:
-        for instance_id, prompt, references in con.execute(
-                "SELECT i.instance_id, r.prompt, i.references_json FROM instances i LEFT JOIN requests r "
-                "USING (run_id, instance_id) WHERE i.run_id = ? ORDER BY i.ordinal", [run_id]).fetchall():
-            out.append({"run_id": run_id, "instance": shaper.instance(run_id, instance_id),
-                        "prompt": shaper.text(run_id, instance_id, "prompt", prompt),
-                        "references": json.loads(shaper.json_text(run_id, instance_id, "references",
-                                                                  references) or "[]")})
+        for values in con.execute(sql, [run_id]).fetchall():
+            record = dict(zip((c.name for _, c in columns), values, strict=True))
+            instance_id = str(record.get("instance_id") or "")
+            row: dict[str, Any] = {}
+            for _, column in columns:
+                if column.carries is not None:
+                    how = carried(run_id, column.carries)
+                    if how == "never":
+                        continue  # that text may not leave for this run: the column is left out
+                    row[column.export_name] = shaper.column(column, run_id, instance_id, record[column.name],
+                                                            stricter=how == "redacted")
+                else:
+                    row[column.export_name] = shaper.column(column, run_id, instance_id, record[column.name])
+            out.append(row)
     return out

@@ -50,6 +50,11 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
+def glob_escape(name: str) -> str:
+    """`name` with glob's special characters matched literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def remove_stale_partials(destination: Path) -> list[Path]:
     """Remove the staging folders of earlier exports to `destination` whose process is gone; return them."""
     removed = []
@@ -59,11 +64,6 @@ def remove_stale_partials(destination: Path) -> list[Path]:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
-
-
-def glob_escape(name: str) -> str:
-    """`name` with glob's special characters matched literally."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 @contextmanager
@@ -103,19 +103,34 @@ def write_jsonl(folder: Path, name: str, rows: list[dict[str, Any]]) -> None:
             fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def write_manifest(folder: Path, manifest: Mapping[str, Any], signing_key_id: str) -> bytes:
-    """List every file in `folder` with its sha256 in the manifest and write it (unsigned); return its bytes."""
-    files = {p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
-             for p in sorted(folder.iterdir()) if p.name not in (MANIFEST, SIGNATURE)}
-    body = {**manifest, "format": BUNDLE_FORMAT, "files": files, "signing_key_id": signing_key_id}
+def bundle_files(folder: Path) -> list[str]:
+    """Every file of a bundle but its manifest and signature, as sorted paths relative to it ("a/b.json")."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.relative_to(folder).as_posix() not in (MANIFEST, SIGNATURE))
+
+
+def write_manifest(folder: Path, manifest: Mapping[str, Any], key: SigningKey | None, *, sign: bool = True) -> bytes:
+    """List every file in `folder` with its sha256 in the manifest and write it, signed when a key is
+    given (an unsigned manifest says `signing_key_id: null`), unless `sign` is False: then the manifest
+    names the key and `sign_manifest` writes the signature later. Return the manifest's bytes."""
+    files = {rel: {"sha256": sha256_file(folder / rel), "bytes": (folder / rel).stat().st_size}
+             for rel in bundle_files(folder)}
+    body = {**manifest, "files": files, "signing_key_id": key.key_id if key is not None else None}
     data = (json.dumps(body, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
     (folder / MANIFEST).write_bytes(data)
+    if key is not None and sign:
+        sign_manifest(folder, data, key)
     return data
 
 
 def sign_manifest(folder: Path, data: bytes, key: SigningKey) -> None:
-    """Write the signature over the manifest's bytes: the last file of a bundle."""
+    """Write the signature over the manifest's bytes."""
     (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
+
+
+def write_export_manifest(folder: Path, manifest: Mapping[str, Any], key: SigningKey) -> bytes:
+    """An export bundle's manifest, written but not yet signed (the signature comes after the audit record)."""
+    return write_manifest(folder, {**manifest, "format": BUNDLE_FORMAT}, key, sign=False)
 
 
 @dataclass(frozen=True)
@@ -138,15 +153,49 @@ def _read_signature(folder: Path) -> bytes | None:
         return None
 
 
-def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
-    """Check the signature over the manifest, then every file against it; report each difference."""
+def _read_manifest(folder: Path) -> bytes:
     if not folder.is_dir():
         raise ConfigError("the bundle is not a folder", where=str(folder), fix="give the folder an export wrote")
     try:
-        data = (folder / MANIFEST).read_bytes()
+        return (folder / MANIFEST).read_bytes()
     except OSError:
         raise IntegrityError("the bundle has no MANIFEST.json", where=str(folder),
                              fix="ask the sender for the complete bundle") from None
+
+
+def _check_files(folder: Path, data: bytes, problems: list[str], public: Ed25519PublicKey | None = None
+                 ) -> Verification:
+    """Every file in the folder against the manifest's list, after the problems found so far."""
+    try:
+        manifest: Mapping[str, Any] = json.loads(data)
+        listed: Mapping[str, Mapping[str, Any]] = dict(manifest["files"])
+        if not all(isinstance(meta, Mapping) for meta in listed.values()):
+            raise TypeError("a file's entry is not a mapping")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+        return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest"])
+    if public is not None and manifest.get("signing_key_id") not in (None, key_id(public)):
+        problems.append(f"the manifest names signing key {manifest.get('signing_key_id')}, "
+                        f"and the public key given is {key_id(public)}")
+    present = set(bundle_files(folder))
+    for name in sorted(set(listed) - present):
+        problems.append(f"{name} is listed in the manifest and missing from the bundle")
+    for name in sorted(present - set(listed)):
+        problems.append(f"{name} is in the bundle and not in the manifest (added after signing)")
+    for name in sorted(set(listed) & present):
+        path = folder / name
+        if path.is_symlink():
+            problems.append(f"{name} is a symbolic link, not a plain file")
+            continue
+        if sha256_file(path) != listed[name].get("sha256"):
+            problems.append(f"{name} differs from the signed manifest (sha256 {sha256_file(path)[:16]}..., "
+                            f"signed {str(listed[name].get('sha256'))[:16]}...; {path.stat().st_size} bytes, "
+                            f"signed {listed[name].get('bytes')})")
+    return Verification(manifest, problems)
+
+
+def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
+    """Check the signature over the manifest, then every file against it; report each difference."""
+    data = _read_manifest(folder)
     problems: list[str] = []
     if folder.name.endswith(PARTIAL):
         problems.append(f"the folder is the staging folder of an export that did not finish (named *{PARTIAL}); "
@@ -157,59 +206,24 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
     elif not signature_valid(public, data, signature):
         problems.append(f"the signature does not match {MANIFEST} under this public key (key {key_id(public)}): "
                         "the manifest was changed, or it was signed by another key")
-    try:
-        manifest: Mapping[str, Any] = json.loads(data)
-        listed: Mapping[str, Mapping[str, Any]] = manifest["files"]
-        if not all(isinstance(v, dict) for v in listed.values()):
-            raise TypeError("files")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
-        return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest"])
-    if manifest.get("signing_key_id") not in (None, key_id(public)):
-        problems.append(f"the manifest names signing key {manifest.get('signing_key_id')}, "
-                        f"and the public key given is {key_id(public)}")
-    return Verification(manifest, problems + check_files(folder, listed))
+    return _check_files(folder, data, problems, public)
 
 
-def check_files(folder: Path, listed: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Every difference between the files in `folder` and the files a manifest lists."""
-    problems: list[str] = []
-    present = {p.name for p in folder.iterdir() if p.name not in (MANIFEST, SIGNATURE)}
-    for name in sorted(set(listed) - present):
-        problems.append(f"{name} is listed in the manifest and missing from the bundle")
-    for name in sorted(present - set(listed)):
-        problems.append(f"{name} is in the bundle and not in the manifest (added after signing)")
-    for name in sorted(set(listed) & present):
-        path = folder / name
-        if not path.is_file():
-            problems.append(f"{name} is not a plain file")
-            continue
-        if sha256_file(path) != listed[name].get("sha256"):
-            problems.append(f"{name} differs from the signed manifest (sha256 {sha256_file(path)[:16]}..., "
-                            f"signed {str(listed[name].get('sha256'))[:16]}...; {path.stat().st_size} bytes, "
-                            f"signed {listed[name].get('bytes')})")
-    return problems
+def verify_unsigned(folder: Path) -> Verification:
+    """Check every file against the manifest, without a signature: proves only that nothing was damaged
+    in transit, not who made the bundle (anyone can rewrite an unsigned manifest)."""
+    return _check_files(folder, _read_manifest(folder), [])
 
 
 def bundle_problems(folder: Path, publics: Sequence[Ed25519PublicKey]) -> list[str]:
-    """What is wrong with a bundle's files: its signature under the key it names among `publics` (the first
-    if it names none of them), and every file against the manifest; without keys, the files only."""
-    wanted = _manifest_of(folder).get("signing_key_id")
-    public = next((p for p in publics if key_id(p) == wanted), publics[0] if publics else None)
-    if public is not None:
-        return verify_bundle(folder, public).problems
-    listed = _manifest_of(folder).get("files")
-    if not isinstance(listed, dict):
-        return [f"{MANIFEST} lists no files"]
-    return check_files(folder, listed)
-
-
-def _manifest_of(folder: Path) -> Mapping[str, Any]:
+    """What is wrong with a bundle: its signature under the key it names among `publics` (the first if it
+    names none of them) and every file against the manifest; without keys, the files only."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_bytes())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder),
-                          fix="give a bundle folder written by `medhelm-local export`") from None
-    return manifest if isinstance(manifest, dict) else {}
+        wanted = json.loads(_read_manifest(folder)).get("signing_key_id")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        wanted = None
+    public = next((p for p in publics if key_id(p) == wanted), publics[0] if publics else None)
+    return (verify_bundle(folder, public) if public is not None else verify_unsigned(folder)).problems
 
 
 def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from medhelm_local.errors import MedhelmError
 from medhelm_local.export.artifacts import Shaper
+from medhelm_local.store.schema import Column
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 NOTE = "left as is: the benchmark's card says public, and the text holds what looks like PHI"
@@ -48,14 +50,22 @@ class CheckedShaper(Shaper):
         # The instance by pseudonym: an id from data that holds PHI may be PHI itself (a record number).
         return (self.artifact, run_id, self.scrubber.pseudonym(run_id, instance_id) if instance_id else "", field)
 
-    def text(self, run_id: str, instance_id: str, field: str, value: str | None) -> str | None:
+    def text(self, run_id: str, instance_id: str, field: str, value: str | None, force: bool = False) -> str | None:
         """As Shaper.text; an as-is value of a checked run is scanned first."""
-        if run_id in self.checked and not self.redacted(run_id):
+        if run_id in self.checked and not (force or self.redacted(run_id)):
             self.scrubber.check(value, self._where(run_id, instance_id, field), NOTE)
-        return super().text(run_id, instance_id, field, value)
+        return super().text(run_id, instance_id, field, value, force)
 
-    def json_text(self, run_id: str, instance_id: str, field: str, value: str | None) -> str | None:
+    def json_text(self, run_id: str, instance_id: str, field: str, value: str | None,
+                  force: bool = False) -> str | None:
         """As Shaper.json_text; an as-is value of a checked run is scanned first (the JSON as text)."""
-        if run_id in self.checked and not self.redacted(run_id):
+        if run_id in self.checked and not (force or self.redacted(run_id)):
             self.scrubber.check(value, self._where(run_id, instance_id, field), NOTE)
-        return super().json_text(run_id, instance_id, field, value)
+        return super().json_text(run_id, instance_id, field, value, force)
+
+    def column(self, column: Column, run_id: str, instance_id: str, value: Any, stricter: bool = False) -> Any:
+        """As Shaper.column; a label of a checked run, which leaves as it is, is scanned first."""
+        if run_id in self.checked and column.treatment in ("label", "json_label") and isinstance(value, str) \
+                and not self.sensitive(run_id):
+            self.scrubber.check(value, self._where(run_id, instance_id, column.name), NOTE)
+        return super().column(column, run_id, instance_id, value, stricter)

@@ -1,10 +1,11 @@
 """`redact store`: a redacted copy of a whole suite store, for sharing; the original is never changed.
 
-The copy is a new encrypted store with its own data key. Every column is classed below, and a
-test fails if the schema gains a column without a class, so a new free-text field (a judge's
-explanation, say) cannot slip through unredacted. Free text is redacted with the export policy's
-style and rescanned; instance ids become pseudonyms; logprobs are dropped. The copy is written
-under a hidden name and renamed into place only when complete and clean.
+The copy is a new encrypted store with its own data key. Every column is classed in the schema
+declaration, and a test fails if a store has a column the declaration does not class, so a new
+free-text field (a judge's explanation, say) cannot slip through unredacted. Free text is
+redacted with the export policy's style and rescanned; instance ids become pseudonyms; logprobs
+are dropped. The copy is written under a hidden name and renamed into place only when complete
+and clean.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import duckdb
 
@@ -26,26 +27,13 @@ from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.integrity import explain_failure, is_damage
 from medhelm_local.store.keys import Envelope, Kek
+from medhelm_local.store.schema import Treatment, suite_tables
 
-Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-# keep: copied as is (ids of runs, numbers, times, code-defined names); instance_id: a pseudonym;
-# label / json_label: redacted for gated and private runs; text / json_text: always redacted
-# (json_*: every string inside the JSON); drop: never copied (NULL).
-COLUMNS: dict[str, dict[str, Treatment]] = {
-    "runs": {"run_id": "keep", "suite": "keep", "run_entry": "label", "scenario": "keep",
-             "scenario_args": "json_label", "model": "keep", "deployment": "keep", "main_metric": "keep",
-             "access": "keep", "settings": "keep", "created_at": "keep", "updated_at": "keep"},
-    "instances": {"run_id": "keep", "instance_id": "instance_id", "ordinal": "keep", "split": "keep",
-                  "input": "text", "references_json": "json_text", "extra_json": "json_text"},
-    "requests": {"run_id": "keep", "instance_id": "instance_id", "prompt": "text", "params_json": "keep"},
-    "completions": {"run_id": "keep", "instance_id": "instance_id", "ok": "keep", "text": "text",
-                    "finish_reason": "keep", "prompt_tokens": "keep", "completion_tokens": "keep",
-                    "latency_s": "keep", "attempts": "keep", "error_type": "keep", "error_message": "text",
-                    "logprobs_json": "drop", "created_at": "keep"},
-    "scores": {"run_id": "keep", "instance_id": "instance_id", "metric": "keep", "value": "keep",
-               "extracted": "text"},
-}
+def column_classes() -> dict[str, dict[str, Treatment]]:
+    """Every suite table's columns and their redaction classes, from the schema declaration (store.schema):
+    a column cannot be declared without one, so a new free-text field cannot slip through unredacted."""
+    return {t.name: {c.name: c.treatment for c in t.columns} for t in suite_tables() if t.name != "meta"}
 
 
 @dataclass(frozen=True)
@@ -132,7 +120,7 @@ def _copy_tables(src: StoreHandle, dst: StoreHandle, scrubber: Scrubber) -> dict
     access = dict(src.con.execute("SELECT run_id, access FROM runs").fetchall())
     counts = {}
     dst.con.execute("BEGIN")
-    for table, columns in COLUMNS.items():
+    for table, columns in column_classes().items():
         names = list(columns)
         result = src.con.execute(f"SELECT {', '.join(names)} FROM {table}")  # names are constants above
         counts[table] = 0

@@ -31,7 +31,7 @@ from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
 from medhelm_local.export import artifacts as art
 from medhelm_local.export.approval import check_pin, rule_pack_digest
-from medhelm_local.export.bundle import sign_manifest, staging_folder, write_json, write_jsonl, write_manifest
+from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
 from medhelm_local.export.public_check import CheckedShaper, declared_public
 from medhelm_local.export.scrubber import Scrubber, scrubber_for
@@ -44,6 +44,7 @@ from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.settings import Settings
 from medhelm_local.store.integrity import explain_failure
 from medhelm_local.store.keys import Kek
+from medhelm_local.store.schema import artifact_tables
 
 __all__ = ["ExportRequest", "ExportResult", "export", "rule_pack_digest", "signing_key_for"]
 
@@ -196,7 +197,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
     with staging_folder(request.destination) as staging:
         for name, write in files.items():
             write(staging, name)
-        data = write_manifest(staging, manifest, key.key_id)
+        data = write_export_manifest(staging, manifest, key)
         digest = hashlib.sha256(data).hexdigest()
         record = audit.append("export.allowed", attempt.details(
             runs=[r.run_id for r in runs], manifest_sha256=digest, files=sorted(files),
@@ -214,21 +215,37 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     """Every artifact file of the bundle, built (and redacted) now, written later."""
     files: dict[str, Writer] = {}
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
+    access = {r.run_id: r.access for r in runs}
     checked = declared_public({r.run_id: (r.scenario, r.access) for r in runs})
     labels = CheckedShaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted"
-                                    for r in runs}, scrubber, checked)
+                                    for r in runs}, scrubber, access, checked)
     run_rows = art.runs_artifact([r for r in runs if r.run_id in leaving], labels, con)
     files["runs.json"] = _json(run_rows)
-    if plan.leaving("aggregates"):
-        files["aggregates.json"] = _json(art.aggregates_artifact(plan.leaving("aggregates"), con))
-    builders: dict[Artifact, Callable[[list[str], art.Shaper, Any], list[dict[str, Any]]]] = {
-        "scores": art.scores_artifact, "completions": art.completions_artifact, "prompts": art.prompts_artifact}
-    for artifact, build in builders.items():
+
+    def carried(run_id: str, artifact: str) -> str:
+        decision = plan.decisions[run_id][artifact]  # type: ignore[index]
+        return decision.treatment if decision.allowed else "never"
+
+    for artifact in ARTIFACTS:
         run_ids = plan.leaving(artifact)
-        if run_ids:
-            shaper = CheckedShaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, checked)
-            files[f"{artifact}.jsonl"] = _jsonl(build(run_ids, shaper, con))
+        if not run_ids:
+            continue
+        plan.withheld += _withheld_columns(artifact, run_ids, carried)
+        shaper = CheckedShaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access,
+                               checked)
+        if artifact == "aggregates":
+            files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
+        else:
+            files[f"{artifact}.jsonl"] = _jsonl(art.rows_artifact(artifact, run_ids, shaper, con, carried))
     return files
+
+
+def _withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str, str], str]) -> list[dict[str, str]]:
+    """Columns of an artifact left out for a run because they hold text of an artifact that may not leave."""
+    return [{"run_id": run_id, "artifact": f"{artifact}.{column.export_name}",
+             "reason": f"it can hold {column.carries} text, and {column.carries} may not leave for this run"}
+            for table in artifact_tables(artifact) for column in table.columns if column.carries is not None
+            for run_id in run_ids if carried(run_id, column.carries) == "never"]
 
 
 def _json(value: Any) -> Writer:

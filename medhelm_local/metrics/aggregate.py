@@ -1,30 +1,167 @@
-"""Per-run aggregates: mean over scored instances, a 95 % bootstrap interval, failures counted."""
+"""Per-run aggregates by each metric's declared aggregation, with a seeded 95 % bootstrap interval.
+
+`mean`: the mean over scored instances. `macro_f1`: the unweighted mean of per-label F1 from the
+(gold, read) labels each instance recorded; its detail holds per-label counts and the confusion
+table. `micro_f1`: 2TP / (2TP + FP + FN) from per-instance code counts. Every aggregate counts
+the instances it could not score (failed requests and failed scorers) beside its value; nothing
+is ever imputed for them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from medhelm_local.metrics.registry import Metric
 from medhelm_local.records import Aggregate
 
 BOOTSTRAP_SAMPLES = 1000
+# Resamples drawn per block: 1,000 x 100,000 draws at once would take 800 MB (bench/memory.py).
+_BLOCK_CELLS = 2_000_000
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One stored per-instance score, as aggregations read it."""
+
+    value: float | None
+    detail: Mapping[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the metric produced a value for this instance."""
+        return self.value is not None
+
+
+def _resamples(n: int, samples: int, seed: int) -> Any:
+    """Index blocks for the bootstrap: `samples` resamples of size n, drawn a block at a time."""
+    import numpy as np  # only reports need it; `run --quiet` never imports it
+
+    rng = np.random.default_rng(seed)
+    per_block = max(1, _BLOCK_CELLS // max(n, 1))
+    drawn = 0
+    while drawn < samples:
+        size = min(per_block, samples - drawn)
+        yield rng.integers(0, n, size=(size, n))
+        drawn += size
+
+
+def _interval(stats: list[float], samples: int) -> tuple[float, float]:
+    ordered = sorted(stats)
+    return ordered[int(0.025 * samples)], ordered[min(samples - 1, int(0.975 * samples))]
 
 
 def bootstrap_ci(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed: int = 0) -> tuple[float, float]:
     """Percentile 95 % interval of the mean; seeded, so the same scores give the same interval."""
-    import numpy as np  # only reports need it; `run --quiet` never imports it
+    import numpy as np
 
     data = np.asarray(values, dtype=float)
     if data.size == 1:
         return float(data[0]), float(data[0])
-    # Vectorised: 1,000 x n resamples in one draw (a Python loop took 0.25 s per metric at n = 1,000).
-    draws = np.random.default_rng(seed).integers(0, data.size, size=(samples, data.size))
-    means = np.sort(data[draws].mean(axis=1))
-    return float(means[int(0.025 * samples)]), float(means[min(samples - 1, int(0.975 * samples))])
+    if np.all((data == 0.0) | (data == 1.0)):
+        # Resampling n values of 0 and 1 draws a Binomial(n, p) count of ones: the same distribution of
+        # means as the general bootstrap, without drawing samples x n indices.
+        counts = np.random.default_rng(seed).binomial(data.size, data.mean(), size=samples)
+        return _interval((counts / data.size).tolist(), samples)
+    means: list[float] = []
+    for block in _resamples(data.size, samples, seed):
+        means.extend(data[block].mean(axis=1).tolist())
+    return _interval(means, samples)
 
 
-def aggregate(metric: str, n_instances: int, values: Sequence[float], n_failed: int) -> Aggregate:
-    """Summarise one metric; never imputes a value for failed or pending instances."""
-    if not values:
+def aggregate(metric: str, n_instances: int, values: Sequence[float] | Any, n_failed: int) -> Aggregate:
+    """The mean of one metric over scored instances (a sequence or an array of values); never imputes a
+    value for failed or pending ones."""
+    count = len(values)
+    if not count:
         return Aggregate(metric, n_instances, 0, n_failed, None, None, None)
     low, high = bootstrap_ci(values)
-    return Aggregate(metric, n_instances, len(values), n_failed, sum(values) / len(values), low, high)
+    return Aggregate(metric, n_instances, count, n_failed, float(sum(values)) / count, low, high)
+
+
+def _f1(tp: float, fp: float, fn: float) -> float:
+    return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def macro_f1_counts(pairs: Sequence[tuple[str, str | None]]) -> tuple[float, dict[str, dict[str, float]]]:
+    """Macro-F1 over the labels seen as gold or read, and the per-label counts; None reads miss their gold."""
+    labels = sorted({g for g, _ in pairs} | {r for _, r in pairs if r is not None})
+    per_label: dict[str, dict[str, float]] = {}
+    for label in labels:
+        tp = sum(1 for g, r in pairs if g == label and r == label)
+        fp = sum(1 for g, r in pairs if g != label and r == label)
+        fn = sum(1 for g, r in pairs if g == label and r != label)
+        per_label[label] = {"tp": tp, "fp": fp, "fn": fn, "support": tp + fn, "f1": _f1(tp, fp, fn)}
+    macro = sum(c["f1"] for c in per_label.values()) / len(per_label) if per_label else 0.0
+    return macro, per_label
+
+
+def _macro_f1_bootstrap(pairs: Sequence[tuple[str, str | None]], samples: int = BOOTSTRAP_SAMPLES,
+                        seed: int = 0) -> tuple[float, float]:
+    import numpy as np
+
+    labels = sorted({g for g, _ in pairs} | {r for _, r in pairs if r is not None})
+    code = {label: i for i, label in enumerate(labels)}
+    k = len(labels)
+    gold = np.array([code[g] for g, _ in pairs])
+    read = np.array([code[r] if r is not None else k for _, r in pairs])  # k: unreadable
+    stats: list[float] = []
+    for block in _resamples(len(pairs), samples, seed):
+        g, r = gold[block], read[block]
+        for row_g, row_r in zip(g, r, strict=True):
+            tp = np.bincount(row_g[row_g == row_r], minlength=k)[:k]
+            fp = np.bincount(row_r[row_g != row_r], minlength=k + 1)[:k]
+            fn = np.bincount(row_g[row_g != row_r], minlength=k)[:k]
+            seen = (tp + fp + fn) > 0
+            f1 = np.where(tp > 0, 2 * tp / np.maximum(2 * tp + fp + fn, 1), 0.0)
+            stats.append(float(f1[seen].mean()) if seen.any() else 0.0)
+    return _interval(stats, samples)
+
+
+def _macro_f1(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> Aggregate:
+    pairs = [(str(r.detail["gold"]), None if r.detail.get("read") is None else str(r.detail["read"]))
+             for r in rows if r.detail is not None]
+    if not pairs:
+        return Aggregate(spec.name, n, 0, n_failed, None, None, None)
+    macro, per_label = macro_f1_counts(pairs)
+    confusion: dict[str, Counter[str]] = {}
+    for gold, read in pairs:
+        confusion.setdefault(gold, Counter())[read if read is not None else "(unreadable)"] += 1
+    low, high = _macro_f1_bootstrap(pairs) if len(pairs) > 1 else (macro, macro)
+    detail = {"per_label": per_label, "confusion": {g: dict(c) for g, c in sorted(confusion.items())},
+              "unreadable": sum(1 for _, r in pairs if r is None)}
+    return Aggregate(spec.name, n, len(pairs), n_failed, macro, low, high, detail)
+
+
+def _micro_f1(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> Aggregate:
+    import numpy as np
+
+    counts = np.array([[float(r.detail.get(k, 0)) for k in ("tp", "fp", "fn")] for r in rows if r.detail],
+                      dtype=float)
+    if counts.size == 0:
+        return Aggregate(spec.name, n, 0, n_failed, None, None, None)
+    tp, fp, fn = counts.sum(axis=0)
+    stats: list[float] = []
+    for block in _resamples(len(counts), BOOTSTRAP_SAMPLES, 0):
+        for sums in counts[block].sum(axis=1):
+            stats.append(_f1(*sums))
+    low, high = _interval(stats, BOOTSTRAP_SAMPLES)
+    return Aggregate(spec.name, n, len(counts), n_failed, _f1(tp, fp, fn), low, high,
+                     {"tp": int(tp), "fp": int(fp), "fn": int(fn)})
+
+
+def _mean(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> Aggregate:
+    return aggregate(spec.name, n, [r.value for r in rows if r.value is not None], n_failed)
+
+
+_BY_KIND: dict[str, Callable[[Metric, int, Sequence[ScoreRow], int], Aggregate]] = {
+    "mean": _mean, "macro_f1": _macro_f1, "micro_f1": _micro_f1}
+
+
+def summarise(spec: Metric, n_instances: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
+    """One metric over a run by its declared aggregation; failed scorers count as failed instances."""
+    scored = [r for r in rows if r.ok]
+    n_failed = n_failed_requests + (len(rows) - len(scored))
+    return _BY_KIND[spec.aggregation](spec, n_instances, scored, n_failed)

@@ -3,24 +3,31 @@
 Without a database, `ehr_sql_sql_exact_match` compares normalised SQL text: keywords and names
 lower-cased, whitespace and a trailing ";" dropped, string literals kept as written. With the
 eICU SQLite database a hospital supplies, `ehr_sql_execution_accuracy` runs the gold and the
-generated query read-only, each under a time limit, and compares the result rows as multisets.
+generated query read-only within limits (metrics/sql_executor.py) and compares the result rows as
+multisets, with "now" fixed to EHRSQL's '2105-12-31 23:59:00' as EHRSQL's own evaluation does.
 
 Unanswerable questions (gold query "null") expect an empty answer, as in MedHELM's prompt.
+These are documented improvements on HELM's rule (kept as `helm_ehr_sql_execution_accuracy` and
+`helm_ehr_sql_query_validity` in ehr_sql_helm.py); the differences, with an example each:
+- a gold query that returns no rows: an answer returning the same (no) rows scores 1 here; HELM
+  compares with the question's `value` strings instead (0), or, with none, wants an empty answer;
+- repeated rows count here ("select x" is not "select distinct x"); HELM compares sets;
+- "now" is EHRSQL's fixed time here; HELM runs `current_time` on SQLite's clock (a time of day,
+  which SQLite dates at 2000-01-01);
+- "SQL Query: select ...", or a ```sql fence inside other text, is read as the query here;
+  HELM runs the text as it is (an error);
+- a gold query that fails is a counted failure here; HELM compares with the `value` strings.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
-import time
 from collections import Counter
-from collections.abc import Hashable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias
-from urllib.parse import quote
 
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import TEXT_TASKS, MetricValue, ScoringContext, ScoringFailed, metric
+from medhelm_local.metrics.sql_executor import QUERY_ERRORS, Row, SqliteExecutor
+from medhelm_local.records import Instance
 
 EHR_SQL_EXACT_MATCH = "ehr_sql_sql_exact_match"
 EHR_SQL_EXECUTION_ACCURACY = "ehr_sql_execution_accuracy"
@@ -29,10 +36,6 @@ EHR_SQL_QUERY_VALIDITY = "ehr_sql_query_validity"
 # EHRSQL's eICU questions are asked "now" = the last minute of 2105 (the shifted dates of the
 # database); SQLite's current_time would be today's wall clock.
 EHRSQL_NOW = "'2105-12-31 23:59:00'"
-QUERY_TIME_LIMIT_S = 10.0
-# What a failing query can raise: SQL errors, Python 3.11's Warning for two statements in one
-# string, and values Python cannot convert.
-QUERY_ERRORS = (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError)
 
 _FENCED = re.compile(r"```[ \t]*(?:sql|sqlite)?[ \t]*\n?(.*?)```", re.IGNORECASE | re.DOTALL)
 _TAGGED = re.compile(r"<\s*sql\s*>(.*?)<\s*/?\s*sql\s*>", re.IGNORECASE | re.DOTALL)
@@ -63,75 +66,68 @@ def is_unanswerable(instance: Instance) -> bool:
     return instance.extra.get("is_impossible") == "true"
 
 
-def score_sql_match(instance: Instance, text: str) -> list[Score]:
+@metric(EHR_SQL_EXACT_MATCH, title="EHRSQL SQL exact match", task_types=TEXT_TASKS, readers=("ehr_sql",),
+        follows="medhelm-local: normalised SQL text equal to the gold query (when no database is supplied)")
+def sql_exact_match(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
     """Exact match of normalised SQL; for an unanswerable question, 1 iff the answer is empty."""
     predicted = normalize_sql(extract_sql(text))
     if is_unanswerable(instance):
         correct = predicted == ""
     else:
         correct = predicted != "" and predicted == normalize_sql(instance.references[0].text)
-    return [Score(instance.id, EHR_SQL_EXACT_MATCH, 1.0 if correct else 0.0, predicted[:200])]
+    return MetricValue(1.0 if correct else 0.0, predicted[:200])
 
 
-Rows: TypeAlias = Counter[tuple[Hashable, ...]]
+def with_ehrsql_now(sql: str) -> str:
+    """The query with SQLite's `current_time` replaced by EHRSQL's fixed "now"."""
+    return _CURRENT_TIME.sub(EHRSQL_NOW, sql)
 
 
-@dataclass
-class SqliteExecutor:
-    """Runs single SELECT statements read-only on a SQLite file, each stopped after a time limit."""
-
-    path: Path
-    time_limit_s: float = QUERY_TIME_LIMIT_S
-    _gold: dict[str, Rows | None] = field(default_factory=dict, repr=False)
-
-    def run(self, sql: str) -> Rows:
-        """The result rows as a multiset; raises one of QUERY_ERRORS if the query fails or runs too long."""
-        sql = _CURRENT_TIME.sub(EHRSQL_NOW, sql)
-        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-        conn = sqlite3.connect(uri, uri=True)
-        try:
-            conn.set_authorizer(_read_only_authorizer)
-            deadline = time.monotonic() + self.time_limit_s
-            conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
-            rows = conn.execute(sql).fetchall()
-        finally:
-            conn.close()
-        return Counter(tuple(row) for row in rows)
-
-    def gold_rows(self, sql: str) -> Rows | None:
-        """The gold query's rows (cached), or None if it does not run on this database."""
-        if sql not in self._gold:
-            try:
-                self._gold[sql] = self.run(sql)
-            except QUERY_ERRORS:
-                self._gold[sql] = None
-        return self._gold[sql]
+def executor_for(ctx: ScoringContext) -> SqliteExecutor:
+    """The run's database executor (opened once per run, from the run entry's db= argument)."""
+    found = ctx.resources.get("ehr_sql_executor")
+    if found is None:
+        found = ctx.resources["ehr_sql_executor"] = SqliteExecutor(Path(ctx.args["db"]).expanduser())
+    executor: SqliteExecutor = found
+    return executor
 
 
-_ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
-                              sqlite3.SQLITE_RECURSIVE})
-
-
-def _read_only_authorizer(action: int, *_: str | None) -> int:
-    # mode=ro already refuses writes to the database; this also refuses ATTACH (which could
-    # create files), PRAGMA and every other statement that is not a plain query.
-    return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
-
-
-def score_sql_execution(instance: Instance, text: str, executor: SqliteExecutor) -> list[Score]:
-    """Execution accuracy and query validity; no execution score if the gold query itself fails."""
+def _run_answer(text: str, ctx: ScoringContext) -> tuple[str, Counter[Row] | None]:
+    """The answer's SQL and its rows (None if it fails); validity and execution share one run of it."""
+    last = ctx.resources.get("ehr_sql_last")
+    if last is not None and last[0] == text:
+        return last[1], last[2]
     sql = extract_sql(text)
-    predicted: Rows | None = None
+    rows: Counter[Row] | None = None
     if sql:
         try:
-            predicted = executor.run(sql)
+            rows = Counter(executor_for(ctx).rows(with_ehrsql_now(sql)))
         except QUERY_ERRORS:
-            predicted = None
-    validity = Score(instance.id, EHR_SQL_QUERY_VALIDITY, 1.0 if predicted is not None else 0.0, sql[:200])
+            rows = None
+    ctx.resources["ehr_sql_last"] = (text, sql, rows)
+    return sql, rows
+
+
+@metric(EHR_SQL_QUERY_VALIDITY, title="EHRSQL query validity", task_types=TEXT_TASKS, needs=("database",),
+        readers=("ehr_sql",), follows="medhelm-local: the SQL read from the answer runs on the database, read-only "
+                                      "and within limits (documented improvement)")
+def sql_query_validity(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the SQL in the answer runs on the database without error."""
+    sql, rows = _run_answer(text, ctx)
+    return MetricValue(1.0 if rows is not None else 0.0, sql[:200])
+
+
+@metric(EHR_SQL_EXECUTION_ACCURACY, title="EHRSQL execution accuracy", task_types=TEXT_TASKS, needs=("database",),
+        readers=("ehr_sql",),
+        follows="medhelm-local: the answer's rows equal the gold query's rows (multisets, EHRSQL's fixed 'now', "
+                "SQL read out of fences and cues) (documented improvement)")
+def sql_execution_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the answer's query returns the gold query's rows; an unanswerable question wants no SQL."""
+    sql, predicted = _run_answer(text, ctx)
     if is_unanswerable(instance):
-        return [Score(instance.id, EHR_SQL_EXECUTION_ACCURACY, 1.0 if not sql else 0.0, sql[:200]), validity]
-    gold = executor.gold_rows(instance.references[0].text)
-    if gold is None:  # a data problem, not the model's: leave the instance unscored rather than guess
-        return [validity]
-    correct = predicted is not None and predicted == gold
-    return [Score(instance.id, EHR_SQL_EXECUTION_ACCURACY, 1.0 if correct else 0.0, sql[:200]), validity]
+        return MetricValue(1.0 if not sql else 0.0, sql[:200])
+    try:
+        gold = Counter(executor_for(ctx).cached_rows(with_ehrsql_now(instance.references[0].text)))
+    except QUERY_ERRORS:  # a data problem, not the model's: counted as failed for this metric, never guessed
+        raise ScoringFailed("gold_query_failed") from None
+    return MetricValue(1.0 if predicted is not None and predicted == gold else 0.0, sql[:200])

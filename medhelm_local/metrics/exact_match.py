@@ -1,23 +1,51 @@
-"""Exact match for multiple choice: the chosen option letter equals the correct one."""
+"""Exact match for multiple choice and classification: the answer read is the correct option or label.
+
+`exact_match` reads the answer robustly (a letter, "Answer: B", the option's own words; for
+classification the label, matched case- and punctuation-insensitively, by a cue, or by a unique
+prefix). A classification answer is read as a letter only when the prompt letters the labels.
+`helm_exact_match` is HELM's strict rule: the stripped output must be exactly the correct letter
+(multiple choice) or label (classification); kept to compare with published leaderboards.
+"""
 
 from __future__ import annotations
 
+import string
+
+from medhelm_local.metrics.classification import extract_label
 from medhelm_local.metrics.extract import extract_choice
-from medhelm_local.prompts import MultipleChoiceTemplate
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import CHOICE_TASKS, LABEL_TASKS, MetricValue, ScoringContext, metric
+from medhelm_local.records import Instance
 
 EXACT_MATCH = "exact_match"
-# HELM's own rule: the stripped output must be exactly the letter ("B.", "(B)" score 0). Kept so
-# numbers can be compared with published MedHELM leaderboards.
 HELM_EXACT_MATCH = "helm_exact_match"
+LETTERS = string.ascii_uppercase
 
 
-def score_choice(instance: Instance, text: str) -> list[Score]:
-    """Both exact-match variants for one multiple-choice answer."""
-    options = [ref.text for ref in instance.references]
-    correct = MultipleChoiceTemplate.correct_letters(instance)
-    chosen = extract_choice(text, options)
-    return [
-        Score(instance.id, EXACT_MATCH, 1.0 if chosen in correct else 0.0, chosen),
-        Score(instance.id, HELM_EXACT_MATCH, 1.0 if text.strip() in correct else 0.0, text.strip()[:16]),
-    ]
+def correct_letters(instance: Instance) -> tuple[str, ...]:
+    """Letters of the references marked correct (options are lettered in reference order)."""
+    return tuple(LETTERS[i] for i, ref in enumerate(instance.references) if ref.correct)
+
+
+def _gold_label(instance: Instance) -> str:
+    return instance.correct_references[0].text if instance.correct_references else ""
+
+
+@metric(EXACT_MATCH, title="Exact match", task_types=CHOICE_TASKS | LABEL_TASKS, needs=("options",),
+        follows="medhelm-local: HELM's exact match, with the answer read robustly (documented improvement)")
+def exact_match(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the option or label read from the answer is the correct one, else 0."""
+    if ctx.labels:
+        chosen = extract_label(answer, ctx.labels, ctx.synonyms, lettered=ctx.lettered)
+        gold = _gold_label(instance)
+        return MetricValue(1.0 if chosen == gold else 0.0, chosen, {"gold": gold, "read": chosen})
+    letter = extract_choice(answer, [ref.text for ref in instance.references])
+    return MetricValue(1.0 if letter in correct_letters(instance) else 0.0, letter)
+
+
+@metric(HELM_EXACT_MATCH, title="Exact match (HELM's strict rule)", task_types=CHOICE_TASKS | LABEL_TASKS,
+        needs=("options",), follows="HELM exact_match: the stripped output equals the correct letter or label")
+def helm_exact_match(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the stripped answer is exactly the correct letter (or label), as HELM scores it."""
+    stripped = answer.strip()
+    gold = {r.text for r in instance.correct_references} if ctx.labels else set(correct_letters(instance))
+    return MetricValue(1.0 if stripped in gold else 0.0, stripped[:16])

@@ -1,9 +1,14 @@
-"""MedCalc-Bench accuracy: the answer must fall inside the item's [Lower Limit, Upper Limit].
+"""MedCalc-Bench within the published limits, reading the answer as written (a documented improvement).
 
-By output type, as MedCalc-Bench defines it: decimals and integers compare as numbers (the
-published limits for decimals are the ground truth +/- 5 %; for integers they equal it); dates
-(MM/DD/YYYY) compare as calendar dates; gestational ages "('W weeks', 'D days')" compare as
-W*7+D days. An answer that cannot be read scores 0; it is not a failure of the request.
+The value is the first number, date or gestational age in the answer, read as written ("1,512",
+"2.5e1", "1.5%" as 1.5, a date anywhere in a sentence, "14 weeks 1 day"), and must lie within the
+row's published [Lower Limit, Upper Limit] for every output type: decimals within the +/- 5 % the
+data gives, integers equal to the ground truth (not rounded), dates as calendar dates, gestational
+ages as W*7+D days. An answer that cannot be read scores 0; it is not a failure of the request.
+
+It differs from MedCalc-Bench's official rule (`medcalc_bench_official`, the benchmark's main
+metric) where the answer holds several numbers (first here, last there) or an integer answer is
+not whole ("4.4" for 4: 0 here, 1 there); the cases are listed in tests/metrics/parity/README.md.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from __future__ import annotations
 from datetime import date
 
 from medhelm_local.metrics.extract import extract_date, extract_number, extract_weeks_days
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import NUMERIC_TASKS, MetricValue, ScoringContext, metric
+from medhelm_local.records import Instance
 
 MEDCALC_ACCURACY = "medcalc_bench_accuracy"
 
@@ -21,8 +27,12 @@ def _bounds(instance: Instance) -> tuple[str, str, str]:
     return extra["output_type"], extra["lower_limit"], extra["upper_limit"]
 
 
-def score_medcalc(instance: Instance, text: str) -> list[Score]:
-    """Score one MedCalc-Bench answer; `extracted` records what was read from the text."""
+@metric(MEDCALC_ACCURACY, title="MedCalc-Bench accuracy (within the published limits)", task_types=NUMERIC_TASKS,
+        needs=("reference",), readers=("medcalc_bench",),
+        follows="medhelm-local: the first number/date/(weeks, days) read as written, within the published "
+                "[Lower Limit, Upper Limit] for every output type, integers not rounded (documented improvement)")
+def medcalc_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the value read from the answer lies within the item's limits; `extracted` is what was read."""
     output_type, lower, upper = _bounds(instance)
     value: float | int | date | None
     lo: float | int | date | None
@@ -37,4 +47,4 @@ def score_medcalc(instance: Instance, text: str) -> list[Score]:
         value, lo, hi = extract_number(text), extract_number(lower), extract_number(upper)
         shown = f"{value:g}" if value is not None else None
     correct = value is not None and lo is not None and hi is not None and lo <= value <= hi  # type: ignore[operator]
-    return [Score(instance.id, MEDCALC_ACCURACY, 1.0 if correct else 0.0, shown)]
+    return MetricValue(1.0 if correct else 0.0, shown)

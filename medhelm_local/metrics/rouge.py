@@ -11,7 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from medhelm_local.records import Instance, Score
+from medhelm_local.metrics.registry import TEXT_TASKS, MetricValue, ScoringContext, metric
+from medhelm_local.records import Instance
 
 ROUGE_L = "rouge_l"
 
@@ -35,10 +36,11 @@ def rouge_l(reference: str, prediction: str) -> float:
     return float(_scorer().score(_unbrace(reference), _unbrace(prediction.strip()))["rougeL"].fmeasure)
 
 
-def score_rouge_l(instance: Instance, text: str) -> list[Score]:
+@metric(ROUGE_L, title="ROUGE-L", task_types=TEXT_TASKS, needs=("reference",),
+        follows="HELM rouge_l (Google's rouge-score, stemmed, best over the references)")
+def score_rouge_l(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
     """ROUGE-L F1 of one answer against the best-matching correct reference."""
     references = instance.correct_references
     if not references:
         raise ValueError(f"instance {instance.id} has no correct reference to score against")
-    best = max(rouge_l(ref.text, text) for ref in references)
-    return [Score(instance.id, ROUGE_L, best)]
+    return MetricValue(max(rouge_l(ref.text, text) for ref in references))

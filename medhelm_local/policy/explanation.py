@@ -31,6 +31,12 @@ def _egress(policy: Policy, settings: Settings | None) -> list[Row]:
     rows += [Row("egress", f"{e.host}:{e.port}", f"allowed ({e.purpose}): {e.why}", src) for e in policy.egress.allow]
     if not policy.egress.allow:
         rows.append(Row("egress", "(no entries)", "no endpoint is reachable: every run will be refused", src))
+    staging = [f"{e.host}:{e.port}" for e in policy.egress.allow if e.purpose == "staging"]
+    rows.append(Row("egress", "data stage", (
+        f"may fetch published benchmark data from {', '.join(staging)} only: a connected staging host's policy, "
+        "which the appliance's must never be") if staging else (
+        "refused: no host is listed with purpose staging, so nothing can be downloaded; benchmark data comes in as "
+        "a bundle staged on a connected host (`medhelm-local data import BUNDLE`)"), src))
     rows += [Row("egress", "DNS", "only the host names above are looked up; numeric addresses need no look-up",
                  PROGRAM),
              Row("egress", "programs and libraries", "no subprocesses except `uname` (Python's platform module "

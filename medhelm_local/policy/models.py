@@ -36,7 +36,9 @@ class EgressEntry(_Strict):
 
     host: str = Field(description="DNS name or IP address; no wildcards, ranges or schemes")
     port: int = Field(ge=1, le=65535, description="TCP port")
-    purpose: Literal["inference", "judge"] = Field(description="What the endpoint serves")
+    purpose: Literal["inference", "judge", "staging"] = Field(
+        description="What the endpoint serves: a model (inference, judge), or published benchmark data that "
+                    "`data stage` fetches (staging; a connected staging host's policy only, never the appliance's)")
     why: str = Field(min_length=3, description="The reason, for the reviewer")
 
     @field_validator("host")

@@ -1,7 +1,8 @@
-"""Benchmarks: checksummed local files in, instances, prompts and scores out."""
+"""Benchmarks: cards (data) and reader hooks; checksummed local files in, instances, prompts and scores out."""
 
-from medhelm_local.scenarios.base import Benchmark
+from medhelm_local.scenarios.benchmark import Benchmark, BenchmarkSpec
 from medhelm_local.scenarios.datafiles import DataRoot, import_dataset
-from medhelm_local.scenarios.registry import create, get, names, register
+from medhelm_local.scenarios.registry import create, get, load_spec, names, register_cards
 
-__all__ = ["Benchmark", "DataRoot", "create", "get", "import_dataset", "names", "register"]
+__all__ = ["Benchmark", "BenchmarkSpec", "DataRoot", "create", "get", "import_dataset", "load_spec", "names",
+           "register_cards"]

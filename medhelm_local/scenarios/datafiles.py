@@ -12,13 +12,13 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
+from typing import Any, BinaryIO
 
-from medhelm_local.errors import DataImportError, DatasetCorruptError, DatasetMissingError
+from medhelm_local.errors import DataImportError, DatasetCorruptError, DatasetMissingError, IntegrityError
 
 MANIFEST = "MANIFEST.json"
 
@@ -32,18 +32,20 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
 def published_checksums() -> dict[str, dict[str, str]]:
-    """sha256 of each published dataset file, by folder then file name (shipped with the package).
+    """sha256 of each published dataset file, by folder then file name (shipped with the package,
+    one manifest per folder: see `medhelm_local.data.sources`)."""
+    from medhelm_local.data.sources import dataset_sources
 
-    One manifest per dataset folder in `scenarios/manifests/<folder>.json`.
-    """
-    folders: dict[str, dict[str, str]] = {}
-    for entry in resources.files("medhelm_local.scenarios").joinpath("manifests").iterdir():
-        if entry.name.endswith(".json"):
-            manifest = json.loads(entry.read_text("utf-8"))
-            folders[manifest["folder"]] = manifest["files"]
-    return folders
+    return {folder: source.checksums for folder, source in dataset_sources().items()}
+
+
+def _how_to_get(folder: str, name: str, published_at: str) -> str:
+    folder_import = f"import a folder named {folder} holding {name} with `medhelm-local data import FOLDER`"
+    if folder not in published_checksums():
+        return f"get it from {published_at}, then {folder_import}"
+    return (f"on a connected staging host, `medhelm-local data stage --to BUNDLE {folder}` fetches it from "
+            f"{published_at}; carry the bundle in and run `medhelm-local data import BUNDLE` here (or {folder_import})")
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,7 @@ class DataRoot:
             if not path.is_file():
                 raise DatasetMissingError(
                     f"the dataset file {folder}/{name} is missing", where=str(path),
-                    fix=f"get it from {published_at} on a connected machine, then `medhelm-local data import FOLDER` "
-                        f"(a folder named {folder} holding {name})",
+                    fix=_how_to_get(folder, name, published_at),
                 )
             want = expected.get(name)
             if want is None:
@@ -103,11 +104,62 @@ class ImportReport:
     matches_published: bool
 
 
-def import_dataset(source: Path, data_root: Path, name: str | None = None, replace: bool = False) -> ImportReport:
-    """Copy a dataset folder into the data root and record the sha256 of every file.
+def private_file(path: Path) -> BinaryIO:
+    """A new file open for writing, readable and writable by its owner only (never an existing one)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb")
+
+
+def private_folder(path: Path) -> None:
+    """Make a folder, and any missing parent, that only its owner can enter (existing ones are left as they are)."""
+    for folder in reversed([p for p in (path, *path.parents) if not p.exists()]):
+        folder.mkdir(mode=0o700, exist_ok=True)
+
+
+def _copy_private(src: Path, dest: Path) -> str:
+    """Copy a file into a new owner-only file; return the sha256 of what was written."""
+    digest = hashlib.sha256()
+    with src.open("rb") as fh, private_file(dest) as out:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+            out.write(block)
+    return digest.hexdigest()
+
+
+def source_files(source: Path) -> dict[str, Path]:
+    """Every file to import from a folder, by its path inside it; a link that leads out of the folder
+    (where it could copy in any file the user can read) or to a folder is refused."""
+    root = source.resolve()
+    found: dict[str, Path] = {}
+    for here, folders, names in os.walk(root):
+        for name in folders:
+            if (Path(here) / name).is_symlink():
+                raise DataImportError(f"{(Path(here) / name).relative_to(root)} is a symbolic link to a folder, "
+                                      "and links are not followed", where=str(Path(here) / name),
+                                      fix="copy the folder itself into the dataset folder, or remove the link")
+        for name in names:
+            path = Path(here) / name
+            rel = path.relative_to(root).as_posix()
+            real = path.resolve()
+            if path.is_symlink() and not real.is_relative_to(root):
+                raise DataImportError(f"{rel} is a symbolic link to a file outside the dataset folder; nothing "
+                                      "was imported", where=str(path),
+                                      fix="copy the file itself into the folder, or remove the link")
+            if not real.is_file():
+                raise DataImportError(f"{rel} is not a regular file", where=str(path),
+                                      fix="remove it from the dataset folder")
+            if name != MANIFEST:
+                found[rel] = real
+    return dict(sorted(found.items()))
+
+
+def import_dataset(source: Path, data_root: Path, name: str | None = None, replace: bool = False,
+                   expected: Mapping[str, str] | None = None, provenance: Mapping[str, Any] | None = None
+                   ) -> ImportReport:
+    """Copy a dataset folder into the data root, owner-only, and record the sha256 of every file.
 
     Copies into a temporary folder first and renames it into place, so an interrupted import
-    leaves the previous copy untouched.
+    leaves the previous copy untouched. With `expected` (a bundle's checksums), the copy must hold
+    exactly those files with those checksums, else IntegrityError and nothing changes.
     """
     if not source.is_dir():
         raise DataImportError("the source is not a folder", where=str(source),
@@ -117,25 +169,29 @@ def import_dataset(source: Path, data_root: Path, name: str | None = None, repla
     if dest.exists() and not replace:
         raise DataImportError("a dataset folder of that name is already in the data root", where=str(dest),
                               fix="pass --replace to overwrite it")
-    files = sorted(p for p in source.rglob("*") if p.is_file() and p.name != MANIFEST)
+    files = source_files(source)
     if not files:
         raise DataImportError("the folder holds no files", where=str(source), fix="point at the dataset's folder")
-    data_root.mkdir(parents=True, exist_ok=True)
     staging = data_root / f".{folder}.importing-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
     checksums: dict[str, str] = {}
     try:
-        for src in files:
-            rel = src.relative_to(source).as_posix()
+        private_folder(data_root)
+        shutil.rmtree(staging, ignore_errors=True)
+        private_folder(staging)
+        for rel, src in files.items():
             target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
-            checksums[rel] = sha256_file(target)
+            private_folder(target.parent)
+            checksums[rel] = _copy_private(src, target)
+        if expected is not None and checksums != dict(expected):
+            changed = sorted(set(checksums) ^ set(expected) | {f for f in checksums if checksums[f] != expected.get(f)})
+            raise IntegrityError(f"{folder}: the copy differs from the verified manifest ({', '.join(changed[:3])})",
+                                 where=str(source), fix="the bundle changed while it was imported; import it again")
         published = published_checksums().get(folder, {})
         matches = bool(published) and all(checksums.get(f) == h for f, h in published.items())
         manifest = {"files": checksums, "source": str(source.resolve()), "matches_published": matches,
-                    "imported_at": datetime.now(UTC).isoformat(timespec="seconds")}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+                    "imported_at": datetime.now(UTC).isoformat(timespec="seconds"), **(provenance or {})}
+        with private_file(staging / MANIFEST) as fh:
+            fh.write((json.dumps(manifest, indent=2) + "\n").encode())
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(staging, dest)

@@ -1,99 +1,129 @@
-"""Benchmarks by their MedHELM run-entry name. Built-ins register the same way a plug-in would."""
+"""Benchmarks by their MedHELM run-entry name: the shipped cards and a hospital's own, one path.
+
+Built-in benchmarks are the cards in `scenarios/cards/`; a hospital's cards (the `benchmark_cards`
+setting) register the same way. MedHELM's configurable benchmark format loads as a card too.
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypeVar
+import difflib
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 
-from medhelm_local.errors import UnknownScenarioError
+from medhelm_local.errors import ConfigError, RunEntryError, UnknownScenarioError
+from medhelm_local.scenarios.benchmark import Benchmark, BenchmarkSpec
+from medhelm_local.scenarios.card import Card
+from medhelm_local.scenarios.medhelm_config import card_from_medhelm, is_medhelm_config
+from medhelm_local.scenarios.readers import get_reader
+from medhelm_local.taxonomy import load_taxonomy
+from medhelm_local.yaml_lines import load_located, validate_located
 
-if TYPE_CHECKING:
-    from pathlib import Path
-from medhelm_local.scenarios.base import Benchmark
-
-_REGISTRY: dict[str, type[Benchmark]] = {}
-B = TypeVar("B", bound=type[Benchmark])
+CARD_FIX = "see docs/benchmark-cards.md for every field a card takes"
+CONFIGURABLE = "medhelm_configurable_benchmark"
+_USER: dict[str, BenchmarkSpec] = {}
 
 
-def register(cls: B) -> B:
-    """Class decorator: make a benchmark available under its `name`."""
-    for name in (cls.name, *cls.aliases):
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise ValueError(f"benchmark name {name!r} registered twice")
-        _REGISTRY[name] = cls
-    return cls
+def load_spec(path: Path, builtin: bool = False) -> BenchmarkSpec:
+    """Read and check one card file (ours, or MedHELM's configurable-benchmark YAML)."""
+    doc = load_located(path, "benchmark card")
+    if is_medhelm_config(doc.data):
+        return BenchmarkSpec(card_from_medhelm(path, doc.data), path, medhelm_config=True)
+    card: Card = validate_located(Card, doc, "benchmark card", CARD_FIX)
+    known = load_taxonomy().subcategories
+    if card.taxonomy.subcategory not in known and card.taxonomy.category is None:
+        close = difflib.get_close_matches(card.taxonomy.subcategory, list(known), n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"benchmark card field 'taxonomy.subcategory': '{card.taxonomy.subcategory}' is not one of "
+                          "MedHELM's subcategories", where=f"{path}, line {doc.line_of(('taxonomy', 'subcategory'))}",
+                          fix=f"{hint}`medhelm-local taxonomy` lists them; for a new one, also give taxonomy.category")
+    if card.data.reader is not None:
+        get_reader(card.data.reader, f"{path}, line {doc.line_of(('data', 'reader'))}")
+    spec = BenchmarkSpec(card, path, builtin=builtin)
+    line = doc.line_of(("metrics",)) or doc.line_of(("metric",))
+    try:
+        spec.create()  # checks the metrics against the registry and the task
+    except ConfigError as exc:
+        raise ConfigError(exc.what, where=f"{path}, line {line}" if line else str(path), fix=exc.fix) from None
+    except RunEntryError:
+        pass  # an argument without a default (e.g. a database path) is checked per run entry
+    return spec
+
+
+@lru_cache(maxsize=1)
+def _builtins() -> dict[str, BenchmarkSpec]:
+    folder = resources.files("medhelm_local.scenarios").joinpath("cards")
+    specs: dict[str, BenchmarkSpec] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml"):
+            spec = load_spec(Path(str(entry)), builtin=True)
+            for name in (spec.name, *spec.aliases):
+                if name in specs:
+                    raise ValueError(f"benchmark name {name!r} used by two shipped cards")
+                specs[name] = spec
+    return specs
+
+
+def _all() -> dict[str, BenchmarkSpec]:
+    return {**_builtins(), **_USER}
 
 
 def names() -> list[str]:
     """All registered benchmark names (aliases not repeated), sorted."""
-    _load_builtins()
-    return sorted(name for name, cls in _REGISTRY.items() if cls.name == name)
+    return sorted(name for name, spec in _all().items() if spec.name == name)
 
 
-def get(name: str) -> type[Benchmark]:
-    """The benchmark class registered as `name`, or an error listing the known ones."""
-    _load_builtins()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownScenarioError(
-            f"no benchmark is called '{name}'", where="run entry",
-            fix=f"use one of: {', '.join(names())}",
-        ) from None
-
-
-CONFIGURABLE = "medhelm_configurable_benchmark"
+def get(name: str) -> BenchmarkSpec:
+    """The benchmark registered as `name`, or an error listing the known ones."""
+    found = _all().get(name)
+    if found is None:
+        close = difflib.get_close_matches(name, names(), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise UnknownScenarioError(f"no benchmark is called '{name}'", where="run entry",
+                                   fix=f"{hint}use one of: {', '.join(names())}")
+    return found
 
 
 def create(name: str, args: Mapping[str, str] | None = None) -> Benchmark:
-    """An instance of the named benchmark with its run-entry arguments checked.
+    """The named benchmark with its run-entry arguments checked.
 
     `medhelm_configurable_benchmark:config_path=X.yaml` (MedHELM's way to run a benchmark defined
     by files) loads that config as a card.
     """
     if name == CONFIGURABLE:
-        from pathlib import Path
-
-        from medhelm_local.errors import RunEntryError
-        from medhelm_local.scenarios.cards import card_benchmark
-
         rest = dict(args or {})
         config = rest.pop("config_path", None)
         if not config:
             raise RunEntryError(f"{CONFIGURABLE} needs config_path=FILE.yaml", where="run entry",
                                 fix="add config_path=, the benchmark's YAML config")
-        cls: type[Benchmark] = card_benchmark(Path(config))
-        return cls(rest)
-    return get(name)(args)
+        return load_spec(Path(config)).create(rest)
+    return get(name).create(args)
 
 
-def register_cards(paths: list[Path]) -> list[type[Benchmark]]:
+def card_files(paths: Iterable[Path]) -> list[Path]:
+    """Card files named directly, or every .yaml/.yml in a named folder."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml"))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ConfigError("a benchmark card path does not exist", where=str(path),
+                              fix="correct the benchmark_cards setting")
+    return found
+
+
+def register_cards(paths: Iterable[Path]) -> list[BenchmarkSpec]:
     """Register every card in the given files and folders (the `benchmark_cards` setting)."""
-    from medhelm_local.scenarios.cards import card_benchmark, card_files
-
-    _load_builtins()
     registered = []
     for path in card_files(paths):
-        cls: type[Benchmark] = card_benchmark(path)
-        existing = _REGISTRY.get(cls.name)
-        if existing is not None and getattr(existing, "card_path", None) != path:
-            from medhelm_local.errors import ConfigError
-
-            raise ConfigError(f"the card name '{cls.name}' is already used by another benchmark", where=str(path),
+        spec = load_spec(path)
+        existing = _all().get(spec.name)
+        if existing is not None and existing.path != path:
+            raise ConfigError(f"the card name '{spec.name}' is already used by another benchmark", where=str(path),
                               fix="give the card a different name")
-        _REGISTRY[cls.name] = cls
-        registered.append(cls)
+        _USER[spec.name] = spec
+        registered.append(spec)
     return registered
-
-
-_BENCHMARK_PACKAGE = "medhelm_local.scenarios.benchmarks"
-
-
-def _load_builtins() -> None:
-    # Every module in scenarios/benchmarks/ is one benchmark that registers itself on import.
-    # Imported here, not at module top, so the registry has no import cycle with the benchmarks.
-    package = importlib.import_module(_BENCHMARK_PACKAGE)
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{_BENCHMARK_PACKAGE}.{module.name}")

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
 
 from medhelm_local.errors import RunEntryError
-from medhelm_local.metrics.aggregate import aggregate
+from medhelm_local.metrics.aggregate import ScoreRow, aggregate, summarise
+from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.records import Aggregate
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """One run of a suite with its progress counts."""
+    """One run of a suite with its progress counts and, once scored, its main score."""
 
     run_id: str
     suite: str
@@ -32,25 +34,40 @@ class RunSummary:
     prompt_tokens: int
     completion_tokens: int
     updated_at: datetime
+    main_score: float | None = None  # the stored aggregate of the main metric (None before scoring)
+    access: str = "public"
+
+
+def now_utc() -> datetime:
+    """The current time as stored: naive UTC."""
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def record_run(con: duckdb.DuckDBPyConnection, *, run_id: str, suite: str, run_entry: str, scenario: str,
                scenario_args: dict[str, str], model: str, deployment: str, main_metric: str, access: str,
-               settings: dict[str, Any]) -> None:
-    """Create the run row, or touch `updated_at` when the run is resumed."""
-    now = datetime.now(UTC).replace(tzinfo=None)  # stored as UTC
+               settings: dict[str, Any], benchmark: dict[str, Any]) -> None:
+    """Create the run row, or bring its settings and benchmark description up to date on a resume."""
+    now = now_utc()
     con.execute(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (run_id) DO UPDATE SET updated_at = excluded.updated_at, settings = excluded.settings",
+        "INSERT INTO runs (run_id, suite, run_entry, scenario, scenario_args, model, deployment, main_metric, "
+        "access, settings, created_at, updated_at, benchmark_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (run_id) DO UPDATE SET updated_at = excluded.updated_at, settings = excluded.settings, "
+        "main_metric = excluded.main_metric, benchmark_json = excluded.benchmark_json",
         [run_id, suite, run_entry, scenario, json.dumps(scenario_args, sort_keys=True), model, deployment,
-         main_metric, access, json.dumps(settings, sort_keys=True), now, now],
+         main_metric, access, json.dumps(settings, sort_keys=True), now, now, json.dumps(benchmark, sort_keys=True)],
     )
 
 
-def completed_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> set[str]:
-    """Instances of a run that already have a successful completion (never requested again)."""
-    rows = con.execute("SELECT instance_id FROM completions WHERE run_id = ? AND ok", [run_id]).fetchall()
-    return {r[0] for r in rows}
+def completed_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[set[str], set[str]]:
+    """Instances of a run with a successful completion (never requested again), and with a failed one."""
+    rows = con.execute("SELECT instance_id, ok FROM completions WHERE run_id = ?", [run_id]).fetchall()
+    return {r[0] for r in rows if r[1]}, {r[0] for r in rows if not r[1]}
+
+
+def stored_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
+    """A run's instances as stored, in their order: an earlier invocation's sample, kept on resume."""
+    rows = con.execute("SELECT instance_id FROM instances WHERE run_id = ? ORDER BY ordinal", [run_id]).fetchall()
+    return [r[0] for r in rows]
 
 
 _SUMMARY_SQL = """
@@ -58,7 +75,8 @@ SELECT r.run_id, r.suite, r.run_entry, r.scenario, r.model, r.deployment, r.main
        (SELECT count(*) FROM instances i WHERE i.run_id = r.run_id),
        count(c.instance_id) FILTER (WHERE c.ok), count(c.instance_id) FILTER (WHERE NOT c.ok),
        avg(c.latency_s) FILTER (WHERE c.ok),
-       coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0), r.updated_at
+       coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0), r.updated_at,
+       (SELECT m.value FROM run_metrics m WHERE m.run_id = r.run_id AND m.metric = r.main_metric), r.access
 FROM runs r LEFT JOIN completions c ON c.run_id = r.run_id
 {where}
 GROUP BY ALL ORDER BY r.suite, r.scenario, r.model
@@ -66,45 +84,119 @@ GROUP BY ALL ORDER BY r.suite, r.scenario, r.model
 
 
 def list_runs(con: duckdb.DuckDBPyConnection, suite: str | None = None) -> list[RunSummary]:
-    """Every run in the store (optionally one suite), with progress counts."""
+    """Every run in the store (optionally one suite), with progress counts and main score."""
     where, params = ("WHERE r.suite = ?", [suite]) if suite else ("", [])
     rows = con.execute(_SUMMARY_SQL.format(where=where), params).fetchall()
     return [RunSummary(*row) for row in rows]
 
 
+def find_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary | None:
+    """One run by id, or None."""
+    rows = con.execute(_SUMMARY_SQL.format(where="WHERE r.run_id = ?"), [run_id]).fetchall()
+    return RunSummary(*rows[0]) if rows else None
+
+
 def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary:
     """One run by id, or an error listing how to find ids."""
-    rows = con.execute(_SUMMARY_SQL.format(where="WHERE r.run_id = ?"), [run_id]).fetchall()
-    if not rows:
+    found = find_run(con, run_id)
+    if found is None:
         raise RunEntryError(f"no run with id '{run_id}' in this store", where="store",
                             fix="list run ids with `medhelm-local runs list`")
-    return RunSummary(*rows[0])
+    return found
 
 
-def run_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
-    """Every metric of a run: mean and 95 % CI over scored instances, failures counted beside."""
+def run_metric_names(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
+    """The run's metrics, main first (from the benchmark it ran; older runs: those with scores)."""
+    row = con.execute("SELECT main_metric, benchmark_json FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    if row is None:
+        return []
+    declared = json.loads(row[1] or "{}").get("metrics") or []
+    scored = [r[0] for r in con.execute("SELECT DISTINCT metric FROM scores WHERE run_id = ? ORDER BY metric",
+                                        [run_id]).fetchall()]
+    return list(dict.fromkeys([row[0], *declared, *scored]))
+
+
+def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
+    """Every metric of a run from its per-instance scores, by the metric's declared aggregation.
+
+    Means are computed from a column of values fetched as one array (a 100,000-instance run stays
+    small); run-level figures (macro-F1) read each instance's recorded detail.
+    """
     n = con.execute("SELECT count(*) FROM instances WHERE run_id = ?", [run_id]).fetchone()[0]  # type: ignore[index]
     n_failed = con.execute("SELECT count(*) FROM completions WHERE run_id = ? AND NOT ok",  # type: ignore[index]
                            [run_id]).fetchone()[0]
-    values: dict[str, list[float]] = {}
-    for metric, value in con.execute(
-            "SELECT metric, value FROM scores WHERE run_id = ? ORDER BY metric, instance_id", [run_id]).fetchall():
-        values.setdefault(metric, []).append(value)
-    return [aggregate(metric, n, vals, n_failed) for metric, vals in sorted(values.items())]
+    registry = all_metrics()
+    aggregates = []
+    for metric in run_metric_names(con, run_id):
+        spec = registry.get(metric)
+        unscored = con.execute("SELECT count(*) FROM scores WHERE run_id = ? AND metric = ? AND value IS NULL",
+                               [run_id, metric]).fetchone()[0]  # type: ignore[index]
+        if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
+            values = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
+                                 [run_id, metric]).fetchnumpy()["value"]
+            aggregates.append(aggregate(metric, n, values, n_failed + unscored))
+            continue
+        rows = [ScoreRow(value, json.loads(detail) if detail else None) for value, detail in con.execute(
+            "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
+            [run_id, metric]).fetchall()]
+        aggregates.append(summarise(spec, n, rows, n_failed))
+    return aggregates
+
+
+def store_aggregates(con: duckdb.DuckDBPyConnection, run_id: str, aggregates: Iterable[Aggregate]) -> None:
+    """Record a run's aggregates (replacing earlier ones) so listings and reports need not recompute them."""
+    now = now_utc()
+    con.executemany(
+        "INSERT OR REPLACE INTO run_metrics (run_id, metric, value, ci_low, ci_high, n, n_scored, n_failed, "
+        "detail_json, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [[run_id, a.metric, a.mean, a.ci_low, a.ci_high, a.n, a.n_scored, a.n_failed,
+          json.dumps(a.detail, sort_keys=True) if a.detail else None, now] for a in aggregates])
+
+
+def run_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
+    """A run's aggregates: as stored when the run last finished, else computed from its scores now."""
+    stored = con.execute("SELECT metric, n, n_scored, n_failed, value, ci_low, ci_high, detail_json FROM run_metrics "
+                         "WHERE run_id = ?", [run_id]).fetchall()
+    if not stored:
+        return compute_aggregates(con, run_id)
+    by_metric = {row[0]: Aggregate(row[0], row[1], row[2], row[3], row[4], row[5], row[6],
+                                   json.loads(row[7]) if row[7] else None) for row in stored}
+    order = run_metric_names(con, run_id)
+    return [by_metric[m] for m in order if m in by_metric] + [a for m, a in sorted(by_metric.items())
+                                                              if m not in order]
+
+
+def aggregate_dict(agg: Aggregate) -> dict[str, Any]:
+    """An aggregate as plain data, with its pending count."""
+    return asdict(agg) | {"n_pending": agg.n_pending}
 
 
 def instance_rows(con: duckdb.DuckDBPyConnection, run_id: str, limit: int | None = None,
-                  failed_only: bool = False) -> list[dict[str, Any]]:
-    """Per-instance results of a run: the answer, what was extracted, each score, or the failure."""
-    sql = """
+                  failed_only: bool = False, full: bool = False) -> list[dict[str, Any]]:
+    """Per-instance results of a run: the answer, what was extracted, each score, or the failure.
+
+    With `full`, also the prompt sent and the reference answers (for review on the appliance; the
+    export gate still decides what leaves).
+    """
+    extra = ", min(q.prompt) AS prompt, min(i.references_json) AS references_json" if full else ""
+    join = "LEFT JOIN requests q USING (run_id, instance_id)" if full else ""
+    failed = ("AND (c.ok = false OR i.instance_id IN (SELECT instance_id FROM scores WHERE run_id = $run "
+              "AND value IS NULL))") if failed_only else ""
+    sql = f"""
     SELECT i.instance_id, c.ok, c.text, c.error_type, c.error_message, c.attempts, c.latency_s,
-           list(struct_pack(metric := s.metric, value := s.value, extracted := s.extracted)
-                ORDER BY s.metric) FILTER (WHERE s.metric IS NOT NULL) AS scores
+           list(struct_pack(metric := s.metric, value := s.value, extracted := s.extracted, error := s.error)
+                ORDER BY s.metric) FILTER (WHERE s.metric IS NOT NULL) AS scores {extra}
     FROM instances i
     LEFT JOIN completions c USING (run_id, instance_id)
     LEFT JOIN scores s USING (run_id, instance_id)
-    WHERE i.run_id = ? {failed}
-    GROUP BY ALL ORDER BY min(i.ordinal) {limit}
-    """.format(failed="AND c.ok = false" if failed_only else "", limit=f"LIMIT {int(limit)}" if limit else "")
-    cols = ["instance_id", "ok", "text", "error_type", "error_message", "attempts", "latency_s", "scores"]
-    return [dict(zip(cols, row, strict=True)) for row in con.execute(sql, [run_id]).fetchall()]
+    {join}
+    WHERE i.run_id = $run {failed}
+    GROUP BY ALL ORDER BY min(i.ordinal) {f"LIMIT {int(limit)}" if limit else ""}
+    """
+    result = con.execute(sql, {"run": run_id})
+    cols = [d[0] for d in result.description]
+    rows = [dict(zip(cols, row, strict=True)) for row in result.fetchall()]
+    for row in rows:
+        if full:
+            row["references"] = [r["text"] for r in json.loads(row.pop("references_json") or "[]") if r["correct"]]
+    return rows

@@ -1,4 +1,19 @@
-"""The stores' tables. One version number per kind; a store of another version or kind is refused.
+"""The stored schema, declared once: every table, every column, its type, how it is redacted, where
+it is exported, and the version that introduced it.
+
+From this one declaration come the DDL of a new store, the writer's Arrow types, the migration of
+an older store (tables and columns added since its version), the redaction class of every column
+(`redact store`, the export gate) and the export artifacts. Adding a column is one edit here:
+give it a treatment and `since=` the new SCHEMA_VERSION.
+
+Treatments (how a value leaves the appliance, in a redacted copy or an export):
+    keep         copied as is: ids of runs, numbers, times, names defined by code
+    instance_id  replaced by a pseudonym keyed per export
+    label        benchmark labels: redacted for gated and private runs, kept for public ones
+    json_label   a JSON value whose strings are labels
+    text         free text: always redacted (prompts, answers, references, error messages)
+    json_text    a JSON value whose strings are free text
+    drop         never leaves (logprobs: token fragments cannot be redacted reliably)
 
 Two kinds of encrypted store share one format: a suite store (results, one per suite) and the
 audit log (one per appliance, kept longer than any result, so never inside a suite store).
@@ -6,91 +21,232 @@ audit log (one per appliance, kept longer than any result, so never inside a sui
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 StoreKind = Literal["suite", "audit"]
-SCHEMA_VERSION = 1
+Kind = Literal["text", "int", "float", "bool", "timestamp"]
+Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
+
+SCHEMA_VERSION = 2
 AUDIT_SCHEMA_VERSION = 1
 
-# Every table is keyed by (run_id, instance_id) so a killed run resumes where it stopped.
-DDL = """
-CREATE TABLE IF NOT EXISTS meta (
-    key VARCHAR PRIMARY KEY,
-    value VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id VARCHAR PRIMARY KEY,
-    suite VARCHAR NOT NULL,
-    run_entry VARCHAR NOT NULL,
-    scenario VARCHAR NOT NULL,
-    scenario_args VARCHAR NOT NULL,
-    model VARCHAR NOT NULL,
-    deployment VARCHAR NOT NULL,
-    main_metric VARCHAR NOT NULL,
-    access VARCHAR NOT NULL,  -- public | gated | private: gated and private results are sensitive
-    settings VARCHAR NOT NULL,
-    created_at TIMESTAMP NOT NULL,
-    updated_at TIMESTAMP NOT NULL
-);
-CREATE TABLE IF NOT EXISTS instances (
-    run_id VARCHAR NOT NULL,
-    instance_id VARCHAR NOT NULL,
-    ordinal INTEGER NOT NULL,
-    split VARCHAR NOT NULL,
-    input VARCHAR NOT NULL,
-    references_json VARCHAR NOT NULL,
-    extra_json VARCHAR NOT NULL,
-    PRIMARY KEY (run_id, instance_id)
-);
-CREATE TABLE IF NOT EXISTS requests (
-    run_id VARCHAR NOT NULL,
-    instance_id VARCHAR NOT NULL,
-    prompt VARCHAR NOT NULL,
-    params_json VARCHAR NOT NULL,
-    PRIMARY KEY (run_id, instance_id)
-);
-CREATE TABLE IF NOT EXISTS completions (
-    run_id VARCHAR NOT NULL,
-    instance_id VARCHAR NOT NULL,
-    ok BOOLEAN NOT NULL,
-    text VARCHAR,
-    finish_reason VARCHAR,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    latency_s DOUBLE,
-    attempts INTEGER NOT NULL,
-    error_type VARCHAR,
-    error_message VARCHAR,
-    logprobs_json VARCHAR,
-    created_at TIMESTAMP NOT NULL,
-    PRIMARY KEY (run_id, instance_id)
-);
-CREATE TABLE IF NOT EXISTS scores (
-    run_id VARCHAR NOT NULL,
-    instance_id VARCHAR NOT NULL,
-    metric VARCHAR NOT NULL,
-    value DOUBLE NOT NULL,
-    extracted VARCHAR,
-    PRIMARY KEY (run_id, instance_id, metric)
-);
-"""
+_SQL_TYPES: dict[Kind, str] = {"text": "VARCHAR", "int": "INTEGER", "float": "DOUBLE", "bool": "BOOLEAN",
+                               "timestamp": "TIMESTAMP"}
+_ARROW_TYPES: dict[Kind, str] = {"text": "string", "int": "int32", "float": "float64", "bool": "bool",
+                                 "timestamp": "timestamp[us]"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """One stored column."""
+
+    name: str
+    kind: Kind
+    treatment: Treatment
+    required: bool = False  # NOT NULL
+    stamp: bool = False  # filled with the commit time by the writer, not given by the caller
+    since: int = 1  # the schema version that added it; older stores gain it on migration
+    carries: str | None = None  # holds text of another artifact: leaves only where that artifact may
+
+    @property
+    def sql_type(self) -> str:
+        """The DuckDB type."""
+        return _SQL_TYPES[self.kind]
+
+    @property
+    def arrow_type(self) -> str:
+        """The Arrow type alias the writer builds batches with."""
+        return _ARROW_TYPES[self.kind]
+
+    @property
+    def is_json(self) -> bool:
+        """JSON held as text: exported parsed, under its name without `_json`."""
+        return self.name.endswith("_json")
+
+    @property
+    def export_name(self) -> str:
+        """The field name in an export bundle."""
+        if self.name == "instance_id":
+            return "instance"
+        return self.name.removesuffix("_json") if self.is_json else self.name
+
+
+@dataclass(frozen=True)
+class Table:
+    """One stored table: keyed by (run id, instance id, ...) so a killed run resumes where it stopped.
+
+    `indexed` tables enforce their key with a PRIMARY KEY and are written insert-or-replace. The
+    per-instance tables are not indexed: DuckDB keeps a key index in memory (about 300 bytes a row
+    measured here), which at 100,000 instances would be most of a run's memory. Their keys stay
+    unique by how the run stage writes them: an instance's rows are written once, and a failed
+    completion is deleted in the same transaction that stores its retry.
+    """
+
+    name: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]
+    artifact: str | None = None  # the export artifact its rows belong to
+    since: int = 1
+    indexed: bool = True
+
+    def column(self, name: str) -> Column:
+        """One column by name."""
+        return next(c for c in self.columns if c.name == name)
+
+    def columns_at(self, version: int) -> tuple[Column, ...]:
+        """The columns a store of `version` has."""
+        return tuple(c for c in self.columns if c.since <= version)
+
+    @property
+    def given(self) -> tuple[Column, ...]:
+        """Columns the caller supplies, in order (stamped ones are filled by the writer)."""
+        return tuple(c for c in self.columns if not c.stamp)
+
+    def ddl(self) -> str:
+        """CREATE TABLE for a new store."""
+        lines = [f"    {c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in self.columns]
+        if self.key and self.indexed:
+            lines.append(f"    PRIMARY KEY ({', '.join(self.key)})")
+        return f"CREATE TABLE IF NOT EXISTS {self.name} (\n" + ",\n".join(lines) + "\n);"
+
+
+def _c(name: str, kind: Kind, treatment: Treatment, **options: object) -> Column:
+    return Column(name, kind, treatment, **options)  # type: ignore[arg-type]
+
+
+_RUN_ID = _c("run_id", "text", "keep", required=True)
+_INSTANCE_ID = _c("instance_id", "text", "instance_id", required=True)
+
+META = Table("meta", (_c("key", "text", "keep", required=True), _c("value", "text", "keep", required=True)),
+             key=("key",))
+
+SUITE_TABLES: tuple[Table, ...] = (
+    META,
+    Table("runs", (
+        _RUN_ID,
+        _c("suite", "text", "keep", required=True),
+        _c("run_entry", "text", "label", required=True),
+        _c("scenario", "text", "keep", required=True),
+        _c("scenario_args", "text", "json_label", required=True),
+        _c("model", "text", "keep", required=True),
+        _c("deployment", "text", "keep", required=True),
+        _c("main_metric", "text", "keep", required=True),
+        _c("access", "text", "keep", required=True),  # public | gated | private: gated and private are sensitive
+        _c("settings", "text", "keep", required=True),
+        _c("created_at", "timestamp", "keep", required=True),
+        _c("updated_at", "timestamp", "keep", required=True),
+        # The benchmark as the run saw it: names, task type, taxonomy place, metrics (main first).
+        _c("benchmark_json", "text", "json_label", since=2),
+    ), key=("run_id",), artifact="runs"),
+    Table("instances", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("ordinal", "int", "keep", required=True),
+        _c("split", "text", "keep", required=True),
+        _c("input", "text", "text", required=True),
+        _c("references_json", "text", "json_text", required=True),
+        _c("extra_json", "text", "json_text", required=True),
+    ), key=("run_id", "instance_id"), artifact="prompts", indexed=False),
+    Table("requests", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("prompt", "text", "text", required=True),
+        _c("params_json", "text", "keep", required=True),
+    ), key=("run_id", "instance_id"), artifact="prompts", indexed=False),
+    Table("completions", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("ok", "bool", "keep", required=True),
+        _c("text", "text", "text"),
+        _c("finish_reason", "text", "keep"),
+        _c("prompt_tokens", "int", "keep"),
+        _c("completion_tokens", "int", "keep"),
+        _c("latency_s", "float", "keep"),
+        _c("attempts", "int", "keep", required=True),
+        _c("error_type", "text", "keep"),
+        # A server's error message can echo the prompt back.
+        _c("error_message", "text", "text", carries="prompts"),
+        _c("logprobs_json", "text", "drop"),
+        _c("created_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("run_id", "instance_id"), artifact="completions", indexed=False),
+    Table("scores", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("metric", "text", "keep", required=True),
+        _c("value", "float", "keep"),  # NULL when the metric could not score the answer (see error)
+        # What the metric read from the answer: answer text, so it leaves only where completions may.
+        _c("extracted", "text", "text", carries="completions"),
+        _c("detail_json", "text", "json_text", since=2, carries="completions"),
+        _c("error", "text", "keep", since=2),
+    ), key=("run_id", "instance_id", "metric"), artifact="scores", indexed=False),
+    Table("run_metrics", (
+        _RUN_ID,
+        _c("metric", "text", "keep", required=True),
+        _c("value", "float", "keep"),
+        _c("ci_low", "float", "keep"),
+        _c("ci_high", "float", "keep"),
+        _c("n", "int", "keep", required=True),
+        _c("n_scored", "int", "keep", required=True),
+        _c("n_failed", "int", "keep", required=True),
+        # Per-label counts and confusion tables name labels.
+        _c("detail_json", "text", "json_label"),
+        _c("computed_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("run_id", "metric"), artifact="aggregates", since=2),
+)
+
+# Changes a migration cannot derive from `since` (a column that stopped being NOT NULL), by the
+# version they lead to.
+MIGRATION_STEPS: dict[int, tuple[str, ...]] = {
+    2: ("ALTER TABLE scores ALTER COLUMN value DROP NOT NULL",),
+}
 
 # Append-only by code: nothing in the program updates or deletes a row. Each record's hash covers
 # its fields and the previous record's hash, so an edited or removed record breaks the chain.
-AUDIT_DDL = """
-CREATE TABLE IF NOT EXISTS meta (
-    key VARCHAR PRIMARY KEY,
-    value VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS audit (
-    seq BIGINT PRIMARY KEY,
-    recorded_at VARCHAR NOT NULL,
-    kind VARCHAR NOT NULL,
-    actor VARCHAR NOT NULL,
-    details_json VARCHAR NOT NULL,
-    prev_hash VARCHAR NOT NULL,
-    hash VARCHAR NOT NULL
-);
-"""
+AUDIT_TABLES: tuple[Table, ...] = (
+    META,
+    Table("audit", (
+        _c("seq", "int", "keep", required=True),
+        _c("recorded_at", "text", "keep", required=True),
+        _c("kind", "text", "keep", required=True),
+        _c("actor", "text", "keep", required=True),
+        _c("details_json", "text", "keep", required=True),
+        _c("prev_hash", "text", "keep", required=True),
+        _c("hash", "text", "keep", required=True),
+    ), key=("seq",)),
+)
 
-SCHEMAS: dict[StoreKind, tuple[str, int]] = {"suite": (DDL, SCHEMA_VERSION), "audit": (AUDIT_DDL, AUDIT_SCHEMA_VERSION)}
+# The one place every consumer reads the declaration from (at call time).
+SCHEMAS: dict[StoreKind, tuple[tuple[Table, ...], int]] = {
+    "suite": (SUITE_TABLES, SCHEMA_VERSION), "audit": (AUDIT_TABLES, AUDIT_SCHEMA_VERSION)}
+
+
+def suite_tables() -> tuple[Table, ...]:
+    """Every table of a suite store, as declared."""
+    return SCHEMAS["suite"][0]
+
+
+def table(name: str) -> Table:
+    """One suite table by name."""
+    return next(t for t in suite_tables() if t.name == name)
+
+
+def ddl(kind: StoreKind) -> str:
+    """Every CREATE TABLE of a new store of this kind."""
+    return "\n".join(table.ddl() for table in SCHEMAS[kind][0])
+
+
+def migration(kind: StoreKind, stored: int) -> list[str]:
+    """The statements that bring a store of version `stored` to the current one, in order."""
+    tables, current = SCHEMAS[kind]
+    steps: list[str] = []
+    for version in range(stored + 1, current + 1):
+        for table in tables:
+            if table.since == version:
+                steps.append(table.ddl())
+            elif table.since < version:
+                steps += [f"ALTER TABLE {table.name} ADD COLUMN {c.name} {c.sql_type}"
+                          for c in table.columns if c.since == version]
+        steps += MIGRATION_STEPS.get(version, ()) if kind == "suite" else ()
+    return steps
+
+
+def artifact_tables(artifact: str) -> tuple[Table, ...]:
+    """The suite tables whose rows make up an export artifact."""
+    return tuple(t for t in suite_tables() if t.artifact == artifact)

@@ -17,21 +17,26 @@ from typing import Any
 
 from medhelm_local.errors import StoreError
 from medhelm_local.store.database import ALIAS, StoreHandle
+from medhelm_local.store.schema import table as declared
 
-_S, _I, _B, _F = "string", "int32", "bool", "float64"
+# Tables the writer fills, in commit order: instances before the completions that refer to them.
+WRITTEN = ("instances", "requests", "completions", "scores", "run_metrics")
 
-# Column order and Arrow types per table; `now()` fills the trailing created_at where a table has one.
-TABLES: dict[str, tuple[tuple[tuple[str, str], ...], bool]] = {
-    "instances": ((("run_id", _S), ("instance_id", _S), ("ordinal", _I), ("split", _S), ("input", _S),
-                   ("references_json", _S), ("extra_json", _S)), False),
-    "requests": ((("run_id", _S), ("instance_id", _S), ("prompt", _S), ("params_json", _S)), False),
-    "completions": ((("run_id", _S), ("instance_id", _S), ("ok", _B), ("text", _S), ("finish_reason", _S),
-                     ("prompt_tokens", _I), ("completion_tokens", _I), ("latency_s", _F), ("attempts", _I),
-                     ("error_type", _S), ("error_message", _S), ("logprobs_json", _S)), True),
-    "scores": ((("run_id", _S), ("instance_id", _S), ("metric", _S), ("value", _F), ("extracted", _S)), False),
-}
 
 _STOP = object()
+
+
+def row_of(table: str, **values: Any) -> tuple[Any, ...]:
+    """A row for `table` in the declared column order; columns not given are NULL.
+
+    Naming the values keeps callers right when the declaration gains a column.
+    """
+    spec = declared(table)
+    given = spec.given
+    unknown = set(values) - {c.name for c in given}
+    if unknown:
+        raise KeyError(f"table {table} has no column(s) {', '.join(sorted(unknown))}")
+    return tuple(values.get(c.name) for c in given)
 
 
 def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -39,15 +44,19 @@ def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> Non
     # Imported on first use, in the writer thread: pyarrow's import then overlaps the first requests.
     import pyarrow as pa
 
-    columns, stamped = TABLES[table]
-    schema = pa.schema([(name, pa.type_for_alias(kind)) for name, kind in columns])
-    batch = pa.table({name: [row[i] for row in rows] for i, (name, _) in enumerate(columns)}, schema=schema)
+    spec = declared(table)
+    given = spec.given
+    schema = pa.schema([(c.name, pa.type_for_alias(c.arrow_type)) for c in given])
+    batch = pa.table({c.name: [row[i] for row in rows] for i, c in enumerate(given)}, schema=schema)
     name = f"_batch_{table}"
     cursor.register(name, batch)
     try:
-        # Qualified: a cursor does not inherit the connection's `USE store`.
-        stamp = ", now()::TIMESTAMP" if stamped else ""
-        cursor.execute(f"INSERT OR REPLACE INTO {ALIAS}.{table} SELECT *{stamp} FROM {name}")
+        # Qualified: a cursor does not inherit the connection's `USE store`. Columns named, so the
+        # declaration's order is the only order; stamped columns take the commit time.
+        values = ", ".join(c.name if not c.stamp else "now()::TIMESTAMP" for c in spec.columns)
+        verb = "INSERT OR REPLACE" if spec.indexed else "INSERT"
+        cursor.execute(f"{verb} INTO {ALIAS}.{table} ({', '.join(c.name for c in spec.columns)}) "
+                       f"SELECT {values} FROM {name}")
     finally:
         cursor.unregister(name)
 
@@ -81,6 +90,8 @@ class StoreWriter:
     def put_group(self, rows: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
         """Queue rows of several tables (a completion and its scores) to commit in one transaction.
 
+        A row for the table name `-TABLE` is a (run_id, instance_id) whose existing rows in TABLE are
+        deleted first, in the same transaction (a failed completion replaced by its retry).
         Raises if the writer has already failed, so a run stops early.
         """
         if self._error is not None:
@@ -132,7 +143,11 @@ class StoreWriter:
                 by_table[table].append(row)
         self._cursor.execute("BEGIN")
         try:
-            for table in TABLES:  # fixed order: instances before the completions that refer to them
+            for table in WRITTEN:
+                for run_id, instance_id in by_table.get(f"-{table}", ()):
+                    self._cursor.execute(f"DELETE FROM {ALIAS}.{table} WHERE run_id = ? AND instance_id = ?",
+                                         [run_id, instance_id])
+            for table in WRITTEN:
                 if by_table.get(table):
                     insert_rows(self._cursor, table, by_table[table])
             self._cursor.execute("COMMIT")

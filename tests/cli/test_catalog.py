@@ -49,9 +49,9 @@ def test_every_builtin_benchmark_has_a_complete_card() -> None:
 
     for name in names():
         cls = get(name)
-        assert cls.summary() and cls.published_at, name
-        assert cls.licence and cls.licence != "not recorded", f"{name} has no licence recorded"
-        assert cls.citation, f"{name} has no citation"
+        assert cls.summary() and cls.card.provenance, name
+        assert cls.card.licence, f"{name} has no licence recorded"
+        assert cls.card.citation, f"{name} has no citation"
 
 
 def test_benchmarks_show_prints_the_card(data_root: Path) -> None:

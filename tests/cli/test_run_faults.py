@@ -13,6 +13,9 @@ from typing import Any
 
 from conftest import CLI, FakeServer, run_cli, write_config
 
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
+
 ENTRIES = [f"{name}:model=local/fake,model_deployment=fake" for name in ("pubmed_qa", "med_qa", "medcalc_bench")]
 
 
@@ -73,6 +76,17 @@ def test_rerun_retries_only_failed_instances(
     second = json.loads(run_cli("-c", str(config), "run", ENTRIES[0], "--json", env=env).stdout)["runs"][0]
     assert server.stats()["requests"] - requests_before == failed_before
     assert second["reused"] == 50 - failed_before
+    # Every instance still has exactly one row in each table: a retry replaced its failed completion.
+    handle = open_store(tmp_path / "results" / "default.duckdb", Kek(bytes.fromhex(kek_file.read_text().strip()), "k"),
+                        read_only=True)
+    try:
+        for table in ("instances", "requests", "completions"):
+            counts = handle.con.execute(f"SELECT count(*), count(DISTINCT instance_id) FROM {table}").fetchone()
+            assert counts == (50, 50), table
+        assert handle.con.execute("SELECT count(*) FROM scores WHERE metric = 'exact_match'").fetchone() == (
+            second["run"]["n_ok"],)
+    finally:
+        handle.close()
 
 
 def test_planted_marker_never_reaches_store_wal_log_or_terminal(

@@ -13,7 +13,6 @@ from conftest import FakeServer, write_policy_dir
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
-from medhelm_local.client.sdk import build_openai_client
 from medhelm_local.errors import EgressRefusedError, EndpointUnreachableError
 from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.records import Prompt
@@ -81,21 +80,34 @@ def test_a_host_off_the_allowlist_is_refused_before_any_connection(listener: Cou
     assert listener.accepted == 0
 
 
-def test_the_sdk_client_is_guarded_too(listener: CountingListener) -> None:
+def test_the_endpoint_check_doctor_uses_is_guarded_too(listener: CountingListener) -> None:
     async def go() -> None:
-        client = build_openai_client(f"http://127.0.0.1:{listener.port}/v1", "k", Allowlist([]), 5)
+        client = _client(f"http://127.0.0.1:{listener.port}/v1", [])
         try:
-            await client.models.list()
+            await client.check_reachable()
         finally:
-            await client.close()
+            await client.aclose()
 
-    with pytest.raises(Exception) as err:
+    with pytest.raises(EgressRefusedError):
         asyncio.run(go())
-    chain: BaseException | None = err.value
-    while chain is not None and not isinstance(chain, EgressRefusedError):
-        chain = chain.__cause__ or chain.__context__
-    assert isinstance(chain, EgressRefusedError)
     assert listener.accepted == 0
+
+
+@pytest.mark.parametrize("announced", [True, False])
+def test_a_reply_over_the_size_cap_is_a_stored_failure_not_read_into_memory(announced: bool) -> None:
+    big = b'{"choices": [{"message": {"content": "' + b"x" * 300_000 + b'"}}]}'
+    head = (f"Content-Length: {len(big)}\r\n" if announced else "Transfer-Encoding: chunked\r\n").encode()
+    body = big if announced else b"%x\r\n%s\r\n0\r\n\r\n" % (len(big), big)
+    server = CountingListener(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + head
+                              + b"Connection: close\r\n\r\n" + body)
+    try:
+        completion = _complete(f"http://127.0.0.1:{server.port}/v1", [("127.0.0.1", server.port)],
+                               max_reply_bytes=100_000, max_retries=2)
+    finally:
+        server.close()
+    assert not completion.ok and completion.error_type == "reply_too_large"
+    assert completion.attempts == 1  # not retried: the same server would send it again
+    assert server.accepted == 1
 
 
 def test_proxy_variables_are_ignored(listener: CountingListener, fake_server: Callable[..., FakeServer],

@@ -32,13 +32,14 @@ def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance,
     # Private answers leave redacted, under pseudonyms shared by every file of the bundle.
     answers = [json.loads(line) for line in text["completions.jsonl"].splitlines() if PRIVATE_RUN in line]
     assert "[NAME]" in answers[0]["text"] and "[PHONE]" in answers[0]["text"] and "meets criteria" in answers[0]["text"]
-    assert answers[1]["ok"] is False and answers[1]["error_message"].endswith("'[NAME]'")
+    # A server's error message can echo the prompt, and private prompts never leave: it is left out.
+    assert answers[1]["ok"] is False and "error_message" not in answers[1] and answers[1]["error_type"] == "http_500"
     scores = [json.loads(line) for line in text["scores.jsonl"].splitlines() if PRIVATE_RUN in line]
     assert scores[0]["instance"] == answers[0]["instance"] and scores[0]["instance"].startswith("i-")
     manifest = json.loads(text["MANIFEST.json"])
     assert manifest["created_by"]["role"] == "compliance_officer"
-    assert manifest["redactions"]["NAME"] == 3 and manifest["redactions"]["PHONE"] == 1  # answer, error, extracted
-    assert {w["artifact"] for w in manifest["withheld"]} == {"prompts"}
+    assert manifest["redactions"]["NAME"] == 2 and manifest["redactions"]["PHONE"] == 1  # answer, extracted
+    assert {w["artifact"] for w in manifest["withheld"]} == {"prompts", "completions.error_message"}
     assert manifest["runs"][0]["artifacts"]["prompts"]["treatment"] in ("never", "as_is")
     assert manifest["policy"]["sha256"] and manifest["redactor"]["rule_pack_sha256"]
     verified = appliance.cli("verify", str(appliance.root / "out"), "--public-key", str(appliance.public_key))

@@ -9,10 +9,10 @@ import duckdb
 from support.appliance import Appliance
 from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
 
-from medhelm_local.export.redacted_store import COLUMNS
+from medhelm_local.export.redacted_store import column_classes
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.schema import DDL
+from medhelm_local.store.schema import ddl
 
 
 def _sha(path: Path) -> str:
@@ -21,10 +21,10 @@ def _sha(path: Path) -> str:
 
 def test_every_column_of_the_schema_has_a_class() -> None:
     con = duckdb.connect()
-    con.execute(DDL)
+    con.execute(ddl("suite"))
     tables = {t: [c[0] for c in con.execute(f"DESCRIBE {t}").fetchall()]
               for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall() if t != "meta"}
-    assert {t: list(COLUMNS.get(t, {})) for t in tables} == tables, "a column has no redaction class"
+    assert {t: list(column_classes().get(t, {})) for t in tables} == tables, "a column has no redaction class"
 
 
 def test_the_copy_holds_no_planted_phi_and_the_original_is_unchanged(appliance: Appliance, kek: Kek) -> None:
@@ -35,7 +35,7 @@ def test_the_copy_holds_no_planted_phi_and_the_original_is_unchanged(appliance: 
     assert (_sha(appliance.store), _sha(appliance.store.with_name("ward.duckdb.key"))) == before
     copy = open_store(out, kek, read_only=True)
     try:
-        text = "\n".join(str(row) for table in COLUMNS
+        text = "\n".join(str(row) for table in column_classes()
                          for row in copy.con.execute(f"SELECT * FROM {table}").fetchall())
         notes = copy.con.execute("SELECT input FROM instances WHERE run_id = ? ORDER BY ordinal",
                                  [PRIVATE_RUN]).fetchall()

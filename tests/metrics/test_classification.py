@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Mapping, Sequence
 
-from medhelm_local.metrics.classification import extract_label, score_label
+import pytest
+from support.scoring import scores_of
+
+from medhelm_local.metrics.classification import extract_label
 from medhelm_local.metrics.exact_match import EXACT_MATCH, HELM_EXACT_MATCH
-from medhelm_local.records import Instance, Reference
+from medhelm_local.metrics.registry import ScoringContext
+from medhelm_local.records import Instance, Reference, Score
+
+
+def score_label(instance: Instance, text: str, labels: Sequence[str], synonyms: Mapping[str, str]) -> list[Score]:
+    return scores_of([EXACT_MATCH, HELM_EXACT_MATCH], instance, text,
+                     ScoringContext(labels=tuple(labels), synonyms=dict(synonyms)))
 
 LABELS = ("0", "1")
 WORDS = {"factual": "0", "not hallucinated": "0", "hallucinated": "1", "not factual": "1", "non-factual": "1"}
@@ -71,3 +80,19 @@ def test_an_unreadable_answer_scores_zero_with_nothing_extracted() -> None:
 
     assert (scores[EXACT_MATCH].value, scores[EXACT_MATCH].extracted) == (0.0, None)
     assert scores[HELM_EXACT_MATCH].value == 0.0
+
+
+@pytest.mark.parametrize("text", ["0 or 1", "0/1", "Your judgment: 0 or 1", "1 or 0", "either 0 or 1"])
+def test_two_labels_given_as_alternatives_read_as_none(text: str) -> None:
+    assert extract_label(text, LABELS, WORDS) is None
+
+
+@pytest.mark.parametrize(("text", "label"), [("1, not 0", "1"), ("0 (factual)", "0"), ("1. Not 0.", "1")])
+def test_a_label_followed_by_a_negated_other_label_is_read(text: str, label: str) -> None:
+    assert extract_label(text, LABELS, WORDS) == label
+
+
+def test_an_article_before_a_word_label_is_not_a_letter() -> None:
+    assert extract_label("The answer is a no.", ("yes", "no")) == "no"
+    assert extract_label("The answer is a no.", ("yes", "no"), lettered=True) == "no"
+    assert extract_label("Answer: B", ("yes", "no"), lettered=True) == "no"

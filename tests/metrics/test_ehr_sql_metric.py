@@ -9,18 +9,28 @@ from types import MappingProxyType
 
 import pytest
 from conftest import REPO
+from support.scoring import scores_of
 
 from medhelm_local.metrics.ehr_sql import (
     EHR_SQL_EXACT_MATCH,
     EHR_SQL_EXECUTION_ACCURACY,
     EHR_SQL_QUERY_VALIDITY,
-    SqliteExecutor,
     extract_sql,
     normalize_sql,
-    score_sql_execution,
-    score_sql_match,
+    with_ehrsql_now,
 )
+from medhelm_local.metrics.registry import ScoringContext
+from medhelm_local.metrics.sql_executor import SqliteExecutor
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_sql_match(instance: Instance, text: str) -> list[Score]:
+    return scores_of([EHR_SQL_EXACT_MATCH], instance, text)
+
+
+def score_sql_execution(instance: Instance, text: str, executor: SqliteExecutor) -> list[Score]:
+    ctx = ScoringContext(args={"db": str(executor.path)}, resources={"ehr_sql_executor": executor})
+    return scores_of([EHR_SQL_EXECUTION_ACCURACY, EHR_SQL_QUERY_VALIDITY], instance, text, ctx)
 
 SCHEMA = REPO / "tests" / "data" / "datasets" / "ehrsql_eicu" / "eicu.sql"
 GOLD = "select distinct medication.routeadmin from medication where medication.drugname = 'clonidine'"
@@ -135,11 +145,12 @@ def test_an_unanswerable_question_scores_one_only_for_an_empty_answer(database: 
     assert answered[EHR_SQL_EXECUTION_ACCURACY].value == 0.0
 
 
-def test_a_gold_query_that_does_not_run_leaves_the_item_unscored(database: Path) -> None:
+def test_a_gold_query_that_does_not_run_is_a_counted_failure_never_a_score(database: Path) -> None:
     scores = by_metric(score_sql_execution(question(gold="select x from missing_table"), GOLD,
                                            SqliteExecutor(database)))
 
-    assert EHR_SQL_EXECUTION_ACCURACY not in scores
+    assert scores[EHR_SQL_EXECUTION_ACCURACY].value is None
+    assert scores[EHR_SQL_EXECUTION_ACCURACY].error == "gold_query_failed"
     assert scores[EHR_SQL_QUERY_VALIDITY].value == 1.0
 
 
@@ -157,7 +168,7 @@ def test_queries_run_read_only(database: Path, sql: str) -> None:
     scores = by_metric(score_sql_execution(question(), sql, executor))
 
     assert scores[EHR_SQL_QUERY_VALIDITY].value == 0.0
-    assert executor.run("select count(*) from medication") == {(4,): 1}
+    assert executor.rows("select count(*) from medication") == [(4,)]
     assert not (database.parent / "elsewhere.sqlite").exists()
 
 
@@ -178,6 +189,20 @@ def test_current_time_is_ehrsqls_fixed_now(database: Path) -> None:
     gold = ("select count(*) from medication where datetime(medication.drugstarttime) >= "
             "datetime(current_time, '-7 day')")
 
-    assert executor.run(gold) == {(1,): 1}  # only the row of 2105-12-30 is within a week of 2105-12-31
+    assert executor.rows(with_ehrsql_now(gold)) == [(1,)]  # only 2105-12-30 is within a week of 2105-12-31
     scores = by_metric(score_sql_execution(question(gold=gold), "select 1", executor))
     assert scores[EHR_SQL_EXECUTION_ACCURACY].value == 1.0
+
+
+def test_helms_rule_refuses_writes_too_and_compares_sets(database: Path) -> None:
+    executor = SqliteExecutor(database)
+    ctx = ScoringContext(args={"db": str(database)}, resources={"ehr_sql_executor": executor})
+    names = ["helm_ehr_sql_execution_accuracy", "helm_ehr_sql_query_validity"]
+    without_distinct = "select medication.routeadmin from medication where medication.drugname = 'clonidine'"
+
+    deleted = by_metric(scores_of(names, question(), "delete from medication", ctx))
+    repeated = by_metric(scores_of(names, question(), without_distinct, ctx))
+
+    assert [s.value for s in deleted.values()] == [0.0, 0.0]
+    assert executor.rows("select count(*) from medication") == [(4,)]
+    assert [s.value for s in repeated.values()] == [1.0, 1.0]

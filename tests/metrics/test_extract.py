@@ -130,3 +130,21 @@ def test_a_gestational_age_is_read_in_days(text: str, days: int) -> None:
 @pytest.mark.parametrize("text", ["3 weeks", "4 days", "25", "weeks and days", ""])
 def test_a_gestational_age_without_both_parts_gives_none(text: str) -> None:
     assert extract_weeks_days(text) is None
+
+
+@pytest.mark.parametrize(("text", "letter"), [
+    ("The answer is a no.", "B"),  # the article "a" is not option A
+    ("The answer is an emphatic yes.", "A"),
+    ("The answer is not maybe; it is yes.", "A"),  # a negated option is not chosen
+    ("Not yes. The answer is no.", "B"),
+    ("answer: b", "B"),
+    ("The answer is (a).", "A"),
+])
+def test_articles_and_negations_are_not_read_as_choices(text: str, letter: str) -> None:
+    assert extract_choice(text, YES_NO_MAYBE) == letter
+
+
+@pytest.mark.parametrize("text", ["A or B", "The answer is A or B", "Answer: (A) or (C)", "yes or no", "yes/no",
+                                  "either maybe or no", "Not maybe."])
+def test_two_choices_joined_as_alternatives_are_no_answer(text: str) -> None:
+    assert extract_choice(text, YES_NO_MAYBE) is None

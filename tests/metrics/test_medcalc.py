@@ -5,9 +5,14 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import pytest
+from support.scoring import scores_of
 
-from medhelm_local.metrics.medcalc import MEDCALC_ACCURACY, score_medcalc
+from medhelm_local.metrics.medcalc import MEDCALC_ACCURACY
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_medcalc(instance: Instance, text: str) -> list[Score]:
+    return scores_of([MEDCALC_ACCURACY], instance, text)
 
 
 def item(output_type: str, truth: str, lower: str, upper: str) -> Instance:
@@ -104,3 +109,46 @@ def test_an_unreadable_answer_scores_zero_with_nothing_extracted(text: str) -> N
 
     assert score.value == 0.0
     assert score.extracted is None
+
+
+def row(calculator: str, category: str, truth: str, lower: str, upper: str) -> Instance:
+    extra = MappingProxyType({"output_type": "decimal", "lower_limit": lower, "upper_limit": upper,
+                              "category": category, "calculator_id": calculator})
+    return Instance("row-0001", "", (Reference(truth),), extra=extra)
+
+
+CREATININE = row("2", "lab", "25.238", "23.9761", "26.4999")
+BMI = row("6", "physical", "14.525", "13.79875", "15.25125")
+CENTOR = row("20", "risk", "4", "4", "4")
+DUE_DATE = row("13", "date", "09/23/2014", "09/23/2014", "09/23/2014")
+GESTATION = row("69", "date", "('14 weeks', '1 days')", "('14 weeks', '1 days')", "('14 weeks', '1 days')")
+
+
+@pytest.mark.parametrize(("instance", "text", "official", "helm", "ours"), [
+    (CENTOR, "4.12", 1.0, 0.0, 0.0),  # the official check rounds integers; HELM wants the text "4"
+    (CENTOR, "4.5", 1.0, 0.0, 0.0),  # half to even
+    (CENTOR, "4", 1.0, 1.0, 1.0),
+    (CREATININE, "140 - 38 = 25.238", 1.0, 0.0, 0.0),  # last number there, first here; HELM: 0 on every lab row
+    (CREATININE, "25.238", 1.0, 0.0, 1.0),
+    (BMI, "14.525 kg/m^2", 0.0, 0.0, 1.0),  # the official reader takes the last number, 2
+    (BMI, "14.525", 1.0, 1.0, 1.0),
+    (CREATININE, "2.5238e+01", 0.0, 0.0, 1.0),
+    (CREATININE, "25.238%", 0.0, 0.0, 1.0),
+    (DUE_DATE, "The estimated date is 09/23/2014.", 0.0, 0.0, 1.0),
+    (DUE_DATE, "9/23/2014", 1.0, 1.0, 1.0),
+    (GESTATION, "(14, 1)", 1.0, 0.0, 0.0),
+    (GESTATION, "('14 weeks', '1 days')", 1.0, 1.0, 1.0),
+])
+def test_the_official_rule_helms_rule_and_the_published_limits_as_issue_16_lists_them(
+        instance: Instance, text: str, official: float, helm: float, ours: float) -> None:
+    scores = {s.metric: s.value for s in scores_of(
+        ["medcalc_bench_official", "helm_medcalc_bench_accuracy", MEDCALC_ACCURACY], instance, text)}
+
+    assert scores == {"medcalc_bench_official": official, "helm_medcalc_bench_accuracy": helm, MEDCALC_ACCURACY: ours}
+
+
+def test_an_expression_the_official_reader_would_evaluate_with_numpy_is_a_counted_failure() -> None:
+    score = scores_of(["medcalc_bench_official"], CREATININE, "str(np.sqrt(637))")[0]
+
+    assert score.value is None
+    assert score.error is not None and score.error.startswith("expression_not_evaluated")

@@ -5,15 +5,21 @@ from __future__ import annotations
 from types import MappingProxyType
 
 import pytest
+from support.scoring import scores_of
 
 from medhelm_local.metrics.medec import (
     HELM_MEDEC_ERROR_FLAG_ACCURACY,
+    HELM_MEDEC_ERROR_SENTENCE_ACCURACY,
     MEDEC_ERROR_FLAG_ACCURACY,
     MEDEC_ERROR_SENTENCE_ACCURACY,
     read_medec_answer,
-    score_medec,
 )
 from medhelm_local.records import Instance, Reference, Score
+
+
+def score_medec(instance: Instance, text: str) -> list[Score]:
+    return scores_of([MEDEC_ERROR_FLAG_ACCURACY, MEDEC_ERROR_SENTENCE_ACCURACY, HELM_MEDEC_ERROR_FLAG_ACCURACY],
+                     instance, text)
 
 
 def note(error_sentence: int | None) -> Instance:
@@ -80,3 +86,30 @@ def test_an_unreadable_answer_scores_zero_with_nothing_extracted_even_on_a_note_
 def test_helms_strict_rule_needs_exactly_correct() -> None:
     assert by_metric(score_medec(note(None), "CORRECT."))[HELM_MEDEC_ERROR_FLAG_ACCURACY].value == 0.0
     assert by_metric(score_medec(note(None), " CORRECT\n"))[HELM_MEDEC_ERROR_FLAG_ACCURACY].value == 1.0
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("The text is not CORRECT; sentence 4 is wrong.", (1, 4)),
+    ("The text isn't CORRECT. Sentence 2 gives the wrong drug.", (1, 2)),
+    ("NOT CORRECT: sentence 6", (1, 6)),
+    ("Correct sentence: 4 The patient was given heparin.", (1, 4)),
+    ("Corrected sentence: 9 Start amoxicillin.", (1, 9)),
+    ("In sentence 12 the dose is wrong.", (1, 12)),
+    ("CORRECT. All 12 sentences are right.", (0, None)),
+    ("The text is CORRECT.", (0, None)),
+])
+def test_negated_correct_and_correction_labels_are_not_read_as_correct(text: str, read: tuple[int, int | None],
+                                                                       ) -> None:
+    assert read_medec_answer(text) == read
+
+
+def test_helms_sentence_rule_scores_zero_on_a_note_with_an_error_whatever_the_answer() -> None:
+    flagged, clean = note(4), note(None)
+
+    for text in ("4 The corrected sentence.", "4", "CORRECT"):
+        assert by_metric(scores_of([HELM_MEDEC_ERROR_SENTENCE_ACCURACY], flagged, text))[
+            HELM_MEDEC_ERROR_SENTENCE_ACCURACY].value == 0.0
+    assert by_metric(scores_of([HELM_MEDEC_ERROR_SENTENCE_ACCURACY], clean, "CORRECT"))[
+        HELM_MEDEC_ERROR_SENTENCE_ACCURACY].value == 1.0
+    assert by_metric(scores_of([HELM_MEDEC_ERROR_SENTENCE_ACCURACY], clean, "CORRECT."))[
+        HELM_MEDEC_ERROR_SENTENCE_ACCURACY].value == 0.0

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.scoring import scores_of
 
-from medhelm_local.metrics.rouge import ROUGE_L, rouge_l, score_rouge_l
+from medhelm_local.metrics.rouge import ROUGE_L, rouge_l
 from medhelm_local.records import Instance, Reference
 
 
@@ -67,7 +68,7 @@ def test_the_score_is_the_best_over_correct_references_only() -> None:
                                            Reference("start metformin"),
                                            Reference("start metformin today", correct=False)))
 
-    scores = score_rouge_l(instance, "start metformin today")
+    scores = scores_of([ROUGE_L], instance, "start metformin today")
 
     assert len(scores) == 1
     assert scores[0].metric == ROUGE_L == "rouge_l"
@@ -76,9 +77,11 @@ def test_the_score_is_the_best_over_correct_references_only() -> None:
     assert scores[0].extracted is None
 
 
-def test_an_instance_without_a_correct_reference_is_refused() -> None:
-    with pytest.raises(ValueError, match="no correct reference"):
-        score_rouge_l(Instance("q1", "question", (Reference("x", correct=False),)), "x")
+def test_an_instance_without_a_correct_reference_is_a_recorded_failure_not_a_score() -> None:
+    [score] = scores_of([ROUGE_L], Instance("q1", "question", (Reference("x", correct=False),)), "x")
+
+    assert score.value is None
+    assert score.error == "scoring_error: ValueError"
 
 
 def test_scoring_needs_no_network_and_no_nltk_data(tmp_path: Path) -> None:

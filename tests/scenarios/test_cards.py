@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO, FakeServer, run_cli, write_config
 
 from medhelm_local.errors import ConfigError, DatasetCorruptError, DatasetMissingError
-from medhelm_local.scenarios.cards import card_benchmark
 from medhelm_local.scenarios.datafiles import DataRoot
+from medhelm_local.scenarios.registry import load_spec
 
 DOC = REPO / "docs" / "benchmark-cards.md"
 NOTES = [("ed-001", "T 39.2, HR 124, RR 26, suspected pneumonia, lactate 4.1", "yes"),
@@ -36,8 +36,8 @@ def documented_card(folder: Path) -> Path:
 
 
 def test_documented_example_loads_with_its_taxonomy_place(tmp_path: Path) -> None:
-    cls = card_benchmark(documented_card(tmp_path / "cards"))
-    bench = cls()
+    cls = load_spec(documented_card(tmp_path / "cards"))
+    bench = cls.create()
     instances = bench.load(DataRoot(tmp_path))
     assert [i.id for i in instances] == ["ed-001", "ed-002", "ed-003", "ed-004"]
     assert (cls.name, cls.access, cls.subcategory) == (
@@ -92,7 +92,7 @@ def test_broken_card_names_field_and_line(tmp_path: Path, old: str, new: str, fi
     card = documented_card(tmp_path / "cards")
     card.write_text(card.read_text().replace(old, new))
     with pytest.raises(ConfigError) as err:
-        card_benchmark(card)
+        load_spec(card)
     message = str(err.value)
     assert f"'{field}" in message
     if line:
@@ -114,21 +114,21 @@ def test_bad_data_for_a_card(tmp_path: Path) -> None:
 
     data.write_text("note_id,text,label\ned-1,x,yes\n")  # the template names {note}
     with pytest.raises(DatasetCorruptError, match="no column"):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
     card.write_text(card.read_text().replace("{note}", "{nurse_note}"))
     data.write_text("note_id,note,label\ned-1,x,yes\n")
     with pytest.raises(DatasetCorruptError, match="nurse_note"):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
     card = documented_card(tmp_path / "cards")
     data.write_text("note_id,note,label\n")
     with pytest.raises(DatasetCorruptError, match="no rows"):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
     data.write_text("note_id,note,label\ned-1,x,maybe\n")
     with pytest.raises(DatasetCorruptError, match=r"row 1.*task\.labels"):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
     data.unlink()
     with pytest.raises(DatasetMissingError):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
 
 
 def test_pinned_checksum_detects_a_changed_file(tmp_path: Path) -> None:
@@ -138,11 +138,11 @@ def test_pinned_checksum_detects_a_changed_file(tmp_path: Path) -> None:
     digest = hashlib.sha256((card.parent / "sepsis_triage.csv").read_bytes()).hexdigest()
     pinned = f"  file: sepsis_triage.csv\n  sha256: {digest}"
     card.write_text(card.read_text().replace("  file: sepsis_triage.csv", pinned))
-    assert len(card_benchmark(card)().load(DataRoot(tmp_path))) == 4
+    assert len(load_spec(card).create().load(DataRoot(tmp_path))) == 4
     with (card.parent / "sepsis_triage.csv").open("a") as fh:
         fh.write("ed-005,extra row,no\n")
     with pytest.raises(DatasetCorruptError, match="sha256"):
-        card_benchmark(card)().load(DataRoot(tmp_path))
+        load_spec(card).create().load(DataRoot(tmp_path))
 
 
 def test_jsonl_and_parquet_multiple_choice_cards(tmp_path: Path) -> None:
@@ -169,7 +169,7 @@ task: {{type: multiple_choice}}
 columns: {{id: qid, reference: answer, choices: options}}
 prompt: {{template: "Question: {{question}}", max_tokens: 2}}
 """)
-        bench = card_benchmark(card)()
+        bench = load_spec(card).create()
         instances = bench.load(DataRoot(tmp_path))
         assert [i.correct_references[0].text for i in instances] == ["Epinephrine", "Naloxone"]
         assert bench.prompt(instances[0]).text == ("Question: First-line drug for anaphylaxis?\n"

@@ -108,7 +108,8 @@ def test_with_a_database_queries_are_executed(fixture_root: Path, tmp_path: Path
     scores = {s.metric: s.value for s in bench.score(instances[1], "select 'po'")}
 
     assert bench.main_metric == EHR_SQL_EXECUTION_ACCURACY
-    assert scores == {EHR_SQL_EXACT_MATCH: 0.0, EHR_SQL_EXECUTION_ACCURACY: 1.0, EHR_SQL_QUERY_VALIDITY: 1.0}
+    assert scores == {EHR_SQL_EXACT_MATCH: 0.0, EHR_SQL_EXECUTION_ACCURACY: 1.0, EHR_SQL_QUERY_VALIDITY: 1.0,
+                      "helm_ehr_sql_execution_accuracy": 1.0, "helm_ehr_sql_query_validity": 1.0}
 
 
 def test_a_database_path_that_is_not_sqlite_is_refused_before_anything_runs(tmp_path: Path) -> None:

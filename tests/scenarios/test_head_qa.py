@@ -9,9 +9,9 @@ import pytest
 from conftest import REPO, SHARED_DATASETS
 
 from medhelm_local.errors import DatasetMissingError, RunEntryError
-from medhelm_local.prompts import LETTERS
 from medhelm_local.records import TaskType
 from medhelm_local.scenarios import DataRoot, create, import_dataset
+from medhelm_local.scenarios.prompting import LETTERS
 
 FIXTURE = REPO / "tests" / "data" / "datasets" / "head_qa"
 PUBLISHED = SHARED_DATASETS / "head_qa"

@@ -5,7 +5,11 @@ from __future__ import annotations
 import csv
 import json
 import os
+import resource
 import shutil
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,10 +22,10 @@ from medhelm_local.errors import (
     RunEntryError,
     UnknownScenarioError,
 )
-from medhelm_local.prompts import LETTERS
 from medhelm_local.records import TaskType
 from medhelm_local.scenarios import DataRoot, create, import_dataset, names
 from medhelm_local.scenarios.datafiles import MANIFEST, published_checksums, sha256_file
+from medhelm_local.scenarios.prompting import LETTERS
 
 BENCHMARKS = ["pubmed_qa", "medcalc_bench", "med_qa"]
 FOLDER = {"pubmed_qa": "pubmedqa", "medcalc_bench": "medcalc_bench", "med_qa": "medqa_usmle_4opt"}
@@ -180,7 +184,7 @@ def test_a_missing_file_names_it_and_where_it_is_published(data_root: Path, benc
 
     message = str(caught.value)
     assert f"{FOLDER[benchmark]}/{FILE[benchmark]} is missing" in message
-    assert bench.published_at in message
+    assert (bench.card.provenance or "") in message
     assert "data import" in message
 
 
@@ -359,26 +363,32 @@ def test_import_refuses_an_empty_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "data" / "pubmedqa").exists()
 
 
-def unreadable_file(folder: Path) -> None:
-    """Put a file in `folder` that is listed as a file but cannot be read, or skip the test."""
+@contextmanager
+def a_copy_that_fails(folder: Path) -> Iterator[None]:
+    """While the block runs, copying `folder` fails part-way: a file it cannot read, or (as root, who
+    reads anything) a file larger than the process may write (RLIMIT_FSIZE, SIGXFSZ ignored)."""
     if os.geteuid() != 0:
         blocked = folder / "zz-blocked.json"
         blocked.write_text("{}")
         blocked.chmod(0o000)
+        yield
         return
-    # root reads through chmod 000; /proc/self/mem is a regular file whose first page fails with EIO.
-    mem = Path("/proc/self/mem")
-    if not mem.is_file():
-        pytest.skip("running as root and no /proc/self/mem to make an unreadable file")
-    (folder / "zz-blocked.bin").symlink_to(mem)
+    (folder / "zz-large.bin").write_bytes(b"x" * 400_000)
+    previous_signal = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous_limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, previous_limit[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, previous_limit)
+        signal.signal(signal.SIGXFSZ, previous_signal)
 
 
 def test_an_interrupted_import_leaves_no_half_folder(tmp_path: Path) -> None:
     source = editable_copy(tmp_path, "pubmed_qa")
-    unreadable_file(source)
     root = tmp_path / "data"
 
-    with pytest.raises(DataImportError, match="copying failed"):
+    with a_copy_that_fails(source), pytest.raises(DataImportError, match="copying failed"):
         import_dataset(source, root)
 
     assert list(root.iterdir()) == []
@@ -387,10 +397,9 @@ def test_an_interrupted_import_leaves_no_half_folder(tmp_path: Path) -> None:
 def test_an_interrupted_reimport_keeps_the_previous_copy(data_root: Path, tmp_path: Path) -> None:
     source = editable_copy(tmp_path, "pubmed_qa")
     (source / "ori_pqal.json").write_text("{}", "utf-8")
-    unreadable_file(source)
     before = sorted(os.listdir(data_root))
 
-    with pytest.raises(DataImportError):
+    with a_copy_that_fails(source), pytest.raises(DataImportError):
         import_dataset(source, data_root, replace=True)
 
     assert sorted(os.listdir(data_root)) == before

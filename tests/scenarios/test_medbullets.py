@@ -10,9 +10,9 @@ import pytest
 from conftest import SHARED_DATASETS
 
 from medhelm_local.errors import DatasetMissingError
-from medhelm_local.prompts import LETTERS
 from medhelm_local.records import TaskType
 from medhelm_local.scenarios import DataRoot, create
+from medhelm_local.scenarios.prompting import LETTERS
 
 PUBLISHED = SHARED_DATASETS / "medbullets"
 needs_published = pytest.mark.skipif(not PUBLISHED.is_dir(),

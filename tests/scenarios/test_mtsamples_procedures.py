@@ -44,7 +44,7 @@ def test_the_input_stops_before_the_first_section_heading(tmp_path: Path) -> Non
 def test_the_main_metric_is_rouge_l_until_the_jury_exists() -> None:
     bench = create("mtsamples_procedures")
     assert bench.main_metric == ROUGE_L
-    assert len(bench.files) == 429
+    assert len(bench.data_files) == 429
 
 
 @pytest.fixture(scope="module")

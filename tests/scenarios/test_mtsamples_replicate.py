@@ -12,7 +12,7 @@ from medhelm_local.errors import DatasetMissingError
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create
-from medhelm_local.scenarios.benchmarks.mtsamples_replicate import reference_section
+from medhelm_local.scenarios.readers.mtsamples import reference_section
 
 PUBLISHED = SHARED_DATASETS / "mtsamples_replicate"
 needs_published = pytest.mark.skipif(
@@ -65,7 +65,7 @@ def test_the_main_metric_is_rouge_l_until_the_jury_exists() -> None:
 
 def test_every_published_report_is_checksummed_so_a_missing_one_is_named(tmp_path: Path) -> None:
     bench = create("mtsamples_replicate")
-    assert len(bench.files) == 1269
+    assert len(bench.data_files) == 1269
 
     with pytest.raises(DatasetMissingError, match=r"mtsamples_replicate/mtsamples_processed/.*\.txt is missing"):
         bench.load(DataRoot(tmp_path))

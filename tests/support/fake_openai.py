@@ -39,6 +39,11 @@ class FakeServerState:
     first_request_at: float | None = None
     last_reply_at: float | None = None
     per_prompt: Counter[str] = field(default_factory=Counter)
+    per_model: Counter[str] = field(default_factory=Counter)
+    first_at_by_model: dict[str, float] = field(default_factory=dict)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    shapes: Counter[str] = field(default_factory=Counter)  # message roles and request options seen
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -47,7 +52,18 @@ class FakeServerState:
         """Counters as served on GET /stats."""
         return {"requests": sum(self.per_prompt.values()), "outcomes": dict(self.outcomes),
                 "per_prompt": dict(self.per_prompt), "first_request_at": self.first_request_at,
-                "last_reply_at": self.last_reply_at}
+                "last_reply_at": self.last_reply_at, "per_model": dict(self.per_model),
+                "first_at_by_model": self.first_at_by_model, "max_in_flight": self.max_in_flight,
+                "shapes": dict(self.shapes)}
+
+    def record(self, body: dict[str, Any]) -> None:
+        """Count one request by model, and the shape of its body."""
+        model = str(body.get("model"))
+        self.per_model[model] += 1
+        self.first_at_by_model.setdefault(model, time.time())
+        roles = "+".join(m.get("role", "?") for m in body.get("messages", [])) or "prompt"
+        options = ",".join(k for k in ("response_format", "logprobs", "stop") if k in body)
+        self.shapes[f"{roles}|{options}"] += 1
 
 
 def _answer(prompt: str) -> str:
@@ -116,10 +132,16 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 body = json.loads(raw)
                 prompt = body["messages"][-1]["content"] if "messages" in body else body["prompt"]
                 state.per_prompt[hashlib.sha256(prompt.encode()).hexdigest()[:16]] += 1
+                state.record(body)
+                state.in_flight += 1
+                state.max_in_flight = max(state.max_in_flight, state.in_flight)
                 fault = state.rng.choice(state.faults) if state.rng.random() < state.fault_rate else None
                 state.outcomes[fault or "ok"] += 1
-                if state.delay_s:
-                    await asyncio.sleep(state.delay_s)
+                try:
+                    if state.delay_s:
+                        await asyncio.sleep(state.delay_s)
+                finally:
+                    state.in_flight -= 1
                 if fault == "drop":
                     writer.transport.abort()
                     return

@@ -13,7 +13,7 @@ from pathlib import Path
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import record_run
-from medhelm_local.store.writer import StoreWriter
+from medhelm_local.store.writer import StoreWriter, row_of
 
 # Each value must be found by the redactor and must appear in no export and no redacted copy.
 PLANTED = ["Przybylski", "Wojciech", "48213377", "(617) 555-0143", "03/14/2021", "w.przybylski@example.org",
@@ -42,7 +42,7 @@ def write_ward_store(path: Path, kek: Kek) -> Path:
             entry = f"{scenario}:model=local/m,model_deployment=d"
             record_run(handle.con, run_id=run_id, suite="ward", run_entry=entry, scenario=scenario, scenario_args={},
                        model="local/m", deployment="d", main_metric="exact_match", access=access,
-                       settings={"max_eval_instances": 2})
+                       settings={"max_eval_instances": 2}, benchmark={"metrics": ["exact_match"]})
         writer = StoreWriter(handle)
         for n, (instance_id, note, label, answer, error) in enumerate(_NOTES):
             refs = json.dumps([{"text": label, "correct": True}, {"text": f"about {note[9:33]}", "correct": False}])
@@ -53,15 +53,17 @@ def write_ward_store(path: Path, kek: Kek) -> Path:
             writer.put_group([("completions", (PRIVATE_RUN, instance_id, ok, answer, "stop" if ok else None, 50, 12,
                                                0.4, 1, None if ok else "http_500", error,
                                                json.dumps([{"token": "Przybylski"}]) if ok else None))]
-                             + ([("scores", (PRIVATE_RUN, instance_id, "exact_match", 1.0,
-                                             "yes (per Mr. Przybylski's chart)"))] if ok else []))
+                             + ([("scores", row_of("scores", run_id=PRIVATE_RUN, instance_id=instance_id,
+                                                   metric="exact_match", value=1.0,
+                                                   extracted="yes (per Mr. Przybylski's chart)"))] if ok else []))
         for n in range(2):
             pid = f"pubmed-{n}"
             writer.put("instances", (PUBLIC_RUN, pid, n, "test", f"Does aspirin reduce risk {n}?",
                                      json.dumps([{"text": "yes", "correct": True}]), "{}"))
             writer.put("requests", (PUBLIC_RUN, pid, f"Question {n}: does aspirin reduce risk?", "{}"))
             writer.put_group([("completions", (PUBLIC_RUN, pid, True, "A", "stop", 20, 1, 0.1, 1, None, None, None)),
-                              ("scores", (PUBLIC_RUN, pid, "exact_match", float(n), "A"))])
+                              ("scores", row_of("scores", run_id=PUBLIC_RUN, instance_id=pid, metric="exact_match",
+                                                value=float(n), extracted="A"))])
         writer.close()
     finally:
         handle.close()

@@ -1,0 +1,138 @@
+"""What the bench scripts share: synthetic data in published layouts, fake servers, a config and policy
+naming them, and running `medhelm-local` as a separate process. Not shipped; standard library only."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CLI = Path(sys.executable).parent / "medhelm-local"
+
+
+def synthetic_medqa(folder: Path, n: int, seed: int = 7, words: int = 20) -> None:
+    """n USMLE-style questions in MedQA's published JSONL layout (synthetic: no licence question)."""
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "phrases_no_exclude_test.jsonl").open("w") as fh:
+        for i in range(n):
+            options = {k: f"option {k} for case {i} " + " ".join(rng.choice(["acute", "chronic", "renal", "hepatic"])
+                                                              for _ in range(4)) for k in "ABCD"}
+            answer = rng.choice("ABCD")
+            question = f"A {rng.randint(20, 80)}-year-old presents with case {i}. " + "Findings are noted. " * words
+            fh.write(json.dumps({"question": question, "answer": options[answer], "options": options,
+                                 "meta_info": "step1", "answer_idx": answer}) + "\n")
+
+
+def synthetic_medbullets(folder: Path, n: int, seed: int = 11) -> None:
+    """n five-option scenarios in MedBullets' published CSV layout (synthetic)."""
+    import csv
+
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "medbullets_op5.csv").open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["question", "opa", "opb", "opc", "opd", "ope", "answer_idx", "answer", "explanation"])
+        for i in range(n):
+            options = [f"choice {k} of scenario {i}" for k in "abcde"]
+            answer = rng.choice("ABCDE")
+            writer.writerow([f"Scenario {i}: a patient presents. " + "Vitals are stable. " * 15, *options, answer,
+                             options["ABCDE".index(answer)], ""])
+
+
+@dataclass
+class FakeServer:
+    """A fake OpenAI-compatible server in its own process (for speed measurement only)."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats") as resp:
+            data: dict[str, Any] = json.load(resp)
+            return data
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def start_server(work: Path, delay: float, name: str) -> FakeServer:
+    """Start tests/support/fake_openai.py with a fixed latency."""
+    port_file = work / f"port-{name}"
+    port_file.unlink(missing_ok=True)
+    proc = subprocess.Popen([sys.executable, str(REPO / "tests/support/fake_openai.py"), "--port-file",
+                             str(port_file), "--delay", str(delay)])
+    while not port_file.exists():
+        time.sleep(0.01)
+    return FakeServer(proc, int(port_file.read_text()))
+
+
+def write_config(work: Path, name: str, deployments: dict[str, tuple[int, int]]) -> Path:
+    """A config file and policy folder for deployments {name: (port, max_concurrency)} on 127.0.0.1."""
+    policies = work / f"policies-{name}"
+    policies.mkdir(exist_ok=True)
+    for file in ("export.yaml", "retention.yaml", "roles.yaml"):
+        shutil.copy(REPO / "policies" / file, policies / file)
+    allow = "".join(f"  - host: 127.0.0.1\n    port: {port}\n    purpose: inference\n    why: a bench fake server\n"
+                    for port, _ in deployments.values())
+    (policies / "egress.yaml").write_text(f"default: deny\nallow:\n{allow}")
+    config = work / f"config-{name}.toml"
+    lines = [f'data_root = "{work / "data"}"', f'output_dir = "{work / "results"}"', f'policy_dir = "{policies}"',
+             f'audit_store = "{work / "audit.duckdb"}"']
+    for dep, (port, limit) in deployments.items():
+        lines += [f"[deployments.{dep}]", f'base_url = "http://127.0.0.1:{port}/v1"', f"max_concurrency = {limit}"]
+    config.write_text("\n".join(lines) + "\n")
+    return config
+
+
+def prepare(work: Path) -> None:
+    """A key for the stores."""
+    subprocess.run([str(CLI), "keys", "init", "--out", str(work / "kek")], check=True, capture_output=True)
+
+
+def import_folder(work: Path, folder: Path) -> None:
+    """`data import` a synthetic dataset folder into the bench's data root."""
+    subprocess.run([str(CLI), "data", "import", str(folder), "--data-root", str(work / "data"), "--replace"],
+                   check=True, capture_output=True)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One `medhelm-local` process: wall seconds, CPU seconds and peak RSS in MB."""
+
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measured:
+    """Run the installed command as a separate process and measure it alone (os.wait4)."""
+    env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek")}
+    started = time.perf_counter()
+    out = subprocess.DEVNULL if quiet_output else None
+    proc = subprocess.Popen([str(CLI), *args], env=env, stdout=out, stderr=subprocess.PIPE if quiet_output else None)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"medhelm-local {' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
+    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def children_cpu() -> float:
+    """CPU seconds of every waited child so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

@@ -1,0 +1,107 @@
+"""API styles: how a Prompt becomes an OpenAI-compatible request body, and a reply a Completion's fields.
+
+One small interface, two implementations: `chat` (/chat/completions, messages) and `completions`
+(/completions, a prompt string). Everything else about a request (the session, retries, limits,
+the egress guard) is the same for both, in `client.completions`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from medhelm_local.records import Prompt
+
+TOP_LOGPROBS = 5
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What an API style reads from a successful reply."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    logprobs_json: str | None
+
+
+class ApiStyle(Protocol):
+    """Builds request bodies and reads replies for one OpenAI-compatible endpoint."""
+
+    path: str
+
+    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
+        """The JSON body for one prompt."""
+        ...
+
+    def reply(self, body: Mapping[str, Any]) -> Reply:
+        """The answer in a reply body; raises KeyError/IndexError/TypeError when it has none."""
+        ...
+
+
+def _common(prompt: Prompt, model: str) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "max_tokens": prompt.max_tokens, "temperature": prompt.temperature}
+    if prompt.stop:
+        body["stop"] = list(prompt.stop)
+    if prompt.json_schema is not None:
+        # Structured output (vLLM, also on its CPU build): the server constrains decoding to the schema.
+        body["response_format"] = {"type": "json_schema",
+                                   "json_schema": {"name": "answer", "schema": dict(prompt.json_schema)}}
+    return body
+
+
+def _usage(body: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    usage = body.get("usage") or {}
+    return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+def _logprobs(value: Any) -> str | None:
+    return json.dumps(value, separators=(",", ":")) if value else None
+
+
+class ChatApi:
+    """`/chat/completions`: the prompt as a user message, after the system prompt if any."""
+
+    path = "/chat/completions"
+
+    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
+        """Messages, decoding settings, and top-5 logprobs when the prompt asks for them."""
+        body = _common(prompt, model)
+        messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
+        body["messages"] = [*messages, {"role": "user", "content": prompt.text}]
+        if prompt.logprobs:
+            body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
+        return body
+
+    def reply(self, body: Mapping[str, Any]) -> Reply:
+        """The first choice's message content."""
+        choice = body["choices"][0]
+        text = (choice.get("message") or {}).get("content") or ""
+        return Reply(text, choice.get("finish_reason"), *_usage(body),
+                     _logprobs((choice.get("logprobs") or {}).get("content")))
+
+
+class CompletionsApi:
+    """`/completions`: the prompt as one string (the system prompt, if any, before it)."""
+
+    path = "/completions"
+
+    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
+        """The prompt string, decoding settings, and top-5 logprobs when the prompt asks for them."""
+        body = _common(prompt, model)
+        body["prompt"] = f"{prompt.system}\n\n{prompt.text}" if prompt.system else prompt.text
+        if prompt.logprobs:
+            body["logprobs"] = TOP_LOGPROBS
+        return body
+
+    def reply(self, body: Mapping[str, Any]) -> Reply:
+        """The first choice's text."""
+        choice = body["choices"][0]
+        return Reply(choice.get("text") or "", choice.get("finish_reason"), *_usage(body),
+                     _logprobs(choice.get("logprobs")))
+
+
+API_STYLES: dict[str, ApiStyle] = {"chat": ChatApi(), "completions": CompletionsApi()}

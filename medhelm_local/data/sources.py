@@ -1,0 +1,142 @@
+"""Where each public dataset is published, its licence, and the checksum of every file: one place.
+
+Read from the per-folder manifests shipped in `medhelm_local/scenarios/manifests/<folder>.json`:
+
+    folder, access         the dataset folder in the data root; "public"
+    repository, commit     the publisher's repository and the commit the files are taken from
+    base_path, base_url    where the folder's files sit in the repository, and where they are fetched
+                           (a file's repository path is base_path + its name, its URL base_url + its name)
+    licence                the licence as its publisher states it, or "none stated"
+    licence_statement      where that statement is, in the publisher's words
+    note                   anything else a reviewer should know (third-party copies, pinned versions)
+    files, bytes           sha256 and size of each file the loaders read, by name inside the folder
+
+Gated datasets (an account or a licence click-through) are in `manifests/gated/<name>.json`: where
+to obtain them and what that needs. They are listed, never fetched.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from urllib.parse import quote, urlsplit
+
+from medhelm_local.errors import UnknownScenarioError
+
+NONE_STATED = "none stated"
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    """One file a loader reads, as published."""
+
+    name: str  # path inside the dataset folder, e.g. "challenge_data_json/valid_full.json"
+    path: str  # path in the publisher's repository at the pinned commit
+    url: str  # where `data stage` fetches it
+    sha256: str
+    bytes: int
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A public dataset folder: its published location, licence and files."""
+
+    folder: str
+    repository: str
+    commit: str
+    base_path: str
+    base_url: str
+    licence: str
+    licence_statement: str
+    note: str
+    files: tuple[PublishedFile, ...]
+
+    @property
+    def host(self) -> str:
+        """The host `data stage` contacts for this dataset."""
+        return urlsplit(self.base_url).hostname or ""
+
+    @property
+    def port(self) -> int:
+        """The TCP port `data stage` contacts for this dataset."""
+        parts = urlsplit(self.base_url)
+        return parts.port or (443 if parts.scheme == "https" else 80)
+
+    @cached_property
+    def checksums(self) -> dict[str, str]:
+        """sha256 by file name."""
+        return {f.name: f.sha256 for f in self.files}
+
+    @property
+    def total_bytes(self) -> int:
+        """Size of every file together."""
+        return sum(f.bytes for f in self.files)
+
+    @property
+    def provenance(self) -> str:
+        """One line: repository, commit and folder, as `benchmarks show` prints it."""
+        where = f" {self.base_path}" if self.base_path else ""
+        return f"{self.repository} @{self.commit}{where}"
+
+
+@dataclass(frozen=True)
+class GatedDataset:
+    """Data that needs an account or an agreement: where to obtain it and what that needs."""
+
+    benchmark: str
+    title: str
+    obtain_at: str
+    needs: str
+
+
+def _manifests() -> Traversable:
+    return resources.files("medhelm_local.scenarios").joinpath("manifests")
+
+
+def _source(data: dict[str, object]) -> DatasetSource:
+    files: dict[str, str] = data["files"]  # type: ignore[assignment]
+    sizes: dict[str, int] = data["bytes"]  # type: ignore[assignment]
+    base_path, base_url = str(data["base_path"]), str(data["base_url"])
+    published = tuple(PublishedFile(name, base_path + name, base_url + quote(name), sha, int(sizes[name]))
+                      for name, sha in sorted(files.items()))
+    return DatasetSource(str(data["folder"]), str(data["repository"]), str(data["commit"]), base_path, base_url,
+                         str(data["licence"]), str(data["licence_statement"]), str(data["note"]), published)
+
+
+@lru_cache(maxsize=1)
+def dataset_sources() -> dict[str, DatasetSource]:
+    """Every public dataset folder the package knows, by folder name."""
+    found = {}
+    for entry in _manifests().iterdir():
+        if entry.name.endswith(".json"):
+            source = _source(json.loads(entry.read_text("utf-8")))
+            found[source.folder] = source
+    return dict(sorted(found.items()))
+
+
+def dataset_source(folder: str) -> DatasetSource:
+    """The published location, licence and files of one dataset folder."""
+    try:
+        return dataset_sources()[folder]
+    except KeyError:
+        raise UnknownScenarioError(f"no public dataset folder is called '{folder}'", where="dataset folder",
+                                   fix=f"use one of: {', '.join(dataset_sources())}") from None
+
+
+def benchmark_source(name: str) -> DatasetSource | None:
+    """The published dataset a benchmark (run-entry name or alias) reads, or None (a hospital's own data)."""
+    from medhelm_local.scenarios import get  # the registry; UnknownScenarioError lists the known names
+
+    return dataset_sources().get(get(name).card.data.folder or "")
+
+
+@lru_cache(maxsize=1)
+def gated_datasets() -> tuple[GatedDataset, ...]:
+    """Gated data MedHELM uses, with where to obtain it; never fetched by this program."""
+    folder = _manifests().joinpath("gated")
+    rows = [json.loads(e.read_text("utf-8")) for e in folder.iterdir() if e.name.endswith(".json")]
+    return tuple(GatedDataset(r["benchmark"], r["title"], r["obtain_at"], r["needs"])
+                 for r in sorted(rows, key=lambda r: str(r["benchmark"])))

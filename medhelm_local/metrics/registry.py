@@ -1,0 +1,194 @@
+"""The metric registry: every metric declares what it measures before anything can name it.
+
+A metric is a name, a direction (is higher better?), a range, the task types it applies to, what
+it needs (a reference, the options, the label set, logprobs, a judge, a database), how its
+per-instance values combine over a run (mean with a bootstrap interval, macro-F1, micro-F1) and
+which reference rule it follows. Benchmarks and cards name metrics from here; an unknown metric,
+or one that cannot apply to the task, is an error listing the valid ones. Win rates read the
+direction, normalised leaderboards read the range.
+
+Built-in metrics register with the same decorator a hospital's own would:
+
+    @metric("exact_match", title="Exact match", task_types=CHOICE_TASKS, needs=("options",),
+            follows="medhelm-local (robust reading of the chosen option)")
+    def exact_match(instance, answer, ctx): ...
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from medhelm_local.errors import ConfigError
+from medhelm_local.records import Instance, TaskType
+
+Direction = Literal["higher", "lower"]
+Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
+Aggregation = Literal["mean", "macro_f1", "micro_f1"]
+
+ALL_TASKS = frozenset(TaskType)
+CHOICE_TASKS = frozenset({TaskType.MULTIPLE_CHOICE})
+LABEL_TASKS = frozenset({TaskType.CLASSIFICATION})
+NUMERIC_TASKS = frozenset({TaskType.CALCULATION})
+TEXT_TASKS = frozenset({TaskType.GENERATION})
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """What a scorer read from one answer: the value, the answer it read, and facts an aggregation needs."""
+
+    value: float
+    extracted: str | None = None
+    detail: Mapping[str, Any] | None = None
+
+
+@dataclass
+class ScoringContext:
+    """What a benchmark tells its metrics beyond the instance: its label set, tolerance, run-entry
+    arguments, and a place for per-run resources (an opened database) that scorers may cache."""
+
+    labels: tuple[str, ...] = ()
+    synonyms: Mapping[str, str] = field(default_factory=dict)
+    lettered: bool = False  # the prompt letters the labels, so "B" may name the second label
+    tolerance_absolute: float = 0.0
+    tolerance_relative: float = 0.0
+    args: Mapping[str, str] = field(default_factory=dict)
+    resources: dict[str, Any] = field(default_factory=dict)
+
+
+class ScoringFailed(Exception):  # noqa: N818  (a scorer's way to say "not scorable", not a program error)
+    """Raised by a scorer when an answer cannot be scored for a reason outside the model's control
+    (the gold query of an EHRSQL question fails on the database); the instance is counted as failed
+    for that metric with `reason`, never given a value."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+# Reads one answer; returns None when the metric does not apply to this instance.
+Scorer = Callable[[Instance, str, ScoringContext], MetricValue | None]
+S = TypeVar("S", bound=Callable[..., MetricValue | None])
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One registered metric."""
+
+    name: str
+    title: str
+    direction: Direction
+    lower: float
+    upper: float
+    task_types: frozenset[TaskType]
+    needs: frozenset[Need]
+    aggregation: Aggregation
+    follows: str  # the rule it follows: a published reference, or this project's documented improvement
+    description: str
+    scorer: Scorer | None  # None for metrics another stage fills in (the jury)
+    # Benchmark-specific metrics read fields only one reader gives its instances (MedCalc's limits,
+    # MEDEC's error sentence): they apply only to benchmarks read by these readers. Empty: any.
+    readers: frozenset[str] = frozenset()
+
+    @property
+    def higher_is_better(self) -> bool:
+        """True when a larger value is a better result."""
+        return self.direction == "higher"
+
+    def normalise(self, value: float) -> float:
+        """The value on 0-1 by the declared range, 1 always best (for macro averages and heat maps)."""
+        share = (value - self.lower) / (self.upper - self.lower)
+        return share if self.higher_is_better else 1.0 - share
+
+    def applies_to(self, task_type: TaskType) -> bool:
+        """True when the metric can score this kind of task."""
+        return task_type in self.task_types
+
+
+_REGISTRY: dict[str, Metric] = {}
+
+
+def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
+           direction: Direction = "higher", value_range: tuple[float, float] = (0.0, 1.0),
+           needs: Iterable[Need] = (), aggregation: Aggregation = "mean", readers: Iterable[str] = (),
+           description: str | None = None) -> Callable[[S], S]:
+    """Decorator: register `scorer` under `name` with its declaration."""
+
+    def register(scorer: S) -> S:
+        doc = description or (getattr(scorer, "__doc__", None) or title).strip().splitlines()[0]
+        add(Metric(name, title, direction, value_range[0], value_range[1], frozenset(task_types),
+                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers)))
+        return scorer
+
+    return register
+
+
+def add(spec: Metric) -> Metric:
+    """Register a metric declared without a scorer function of its own (e.g. a jury score)."""
+    existing = _REGISTRY.get(spec.name)
+    if existing is not None and existing != spec:
+        raise ValueError(f"metric {spec.name!r} registered twice")
+    if not spec.lower < spec.upper:
+        raise ValueError(f"metric {spec.name!r}: its range must run from low to high")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+_METRIC_PACKAGE = "medhelm_local.metrics"
+_NOT_METRICS = frozenset({"registry", "aggregate", "extract", "scoring"})
+
+
+def _load_builtins() -> None:
+    # Every other module of this package declares metrics on import.
+    package = importlib.import_module(_METRIC_PACKAGE)
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name not in _NOT_METRICS:
+            importlib.import_module(f"{_METRIC_PACKAGE}.{module.name}")
+
+
+def all_metrics() -> dict[str, Metric]:
+    """Every registered metric by name."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def names(task_type: TaskType | None = None) -> list[str]:
+    """Metric names, optionally only those that apply to a task type."""
+    return [m.name for m in all_metrics().values() if task_type is None or m.applies_to(task_type)]
+
+
+def get(name: str, *, where: str = "metric name") -> Metric:
+    """The metric registered as `name`, or an error listing the registered ones."""
+    found = all_metrics().get(name)
+    if found is None:
+        close = difflib.get_close_matches(name, names(), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"there is no metric called '{name}'", where=where,
+                          fix=f"{hint}use one of: {', '.join(names())}")
+    return found
+
+
+def usable(task_type: TaskType, reader: str | None) -> list[str]:
+    """Metrics a benchmark of this task type, read by this reader (None: a card's own file), can name."""
+    return [m.name for m in all_metrics().values()
+            if m.applies_to(task_type) and (not m.readers or reader in m.readers)]
+
+
+def check_metrics(metric_names: Iterable[str], task_type: TaskType, *, where: str,
+                  reader: str | None = None) -> list[Metric]:
+    """The named metrics, after checking each exists and can score this benchmark."""
+    checked = []
+    for name in metric_names:
+        spec = get(name, where=where)
+        fits = spec.applies_to(task_type) and (not spec.readers or reader in spec.readers)
+        if not fits:
+            why = (f"it reads fields only the {', '.join(sorted(spec.readers))} data has" if spec.applies_to(task_type)
+                   else f"it applies to {', '.join(sorted(t.value for t in spec.task_types))} tasks")
+            raise ConfigError(f"metric '{name}' cannot score this {task_type.value} benchmark ({why})", where=where,
+                              fix=f"use one of: {', '.join(usable(task_type, reader))}")
+        checked.append(spec)
+    return checked

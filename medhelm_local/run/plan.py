@@ -1,0 +1,135 @@
+"""Run entries resolved against settings, the egress allowlist and the data, before anything is sent.
+
+Planning checks every entry (benchmark and arguments, deployment on the egress allowlist, data
+files against their checksums) and reads every instance once without keeping it: a malformed row
+or a repeated id stops the command here, naming the row, before a store is written. What it keeps
+is small: the instance count and, with `--max-eval-instances N`, the N instances of the seeded
+sample (by a keyed hash of each id, so a larger N later extends the same sample).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from medhelm_local.errors import ConfigError, DeploymentError
+from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
+from medhelm_local.run.entries import RunEntry
+from medhelm_local.scenarios import Benchmark, DataRoot, create
+from medhelm_local.settings import Deployment, Settings
+from medhelm_local.store.suites import check_suite_name
+
+SELECTION_SEED = "medhelm-local/sample/v2"
+
+
+def sample_rank(instance_id: str) -> bytes:
+    """An instance's place in the seeded sample order (smaller comes first)."""
+    return hashlib.sha256(f"{SELECTION_SEED}\0{instance_id}".encode()).digest()[:8]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One of N disjoint parts of every run: instance ids are split by a hash, so any N covers each once."""
+
+    index: int
+    count: int
+
+    def holds(self, instance_id: str) -> bool:
+        """True when this shard evaluates the instance."""
+        digest = hashlib.sha256(f"shard\0{instance_id}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """`I/N`, with 0 <= I < N."""
+        index, sep, count = text.partition("/")
+        if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
+            raise ConfigError(f"--shard {text!r} is not I/N with 0 <= I < N", where="--shard",
+                              fix="write e.g. --shard 0/3 for the first of three shards")
+        return cls(int(index), int(count))
+
+    @property
+    def label(self) -> str:
+        """How stores and logs name the shard."""
+        return f"shard-{self.index}-of-{self.count}"
+
+
+@dataclass
+class PlannedRun:
+    """A run entry resolved against settings and data, ready to execute."""
+
+    entry: RunEntry
+    run_id: str
+    benchmark: Benchmark
+    deployment: Deployment
+    data: DataRoot
+    total: int  # instances this invocation evaluates (after sampling and sharding)
+    sample: list[str] | None  # with --max-eval-instances: the sample's ids in sample order (a prefix is used)
+    limit: int | None
+    shard: Shard | None = None
+
+    @property
+    def model_name(self) -> str:
+        """The model name the server knows."""
+        return self.deployment.model or self.entry.model
+
+
+def deployment_for(settings: Settings, entry: RunEntry) -> Deployment:
+    """The configured deployment a run entry names."""
+    try:
+        return settings.deployments[entry.deployment]
+    except KeyError:
+        known = ", ".join(sorted(settings.deployments)) or "none configured"
+        raise DeploymentError(
+            f"no model deployment is called '{entry.deployment}'", where=f"run entry {entry.canonical!r}",
+            fix=f"use one of: {known}; or add [deployments.{entry.deployment}] with base_url to your config file",
+        ) from None
+
+
+def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
+            shard: Shard | None) -> tuple[int, list[str] | None]:
+    """Read every instance once (checking the data), keeping only the count and the sample's ids."""
+    count = 0
+    heap: list[tuple[bytes, str]] = []  # the `limit` smallest ranks, as a max-heap by negated rank
+    for instance in benchmark.iter_instances(data):
+        if shard is not None and not shard.holds(instance.id):
+            continue
+        count += 1
+        if limit is not None:
+            rank = bytes(255 - b for b in sample_rank(instance.id))
+            if len(heap) < limit:
+                heapq.heappush(heap, (rank, instance.id))
+            elif rank > heap[0][0]:
+                heapq.heapreplace(heap, (rank, instance.id))
+    if limit is None:
+        return count, None
+    ordered = [instance_id for _, instance_id in sorted(heap, reverse=True)]
+    return min(count, limit), ordered
+
+
+def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_instances: int | None,
+         shard: Shard | None = None, allowlist: PolicyAllowlist | None = None) -> list[PlannedRun]:
+    """Check every entry before anything is written or sent; see the module docstring."""
+    data = DataRoot(settings.data_root)
+    allowlist = allowlist or allowlist_for(settings)
+    planned = []
+    for entry in entries:
+        benchmark = create(entry.scenario, entry.args)
+        deployment = deployment_for(settings, entry)
+        allowlist.require(entry.deployment, deployment)
+        total, sample = _survey(benchmark, data, max_eval_instances, shard)
+        planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, data, total, sample,
+                                  max_eval_instances, shard))
+    return planned
+
+
+def store_path_for(settings: Settings, suite: str, store: Path | None, shard: Shard | None = None) -> Path:
+    """The store file of a suite: `--store` if given, else `<output_dir>/<suite>.duckdb`
+    (`<suite>.shard-I-of-N.duckdb` for one shard)."""
+    if store is not None:
+        return store
+    suffix = f".{shard.label}" if shard is not None else ""
+    return settings.output_dir / f"{check_suite_name(suite)}{suffix}.duckdb"

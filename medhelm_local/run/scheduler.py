@@ -1,0 +1,286 @@
+"""The suite scheduler: every run entry of a command at once, each endpoint kept full, memory flat.
+
+Each deployment gets one client and `max_concurrency` workers, shared by every run entry that
+uses it, so three models on three endpoints work in parallel and two benchmarks on one endpoint
+interleave without exceeding its limit. Each run streams its instances in batches: read,
+prompted, written (instances, requests), queued to its deployment (a bounded queue), answered,
+scored and written, so memory does not grow with the number of instances.
+
+Every completion and its scores are committed together as soon as they exist, so a run killed at
+any point resumes where it stopped: instances with a successful completion are never requested
+again. Failed requests are stored with their reason and retried on resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from medhelm_local.client.completions import ModelClient
+from medhelm_local.errors import MedhelmError
+from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score
+from medhelm_local.run.plan import PlannedRun
+from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.store.database import StoreHandle
+from medhelm_local.store.queries import (
+    RunSummary,
+    completed_ids,
+    compute_aggregates,
+    get_run,
+    record_run,
+    store_aggregates,
+    stored_ids,
+)
+from medhelm_local.store.writer import StoreWriter, row_of
+
+log = logging.getLogger("medhelm_local.run")
+BATCH = 256  # instances read, prompted and written at a time per run
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What one run entry produced in this invocation, and where the run stands overall."""
+
+    summary: RunSummary
+    aggregates: list[Aggregate]
+    sent: int
+    reused: int
+    wall_s: float
+    failed_now: int = 0  # requests that failed in this invocation
+
+    @property
+    def all_failed(self) -> bool:
+        """True when the run has no answer at all and at least one failed request."""
+        return self.summary.n_ok == 0 and self.summary.n_failed > 0
+
+
+@dataclass(eq=False)
+class _Run:
+    """A planned run while it executes."""
+
+    index: int
+    plan: PlannedRun
+    done: set[str]  # answered in an earlier invocation: never sent again
+    stored: set[str]  # instance and request rows already written: not written again
+    failed_before: set[str]  # a failed completion is stored: replaced when the retry is stored
+    order: dict[str, int] | None  # with a sample: instance id -> ordinal
+    started: float = field(default_factory=time.perf_counter)
+    sent: int = 0
+    failed_now: int = 0
+    queued: int = 0
+    finished: int = 0
+    producing: bool = True
+    finished_at: float | None = None
+
+    def settle(self) -> None:
+        if not self.producing and self.finished == self.queued and self.finished_at is None:
+            self.finished_at = time.perf_counter()
+
+
+def _sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:
+    """Ordinals of the sample: instances an earlier invocation stored keep their places, then the sample."""
+    if plan.sample is None or plan.limit is None:
+        return None
+    order = list(dict.fromkeys([*stored, *plan.sample]))[:plan.limit]
+    return {instance_id: n for n, instance_id in enumerate(order)}
+
+
+def _instances(run: _Run) -> Iterator[tuple[int, Instance]]:
+    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them)."""
+    plan = run.plan
+    position = 0
+    for instance in plan.benchmark.iter_instances(plan.data):
+        if plan.shard is not None and not plan.shard.holds(instance.id):
+            continue
+        if run.order is None:
+            yield position, instance
+            position += 1
+        elif instance.id in run.order:
+            yield run.order[instance.id], instance
+
+
+def _instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ...]:
+    return row_of("instances", run_id=run_id, instance_id=inst.id, ordinal=ordinal, split=inst.split,
+                  input=inst.input, references_json=json.dumps([{"text": r.text, "correct": r.correct}
+                                                                for r in inst.references]),
+                  extra_json=json.dumps(dict(inst.extra)))
+
+
+def _request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
+    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(
+        {"max_tokens": p.max_tokens, "temperature": p.temperature, "stop": list(p.stop), "logprobs": p.logprobs,
+         "system": p.system}))
+
+
+def completion_row(run_id: str, c: Completion) -> tuple[object, ...]:
+    """A completion as the writer stores it."""
+    return row_of("completions", run_id=run_id, instance_id=c.instance_id, ok=c.ok, text=c.text,
+                  finish_reason=c.finish_reason, prompt_tokens=c.prompt_tokens,
+                  completion_tokens=c.completion_tokens, latency_s=c.latency_s, attempts=c.attempts,
+                  error_type=c.error_type, error_message=c.error_message, logprobs_json=c.logprobs_json)
+
+
+def score_row(run_id: str, s: Score) -> tuple[object, ...]:
+    """A score as the writer stores it."""
+    return row_of("scores", run_id=run_id, instance_id=s.instance_id, metric=s.metric, value=s.value,
+                  extracted=s.extracted, detail_json=json.dumps(dict(s.detail), sort_keys=True) if s.detail else None,
+                  error=s.error)
+
+
+Work = tuple[_Run, Instance, Prompt] | None
+
+
+class _Suite:
+    """One invocation's runs on their deployments."""
+
+    def __init__(self, runs: list[_Run], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
+                 progress: Progress) -> None:
+        self.runs = runs
+        self.writer = writer
+        self.progress = progress
+        self.allowlist = allowlist
+        self.concurrency = concurrency
+        self.clients: dict[str, ModelClient] = {}
+
+    def _open_clients(self) -> None:
+        """One client per deployment (built inside the event loop, which aiohttp needs)."""
+        for run in self.runs:
+            name = run.plan.entry.deployment
+            if name not in self.clients:
+                self.clients[name] = ModelClient(run.plan.deployment, run.plan.entry.model, self.allowlist,
+                                                 self.concurrency)
+
+    async def produce(self, run: _Run, queue: asyncio.Queue[Work]) -> None:
+        """Stream the run's instances into its deployment's queue, writing instance and request rows per batch."""
+        batch: list[tuple[int, Instance]] = []
+        for item in _instances(run):
+            batch.append(item)
+            if len(batch) >= BATCH:
+                await self._flush(run, batch, queue)
+                batch = []
+        if batch:
+            await self._flush(run, batch, queue)
+        run.producing = False
+        run.settle()
+
+    async def _flush(self, run: _Run, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
+        run_id = run.plan.run_id
+        prompts = [run.plan.benchmark.prompt(inst) for _, inst in batch]
+        new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
+        if new:
+            self.writer.put_group([*(("instances", _instance_row(run_id, n, inst)) for n, inst, _ in new),
+                                   *(("requests", _request_row(run_id, prompt)) for _, _, prompt in new)])
+        for (_, inst), prompt in zip(batch, prompts, strict=True):
+            if inst.id not in run.done:
+                run.queued += 1
+                await queue.put((run, inst, prompt))
+
+    async def work(self, client: ModelClient, queue: asyncio.Queue[Work]) -> None:
+        """Answer, score and store queued instances until the queue says stop."""
+        while (item := await queue.get()) is not None:
+            run, inst, prompt = item
+            completion = await client.complete(prompt, run.plan.entry.model)
+            # Score before writing: a completion is never stored without its scores, so a rerun
+            # (which skips completed instances) can never leave one unscored.
+            scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
+            run_id = run.plan.run_id
+            retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
+            self.writer.put_group([*retried, ("completions", completion_row(run_id, completion)),
+                                   *(("scores", score_row(run_id, s)) for s in scores)])
+            run.sent += 1
+            run.failed_now += 0 if completion.ok else 1
+            run.finished += 1
+            run.settle()
+            self.progress.advance(run.index, completion.ok)
+
+    async def execute(self) -> None:
+        """Check every endpoint answers, then run everything; the first error stops all of it."""
+        self._open_clients()
+        try:
+            await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
+            async with asyncio.TaskGroup() as group:
+                for name, client in self.clients.items():
+                    group.create_task(self._deployment(name, client))
+        except BaseExceptionGroup as grouped:
+            raise _first(grouped) from None
+        finally:
+            for client in self.clients.values():
+                await client.aclose()
+
+    async def _deployment(self, name: str, client: ModelClient) -> None:
+        queue: asyncio.Queue[Work] = asyncio.Queue(maxsize=2 * client.limit)
+        mine = [run for run in self.runs if run.plan.entry.deployment == name]
+        async with asyncio.TaskGroup() as group:
+            workers = [group.create_task(self.work(client, queue)) for _ in range(client.limit)]
+            await asyncio.gather(*(self.produce(run, queue) for run in mine))
+            for _ in workers:
+                await queue.put(None)
+
+
+def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error to report from a task group: a user-facing one if any, else the first."""
+    leaves: list[BaseException] = []
+
+    def walk(exc: BaseException) -> None:
+        if isinstance(exc, BaseExceptionGroup):
+            for inner in exc.exceptions:
+                walk(inner)
+        else:
+            leaves.append(exc)
+
+    walk(grouped)
+    return next((e for e in leaves if isinstance(e, MedhelmError)), leaves[0])
+
+
+def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concurrency: int | None) -> list[_Run]:
+    runs = []
+    for index, plan in enumerate(planned):
+        bench = plan.benchmark
+        record_run(store.con, run_id=plan.run_id, suite=suite, run_entry=plan.entry.canonical,
+                   scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
+                   deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
+                   settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
+                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None},
+                   benchmark={"name": bench.name, "display_name": bench.display_name,
+                              "task_type": bench.task_type.value, "subcategory": bench.subcategory,
+                              "category": bench.spec.card.taxonomy.category, "access": bench.access,
+                              "metrics": [m.name for m in bench.metrics]})
+        stored = stored_ids(store.con, plan.run_id)
+        done, failed = completed_ids(store.con, plan.run_id)
+        runs.append(_Run(index, plan, done, set(stored), failed, _sample_order(plan, stored)))
+        log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(runs[-1].done))
+    return runs
+
+
+def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
+            concurrency: int | None = None, progress: Progress | None = None) -> list[RunOutcome]:
+    """Run every planned entry into the store at once, then summarise and record each run's aggregates."""
+    progress = progress or NoProgress()
+    runs = _start(planned, store, suite, concurrency)
+    progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
+    writer = StoreWriter(store)
+    suite_run = _Suite(runs, writer, allowlist, concurrency, progress)
+    try:
+        asyncio.run(suite_run.execute())
+    finally:
+        flush_started = time.perf_counter()
+        try:
+            writer.close()
+        finally:
+            progress.finish()
+        log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
+    outcomes = []
+    for run in runs:
+        aggregates = compute_aggregates(store.con, run.plan.run_id)
+        store_aggregates(store.con, run.plan.run_id, aggregates)
+        summary = get_run(store.con, run.plan.run_id)
+        wall = (run.finished_at or time.perf_counter()) - run.started
+        log.info("run %s: sent %d, reused %d, ok %d, failed %d, %.3f s", run.plan.run_id, run.sent,
+                 len(run.done), summary.n_ok, summary.n_failed, wall)
+        outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now))
+    return outcomes

@@ -1,0 +1,272 @@
+"""A benchmark: a card (data) plus, for a published format, its reader hook. One path for all.
+
+`BenchmarkSpec` is what the registry holds for a name: the checked card and where it came from.
+`Benchmark` is a spec with its run-entry arguments applied: it streams instances from verified
+local files, renders prompts, and scores answers with the card's metrics. Nothing here reaches
+the network.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
+from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
+from medhelm_local.metrics.scoring import score_answer
+from medhelm_local.records import Instance, Prompt, Score, TaskType
+from medhelm_local.scenarios.card import Card, CardArg, template_fields
+from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
+from medhelm_local.scenarios.prompting import render
+from medhelm_local.scenarios.readers import get_reader
+from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
+
+# Run-entry arguments every benchmark takes, as in MedHELM's confs (e.g. num_output_tokens=4000
+# for reasoning models).
+COMMON_ARGS = {"num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens")}
+DUPLICATES_SHOWN = 5
+_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError)
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """A registered benchmark: its card, where the card is, and whether the package ships it."""
+
+    card: Card
+    path: Path
+    builtin: bool = False
+    medhelm_config: bool = False  # MedHELM's configurable-benchmark format (options shuffled per row)
+
+    @property
+    def name(self) -> str:
+        """The run-entry name."""
+        return self.card.name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown in tables."""
+        return self.card.display_name or self.card.name
+
+    @property
+    def task_type(self) -> TaskType:
+        """What kind of answer it expects."""
+        return TaskType(self.card.task.type)
+
+    @property
+    def access(self) -> str:
+        """public, gated or private."""
+        return self.card.access
+
+    @property
+    def subcategory(self) -> str:
+        """Its place in MedHELM's taxonomy."""
+        return self.card.taxonomy.subcategory
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Other run-entry names MedHELM uses for it."""
+        return tuple(self.card.aliases)
+
+    @property
+    def main_metric(self) -> str:
+        """The main metric with the default arguments."""
+        return self.create().main_metric
+
+    def summary(self) -> str:
+        """One line saying what it measures."""
+        return self.card.description.strip().splitlines()[0]
+
+    def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
+        """The benchmark with run-entry arguments applied (and checked)."""
+        return Benchmark(self, args)
+
+    @cached_property
+    def reader_name(self) -> str | None:
+        """The reader hook for a published layout; None for a card with its own data file."""
+        return self.card.data.reader
+
+
+def _satisfied(needs: frozenset[Need], args: Mapping[str, str], available: frozenset[Need]) -> bool:
+    have = {"reference", "options", "labels", "tolerance", *available}
+    if "db" in args:
+        have.add("database")
+    return needs <= have
+
+
+class Benchmark:
+    """A benchmark ready to run: instances, prompts and scores from its card and arguments."""
+
+    def __init__(self, spec: BenchmarkSpec, args: Mapping[str, str] | None = None,
+                 available: frozenset[Need] = frozenset()) -> None:
+        self.spec = spec
+        self.card = spec.card
+        self.args = self._checked_args(dict(args or {}))
+        self.max_tokens = int(self.args["num_output_tokens"]) if "num_output_tokens" in self.args else None
+        self.metrics = self._resolve_metrics(available)
+        self.main_metric = self.metrics[0].name
+        self.context = self._scoring_context()
+        self._shots: list[Instance] | None = None
+
+    # Identity, as the registry spec has it.
+    name = property(lambda self: self.spec.name)
+    display_name = property(lambda self: self.spec.display_name)
+    task_type = property(lambda self: self.spec.task_type)
+    access = property(lambda self: self.spec.access)
+    subcategory = property(lambda self: self.spec.subcategory)
+
+    def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
+        declared = {**self.card.args, **COMMON_ARGS}
+        unknown = sorted(set(args) - set(declared))
+        where = f"run entry for {self.name}"
+        if unknown:
+            raise RunEntryError(f"{self.name} does not take the argument(s) {', '.join(unknown)}", where=where,
+                                fix=f"remove them (it accepts: {', '.join(sorted(declared))})")
+        for key, arg in self.card.args.items():
+            if key not in args and arg.default is not None:
+                args[key] = arg.default
+            if key in args and arg.choices is not None and args[key] not in arg.choices:
+                raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
+                                    fix=f"use one of: {', '.join(arg.choices)}")
+        if "num_output_tokens" in args:
+            value = args["num_output_tokens"]
+            if not value.isdigit() or not 0 < int(value) <= 1_000_000:
+                raise RunEntryError(f"num_output_tokens={value} is not a positive whole number", where=where,
+                                    fix="write e.g. num_output_tokens=4000")
+        if self.spec.reader_name:
+            check = get_reader(self.spec.reader_name, str(self.spec.path)).check_args
+            if check is not None:
+                check(args)
+        return args
+
+    def _resolve_metrics(self, available: frozenset[Need]) -> list[Metric]:
+        preferences, also = self.card.metric_names
+        where = f"benchmark card {self.spec.path}"
+        mains = check_metrics(preferences, self.task_type, where=where, reader=self.spec.reader_name)
+        others = check_metrics(also, self.task_type, where=where, reader=self.spec.reader_name)
+        task = self.card.task
+        for spec in [*mains, *others]:
+            if "tolerance" in spec.needs and task.tolerance is None:
+                raise ConfigError(f"metric '{spec.name}' needs task.tolerance (absolute and/or relative)", where=where,
+                                  fix="add task.tolerance, e.g. tolerance: {relative: 0.05}")
+            if "labels" in spec.needs and not task.labels:
+                raise ConfigError(f"metric '{spec.name}' needs task.labels", where=where, fix="list the label set")
+        main = next((m for m in mains if _satisfied(m.needs, self.args, available)), mains[-1])
+        rest = [m for m in [*mains, *others] if m is not main and _satisfied(m.needs, self.args, available)]
+        return [main, *dict.fromkeys(rest)]
+
+    def _scoring_context(self) -> ScoringContext:
+        """What the metrics need to know about this benchmark beyond each instance (one per benchmark:
+        scorers cache per-run resources in it, such as an opened database)."""
+        task = self.card.task
+        tolerance = task.tolerance
+        return ScoringContext(labels=tuple(task.labels or ()), synonyms=dict(task.synonyms),
+                              lettered=self.card.lettered and self.task_type is TaskType.CLASSIFICATION,
+                              tolerance_absolute=(tolerance.absolute or 0.0) if tolerance else 0.0,
+                              tolerance_relative=(tolerance.relative or 0.0) if tolerance else 0.0,
+                              args=dict(self.args))
+
+    # Data.
+    @property
+    def data_files(self) -> tuple[str, ...]:
+        """The files this benchmark reads (in the data root folder, or beside the card)."""
+        data = self.card.data
+        if data.file is not None:
+            return (data.file,)
+        return tuple(data.files) if data.files else tuple(sorted(published_checksums().get(data.folder or "", {})))
+
+    def _paths(self, data: DataRoot) -> dict[str, Path]:
+        spec = self.card.data
+        if spec.file is not None:
+            path = (self.spec.path.parent / spec.file).resolve()
+            if spec.sha256 and path.is_file() and sha256_file(path) != spec.sha256:
+                raise DatasetCorruptError("the data file does not match the sha256 pinned in the card",
+                                          where=str(path), fix="restore the file, or pin its new sha256 after "
+                                          "checking it (`medhelm-local benchmarks validate CARD` prints it)")
+            return {spec.file: path}
+        return data.verify(spec.folder or "", self.data_files, self.card.provenance or "its publisher")
+
+    def _read(self, paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterable[Instance]:
+        spec = self.card.data
+        if spec.file is not None:
+            path = paths[spec.file]
+            rows = read_rows(path)
+            return row_instances(self.card, medhelm_rows(rows) if self.spec.medhelm_config else rows, str(path))
+        return get_reader(spec.reader or "", str(self.spec.path)).read(paths, args)
+
+    def read(self, paths: Mapping[str, Path]) -> list[Instance]:
+        """Every instance from already verified files (keyed by file name)."""
+        return list(self._read(paths, self.args))
+
+    def iter_instances(self, data: DataRoot) -> Iterator[Instance]:
+        """Verify the files, then stream the instances; a malformed item or a repeated id is a clear error."""
+        paths = self._paths(data)
+        where = str(next(iter(paths.values())).parent) if paths else str(data.root)
+        self._prepare_shots(data)
+        seen: set[str] = set()
+        duplicates: list[str] = []
+        count = 0
+        try:
+            for instance in self._read(paths, self.args):
+                if instance.id in seen:
+                    duplicates.append(instance.id)
+                    continue
+                seen.add(instance.id)
+                count += 1
+                yield instance
+        except _READ_ERRORS as exc:
+            layout = "published" if self.spec.reader_name else "expected"
+            raise DatasetCorruptError(
+                f"{self.name}: the data does not have the {layout} layout ({type(exc).__name__}: {str(exc)[:80]})",
+                where=where,
+                fix=f"replace the files with the published ones ({self.card.provenance or 'see the card'})",
+            ) from None
+        if duplicates:
+            shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
+            raise DatasetCorruptError(f"{self.name}: {len(duplicates)} instance id(s) appear more than once ({shown})",
+                                      where=where, fix="give every row its own id (columns.id), or leave columns.id "
+                                                       "out to number rows")
+        if count == 0:
+            raise DatasetCorruptError(f"{self.name}: the dataset holds no instances", where=where,
+                                      fix=f"replace the files with the published ones ({self.card.provenance})")
+
+    def load(self, data: DataRoot) -> list[Instance]:
+        """Every instance, checked (ids unique, at least one)."""
+        return list(self.iter_instances(data))
+
+    def _prepare_shots(self, data: DataRoot) -> None:
+        few = self.card.prompt.few_shot
+        if few is None or self._shots is not None:
+            return
+        if few.file is not None:
+            path = (self.spec.path.parent / few.file).resolve()
+            pool = list(row_instances(self.card, read_rows(path), str(path)))
+        else:
+            if few.split == self.args.get("split", "test"):
+                raise DatasetCorruptError(f"{self.name}: few_shot.split is the evaluated split",
+                                          where=str(self.spec.path),
+                                          fix="draw examples from another split; never from the one evaluated")
+            pool = list(self._read(self._paths(data), {**self.args, "split": few.split or ""}))
+        if len(pool) < few.k:
+            raise DatasetCorruptError(f"{self.name}: few_shot asks for {few.k} examples, the source holds {len(pool)}",
+                                      where=few.file or f"split {few.split}", fix="lower few_shot.k")
+        self._shots = random.Random(few.seed).sample(pool, few.k)
+
+    # Prompts and scores.
+    def render(self, instance: Instance) -> Prompt:
+        """The prompt for one instance as the card lays it out."""
+        inline = "options" in template_fields(self.card.prompt.template)
+        return render(self.card.prompt, self.task_type, instance, self._shots or (), options_inline=inline)
+
+    def prompt(self, instance: Instance) -> Prompt:
+        """The prompt with run-entry overrides (num_output_tokens) applied."""
+        prompt = self.render(instance)
+        return prompt if self.max_tokens is None else replace(prompt, max_tokens=self.max_tokens)
+
+    def score(self, instance: Instance, text: str, ctx: ScoringContext | None = None) -> list[Score]:
+        """Every metric of this benchmark for one answer, the main metric first."""
+        return score_answer(instance, text, self.metrics, ctx or self.context)
+

@@ -1,1 +1,0 @@
-"""One module per benchmark; each registers itself with `scenarios.registry.register`."""

@@ -1,0 +1,215 @@
+"""The benchmark card: one declaration per benchmark, built-in or a hospital's own.
+
+A card says what the benchmark is (name, description, access level, taxonomy place, provenance,
+licence, citation), where its data is (a CSV/JSONL/Parquet file beside the card, or a dataset
+folder in the data root read by a named reader hook for a published format), the task (type,
+labels, tolerance), the prompt (instructions, template, nouns, system prompt, few-shot examples,
+length), the metrics (from the metric registry, main first) and the run-entry arguments it takes.
+Cards are checked strictly: an unknown field, a bad value, an unknown metric or one that cannot
+score the task is an error naming the field and its line.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from medhelm_local.errors import ConfigError
+
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+TaskName = Literal["multiple_choice", "classification", "calculation", "generation"]
+# Placeholders the prompt fills in itself; every other {name} is a data column.
+PROMPT_FIELDS = frozenset({"options", "labels"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CardTaxonomy(_Strict):
+    """Where the benchmark sits in MedHELM's taxonomy (an existing subcategory, or a new one)."""
+
+    subcategory: str
+    category: str | None = Field(None, description="Required only for a subcategory MedHELM does not have")
+    task: str | None = Field(None, description="The clinical task within the subcategory")
+
+
+class CardColumns(_Strict):
+    """Which data columns hold what (cards with their own data file)."""
+
+    id: str | None = None
+    reference: str
+    choices: list[str] | str | None = Field(None, description="Option columns, or one column with a JSON list")
+
+
+class CardTolerance(_Strict):
+    """Numeric answers within `absolute` or `relative` of the reference count as correct."""
+
+    absolute: float | None = Field(None, ge=0)
+    relative: float | None = Field(None, ge=0)
+
+
+class CardTask(_Strict):
+    """What kind of answer the benchmark expects."""
+
+    type: TaskName
+    labels: list[str] | None = Field(None, min_length=2, description="Classification: the label set")
+    synonyms: dict[str, str] = Field(default_factory=dict, description="Words that name a label, e.g. factual: '0'")
+    tolerance: CardTolerance | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> CardTask:
+        if self.type == "classification" and not self.labels:
+            raise ValueError("a classification task needs labels, e.g. labels: [\"yes\", \"no\"]")
+        if self.labels and len(set(self.labels)) != len(self.labels):
+            raise ValueError("task.labels lists a label twice")
+        unknown = sorted(set(self.synonyms.values()) - set(self.labels or []))
+        if unknown:
+            raise ValueError(f"task.synonyms name label(s) not in task.labels: {', '.join(unknown)}")
+        return self
+
+
+class CardFewShot(_Strict):
+    """In-context examples: `k` drawn with a seed from a file or split that is never the evaluated one."""
+
+    k: int = Field(ge=1, le=64)
+    file: str | None = Field(None, description="A data file with the same columns, relative to the card")
+    split: str | None = Field(None, description="A split the reader can read, e.g. train")
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CardFewShot:
+        if (self.file is None) == (self.split is None):
+            raise ValueError("few_shot needs exactly one of file (a data file) or split (a reader split)")
+        return self
+
+
+class CardPrompt(_Strict):
+    """The prompt: instructions, the input (a template over the data columns), and the answer cue."""
+
+    template: str = Field("{input}", min_length=1, description="{column} placeholders, {options}, {labels}")
+    instructions: str = ""
+    system: str | None = None
+    input_noun: str | None = Field(None, description='Written before the input, e.g. "Question"')
+    output_noun: str | None = Field(None, description='The answer cue ending the prompt, e.g. "Answer"')
+    max_tokens: int = Field(16, ge=1, le=100_000)
+    stop: list[str] = Field(default_factory=list)
+    few_shot: CardFewShot | None = None
+
+    @field_validator("template")
+    @classmethod
+    def _parsable(cls, value: str) -> str:
+        try:
+            template_fields(value)
+        except ConfigError as exc:
+            raise ValueError(exc.what) from None
+        return value
+
+
+class CardData(_Strict):
+    """The data: a file beside the card (optionally pinned), or a data-root folder read by a reader hook."""
+
+    file: str | None = None
+    sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    folder: str | None = None
+    files: list[str] | None = Field(None, description="Default: every file of the folder's shipped checksums")
+    reader: str | None = Field(None, description="The format hook that reads a published layout")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> CardData:
+        if self.file is None and (self.folder is None or self.reader is None):
+            raise ValueError("data needs file (a data file beside the card) or folder and reader (a published "
+                             "dataset in the data root)")
+        if self.file is not None and (self.folder is not None or self.reader is not None):
+            raise ValueError("data takes either file, or folder with reader, not both")
+        return self
+
+
+class CardMetrics(_Strict):
+    """Metrics by registry name. `main` may list preferences: the first whose needs are met is main
+    (e.g. execution accuracy when a database is given, else SQL match)."""
+
+    main: str | list[str]
+    also: list[str] = Field(default_factory=list)
+
+    @property
+    def preferences(self) -> list[str]:
+        """Main-metric candidates, in order."""
+        return [self.main] if isinstance(self.main, str) else list(self.main)
+
+
+class CardArg(_Strict):
+    """A run-entry argument the benchmark takes."""
+
+    help: str
+    choices: list[str] | None = None
+    default: str | None = None
+
+
+class Card(_Strict):
+    """A benchmark card (format versions 1 and 2; 1 named its main metric with `metric`)."""
+
+    card: Literal[1, 2] = 2
+    name: str = Field(pattern=NAME_PATTERN, description="Run-entry name, e.g. sepsis_triage")
+    aliases: list[str] = Field(default_factory=list, description="Other run-entry names MedHELM uses")
+    display_name: str | None = None
+    description: str
+    access: Literal["public", "gated", "private"]
+    taxonomy: CardTaxonomy
+    provenance: str | None = None
+    licence: str | None = None
+    citation: str | None = None
+    data: CardData
+    task: CardTask
+    columns: CardColumns | None = None
+    prompt: CardPrompt
+    metric: str | None = Field(None, description="Format 1: the main metric (format 2: metrics.main)")
+    metrics: CardMetrics | None = None
+    args: dict[str, CardArg] = Field(default_factory=dict)
+    notes: str | None = Field(None, description="How this benchmark differs from MedHELM's, for `benchmarks show`")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Card:
+        if self.data.file is not None and self.columns is None:
+            raise ValueError("a card with its own data file needs columns (at least columns.reference)")
+        if self.task.type == "multiple_choice" and self.data.file is not None and not (
+                self.columns and self.columns.choices):
+            raise ValueError("a multiple_choice card needs columns.choices (the option columns)")
+        if self.metric is not None and self.metrics is not None:
+            raise ValueError("give metrics (main, also), or the older metric, not both")
+        if self.prompt.few_shot and self.prompt.few_shot.file and self.prompt.few_shot.file == self.data.file:
+            raise ValueError("prompt.few_shot.file is the evaluated data file: examples must come from elsewhere")
+        return self
+
+    @property
+    def metric_names(self) -> tuple[list[str], list[str]]:
+        """(main-metric preferences, other metrics) with the task type's defaults filled in."""
+        if self.metrics is not None:
+            return self.metrics.preferences, list(self.metrics.also)
+        main = self.metric or DEFAULT_METRICS[self.task.type][0]
+        also = [m for m in DEFAULT_METRICS[self.task.type] if m != main]
+        return [main], also
+
+    @property
+    def lettered(self) -> bool:
+        """True when the prompt letters the options or labels, so a letter may name one."""
+        return self.task.type == "multiple_choice" or "options" in template_fields(self.prompt.template)
+
+
+DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
+    "multiple_choice": ("exact_match", "helm_exact_match"),
+    "classification": ("exact_match", "macro_f1", "helm_exact_match"),
+    "calculation": ("numeric_tolerance",),
+    "generation": ("rouge_l",),
+}
+
+
+def template_fields(template: str) -> list[str]:
+    """The placeholder names a template uses, or an error saying how to write one."""
+    try:
+        return [f for _, f, _, _ in string.Formatter().parse(template) if f]
+    except ValueError as exc:
+        raise ConfigError(f"the prompt template is malformed ({exc})", where="prompt.template",
+                          fix="write placeholders as {column}; write a literal brace as {{ or }}") from None

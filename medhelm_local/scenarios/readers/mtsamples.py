@@ -1,0 +1,61 @@
+"""MTSamples reports (mtsamples.com, as MedHELM stages them): a treatment plan from a transcribed report.
+
+The reference is the rest of the line after the first `PLAN:`, else `SUMMARY:`, else `FINDINGS:`
+(a heading with nothing after it on its line does not count); reports with none of the three are
+skipped, as in MedHELM. `mtsamples_replicate` cuts the input before its first `PLAN:` and also
+before the reference's own heading, so a SUMMARY or FINDINGS reference is not left in the input
+(MedHELM leaves it there for 201 reports); `mtsamples_procedures` cuts it before the first of the
+three headings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from medhelm_local.records import Instance, Reference
+from medhelm_local.scenarios.readers import reader
+
+# Section headings that can hold the reference, in MedHELM's order of preference.
+HEADINGS = ("PLAN:", "SUMMARY:", "FINDINGS:")
+
+
+def reference_section(report: str) -> tuple[str, str] | None:
+    """(heading, reference) as MedHELM picks it, or None when the report has none (headings in capitals)."""
+    for heading in HEADINGS:
+        if heading in report:
+            line = report.split(heading, 1)[1].split("\n", 1)[0].strip()
+            if line:
+                return heading, line
+    return None
+
+
+def _reports(paths: Mapping[str, Path]) -> Iterator[tuple[str, str]]:
+    """(instance id, report text stripped) for every report file, in file-name order."""
+    for name in sorted(paths):
+        yield Path(name).name.removesuffix(".txt"), paths[name].read_text("utf-8").strip()
+
+
+def _read(paths: Mapping[str, Path], cut_headings: tuple[str, ...] | None) -> Iterator[Instance]:
+    for report_id, report in _reports(paths):
+        found = reference_section(report)
+        if found is None:
+            continue
+        heading, reference = found
+        cuts = cut_headings if cut_headings is not None else ("PLAN:", heading)
+        cut = min(report.find(h) for h in cuts if h in report)
+        yield Instance(report_id, report[:cut].strip(), (Reference(reference),),
+                       extra=MappingProxyType({"section": heading.rstrip(":")}))
+
+
+@reader("mtsamples_replicate")
+def read_mtsamples_replicate(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
+    """Reports with a reference, cut before `PLAN:` and before the reference's own heading."""
+    return _read(paths, None)
+
+
+@reader("mtsamples_procedures")
+def read_mtsamples_procedures(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
+    """Procedure reports with a reference, cut before the first of the three headings."""
+    return _read(paths, HEADINGS)

@@ -1,0 +1,75 @@
+"""The one place the package records where each public dataset is published and under what licence."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.staging import SHARED_DATASETS, published_mirror
+
+from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
+from medhelm_local.errors import UnknownScenarioError
+from medhelm_local.scenarios import get, names
+from medhelm_local.scenarios.datafiles import published_checksums, sha256_file
+from medhelm_local.taxonomy import load_taxonomy
+
+# Folders whose publisher states no licence (SOURCE.txt of each, ../shared/datasets).
+UNLICENSED = {"medbullets", "medication_qa", "mediqa2019", "mtsamples_procedures", "mtsamples_replicate",
+              "race_based_med"}
+
+
+def test_every_public_benchmark_has_a_recorded_source() -> None:
+    folders = {get(n).card.data.folder for n in names() if get(n).access == "public"}
+
+    assert folders == set(dataset_sources())
+
+
+@pytest.mark.parametrize("folder", sorted(dataset_sources()))
+def test_each_source_names_repository_commit_urls_and_licence(folder: str) -> None:
+    source = dataset_source(folder)
+
+    owner_repo = re.fullmatch(r"https://github\.com/([\w.-]+/[\w.-]+)", source.repository)
+    assert owner_repo, source.repository
+    assert re.fullmatch(r"[0-9a-f]{40}", source.commit)
+    assert source.base_url == f"https://raw.githubusercontent.com/{owner_repo.group(1)}/{source.commit}/" \
+                              f"{source.base_path}"
+    assert source.licence and source.licence_statement
+    assert (source.licence == NONE_STATED) == (folder in UNLICENSED)
+    assert source.files and all(f.bytes > 0 and re.fullmatch(r"[0-9a-f]{64}", f.sha256) for f in source.files)
+    for f in source.files:
+        assert f.path == source.base_path + f.name
+        assert f.url.startswith(source.base_url) and " " not in f.url and "#" not in f.url
+    assert source.checksums == published_checksums()[folder]
+
+
+def test_names_that_are_not_urls_are_escaped() -> None:
+    report = next(f for f in dataset_source("mtsamples_procedures").files if "&" in f.name and " " in f.name)
+
+    assert report.url.endswith(report.name.replace(" ", "%20").replace("&", "%26"))
+
+
+def test_every_gated_benchmark_in_medhelm_says_where_to_obtain_it() -> None:
+    gated_in_taxonomy = {b.name for sub in load_taxonomy().subcategories.values() for b in sub.benchmarks
+                         if b.access == "gated"}
+    listed = {g.benchmark for g in gated_datasets()}
+
+    assert gated_in_taxonomy <= listed
+    assert all(g.obtain_at.startswith("https://") and g.needs for g in gated_datasets())
+
+
+def test_a_benchmark_finds_its_source_by_name_or_alias() -> None:
+    assert benchmark_source("medhelm_med_qa") == benchmark_source("med_qa") == dataset_source("medqa_usmle_4opt")
+
+
+def test_an_unknown_folder_lists_the_known_ones() -> None:
+    with pytest.raises(UnknownScenarioError, match="use one of: aci_bench"):
+        dataset_source("nope")
+
+
+@pytest.mark.skipif(not published_mirror(), reason=f"published datasets not on this machine ({SHARED_DATASETS})")
+@pytest.mark.parametrize("folder", sorted(dataset_sources()))
+def test_the_recorded_sizes_and_checksums_are_the_published_files(folder: str) -> None:
+    for f in dataset_source(folder).files:
+        path = SHARED_DATASETS / folder / f.name
+        assert path.stat().st_size == f.bytes
+        assert sha256_file(path) == f.sha256
