@@ -5,13 +5,17 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.medhelm-installed
 MODEL := .cache/tiny-model
+WHEELHOUSE := .cache/wheelhouse
+# checkov needs packaging<24 and pytest needs >=24, so it gets an environment of its own.
+CHECKOV := checkov==3.3.30
+CHECKOV_STAMP := .cache/checkov-venv/.installed
 
-.PHONY: demo test lint venv vllm bytecode clean
+.PHONY: demo test lint venv vllm bytecode clean wheelhouse wheelhouse-lock image checkov chart-policy
 
 demo: venv vllm bytecode ## Set everything up, start vLLM with the tiny model, run PubMedQA + MedCalc-Bench
 	bash deploy/demo/run_demo.sh
 
-test: venv vllm bytecode ## Set everything up and run the whole test suite
+test: venv vllm bytecode checkov wheelhouse ## Set everything up and run the whole test suite
 	$(VPY) -m pytest
 
 lint: venv ## Static checks
@@ -34,6 +38,30 @@ bytecode: venv
 
 vllm: ## The vLLM CPU server's own environment (.cache/vllm-venv) and the tiny model it serves
 	$(PYTHON) deploy/local_vllm/vllm_server.py ensure --model-dir $(MODEL)
+
+# The offline install: every wheel the program needs and requirements.lock (sha256 of each), rebuilt
+# when the code, the policies or the locks change. Install with pip --no-index --require-hashes.
+wheelhouse: $(WHEELHOUSE)/requirements.lock ## Every wheel the program needs, hashed, in .cache/wheelhouse
+
+$(WHEELHOUSE)/requirements.lock: pyproject.toml deploy/wheelhouse/wheels.lock deploy/wheelhouse/sources.lock \
+		$(shell find medhelm_local policies redaction -type f ! -name '*.pyc' 2>/dev/null) | venv
+	$(VPY) deploy/wheelhouse/wheelhouse.py build --out $(WHEELHOUSE)
+
+wheelhouse-lock: venv ## After changing a dependency: resolve again and rewrite deploy/wheelhouse/*.lock
+	$(VPY) deploy/wheelhouse/wheelhouse.py lock
+
+image: wheelhouse ## The container image, built with no registry (needs root, buildah, mmdebstrap)
+	bash deploy/container/build.sh
+
+checkov: $(CHECKOV_STAMP)
+
+$(CHECKOV_STAMP): Makefile
+	$(PYTHON) -m venv .cache/checkov-venv
+	.cache/checkov-venv/bin/pip install --quiet $(CHECKOV)
+	touch $@
+
+chart-policy: venv ## After editing policies/: regenerate the Helm chart's default policy values
+	$(VENV)/bin/medhelm-local policy chart-values --policy-dir policies --out helm-charts/medhelm-local/files/policy-values.yaml
 
 clean: ## Remove demo output (keeps the environments and model)
 	rm -rf .cache/demo

@@ -43,10 +43,13 @@ def default_config_path() -> Path:
 
 
 def _shipped_folder(name: str) -> Path:
-    """A folder shipped beside the package: `<prefix>/share/medhelm-local/NAME` when installed as a
-    wheel, else the checkout's top-level folder (editable installs, tests)."""
-    installed = Path(sys.prefix) / "share" / "medhelm-local" / name
-    return installed if installed.is_dir() else Path(__file__).resolve().parents[1] / name
+    """A folder shipped beside the package: the checkout's top-level folder when run from a checkout
+    (editable installs, tests: edits there apply at once), else `<prefix>/share/medhelm-local/NAME`,
+    where a wheel installs it."""
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").is_file() and (root / name).is_dir():  # a checkout, not site-packages
+        return root / name
+    return Path(sys.prefix) / "share" / "medhelm-local" / name
 
 
 def default_policy_dir() -> Path:

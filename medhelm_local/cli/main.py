@@ -22,6 +22,7 @@ from medhelm_local.cli import (
     redact_cmd,
     run_cmd,
     runs_cmd,
+    store_cmd,
 )
 from medhelm_local.cli.output import err
 from medhelm_local.errors import ConfigError, MedhelmError, MedhelmWarning
@@ -94,6 +95,7 @@ def _set_up_logging(settings: Settings) -> None:
 
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
+store_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
 data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)

@@ -154,6 +154,8 @@ class ModelClient:
         if (response.content_length or 0) > cap:
             raise ReplyTooLargeError(f"the reply announced {response.content_length} bytes, over max_reply_bytes "
                                      f"({cap})")
+        if response.content_length is not None:  # announced and within the cap: aiohttp reads no more than that
+            return await response.read()
         parts: list[bytes] = []
         size = 0
         async for chunk in response.content.iter_chunked(READ_CHUNK):

@@ -145,6 +145,8 @@ class AddressRules(PlaceRules):
             j = i + 1
             while j < len(tokens) and tokens[j].text in "./" and j - i < 3:
                 j += 1
+            if len(tok.key) == 1 and j == i + 1:
+                continue  # "C/ Mayor 5" has its slash; "pa-c ext 44312" is no street
             words = 0
             while j < len(tokens) and words < 6 and self._street_word(tokens[j]) \
                     and self._same_line(text, tok, tokens[j]):
@@ -201,7 +203,7 @@ class AddressRules(PlaceRules):
         return spans
 
     def _unusual(self, tok: Token) -> bool:
-        return self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY and tok.key not in self.words.clinical_terms
+        return self.tier(tok) == Ambiguity.NAME_ONLY and tok.key not in self.words.clinical_terms
 
     def _unit_after(self, tokens: list[Token], i: int) -> bool:
         return i + 1 < len(tokens) and tokens[i + 1].key in self.rules.words("units")

@@ -11,9 +11,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import load_dictionaries
-from medhelm_local.redact.patterns import find_pattern_spans, load_rules
+from medhelm_local.redact.inhouse import InHouseRules
+from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, load_rules
 from medhelm_local.redact.surrogates import load_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
@@ -31,7 +31,7 @@ def mask_regex(*mask_formats: str) -> re.Pattern[str]:
     return re.compile("|".join(forms))
 
 
-class Detector(AddressRules):
+class Detector(InHouseRules):
     """Finds PHI spans in text with one rule pack (rules.yaml plus dictionaries).
 
     Masks already in the text ("[NAME]", and the pack's own mask_format) are blanked before the rules
@@ -42,8 +42,10 @@ class Detector(AddressRules):
 
     @classmethod
     def from_dir(cls, folder: Path) -> Detector:
-        """A detector for the rule pack in `folder` (rules.yaml, dictionaries/, and surrogates.yaml if there)."""
-        detector = cls(load_rules(folder / "rules.yaml"), load_dictionaries(folder / "dictionaries"))
+        """A detector for the rule pack in `folder` (rules.yaml, dictionaries/, vocabulary/, and surrogates.yaml
+        if there)."""
+        detector = cls(load_rules(folder / "rules.yaml"),
+                       load_dictionaries(folder / "dictionaries", folder / "vocabulary"))
         if (folder / "surrogates.yaml").exists():
             detector.masks = mask_regex(DEFAULT_MASK, load_policy(folder / "surrogates.yaml").mask_format)
         return detector
@@ -63,8 +65,9 @@ class Detector(AddressRules):
         spans = find_pattern_spans(fold(text), self.rules)  # accents off, offsets kept
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
+        spans += self._inhouse(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
-        return merge_spans(spans)
+        return merge_spans(drop_negatives(fold(text), spans, self.rules))
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

@@ -1,4 +1,5 @@
-"""Name and place dictionaries shipped as text files in `redaction/dictionaries/` (see SOURCES.md)."""
+"""Name and place dictionaries (`redaction/dictionaries/`) and the clinical vocabularies learned from public
+medical text (`redaction/vocabulary/`), shipped as text files (see SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -9,24 +10,37 @@ from pathlib import Path
 from medhelm_local.redact.patterns import RedactionRuleError
 from medhelm_local.redact.tokens import fold
 
-FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "common_clinical_words.txt",
-         "everyday_words.txt", "clinical_terms.txt")
+FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
+         "clinical_terms.txt")
+VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv")
+
+# A word written in lower case in the medical corpora counts as clinical. A common name needs more: an
+# English word ("frank", "hill", "beach") twice, unless it is among the commonest surnames ("miller");
+# any other 40 times ("gene" 206); 10 times in two sources makes it everyday ("barbara", 12 times in
+# one source, stays a name, as does "scott", 3 times).
+NAME_AS_CLINICAL = 40
+NAME_AS_WORD = 10
+COMMON_SURNAMES = 2000  # of the Census list, in frequency order
+COMMONEST_SURNAMES = 500
+ABBREVIATION_CAPS = 3  # written in capitals this often: "PERRLA", "BIPAP" are shorthand, not names
 
 
 class Ambiguity(IntEnum):
     """How far a dictionary word can be trusted alone: a name-only word, an English word, a clinical word."""
 
     NAME_ONLY = 0  # "kowalski", "martha": not an English word, so a name wherever it stands
-    EVERYDAY = 1  # "smith", "baker": English words rarely used in clinical writing
-    CLINICAL = 2  # "white", "stone", "may", "foley": common in notes; a name only with a cue
+    EVERYDAY = 1  # "smith", "baker", "frank": English words rarely used in clinical writing
+    CLINICAL = 2  # "white", "stone", "may", "foley", "levo": common in notes; a name only with a cue
 
 
 @dataclass(frozen=True)
 class Dictionaries:
     """Lower-case word sets: first names, surnames, cities (words joined by one space), ambiguity tiers.
 
-    `clinical` holds every word common in clinical writing; `clinical_terms` the hand-written shorthand,
-    drug and eponym list, which no rule but a title ("Dr.") overrides.
+    `clinical` holds every word common in clinical writing (learned with frequencies, plus abbreviations
+    and the hand-written list); `clinical_terms` the hand-written shorthand, drug and eponym
+    list, which no rule but a title ("Dr.") overrides; `abbreviations` words written in capitals in
+    medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm").
     """
 
     first_names: frozenset[str]
@@ -35,6 +49,8 @@ class Dictionaries:
     everyday: frozenset[str]
     clinical: frozenset[str]
     clinical_terms: frozenset[str]
+    abbreviations: frozenset[str]
+    short_forms: frozenset[str]
     city_max_words: int
 
     def ambiguity(self, word: str) -> Ambiguity:
@@ -49,29 +65,89 @@ class Dictionaries:
         """Whether a lower-case word is a known first name or surname."""
         return word in self.first_names or word in self.surnames
 
+    def is_shorthand(self, word: str) -> bool:
+        """Whether a lower-case word is clinical shorthand: hand-listed, a short form or a known abbreviation."""
+        return word in self.clinical_terms or word in self.short_forms or word in self.abbreviations
+
 
 def read_words(path: Path) -> frozenset[str]:
     """One lower-case entry a line; blank lines and `#` comments skipped."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RedactionRuleError(f"cannot read a redaction dictionary ({exc.strerror})", where=str(path),
-                                 fix="check the redaction_dir setting and that the rule pack is complete") from None
-    entries = (fold(line.strip().lower()) for line in text.splitlines())
+    entries = (fold(line.strip().lower()) for line in _read(path).splitlines())
     return frozenset(w for w in entries if w and not w.startswith("#"))
 
 
-def load_dictionaries(folder: Path) -> Dictionaries:
-    """Read every dictionary file of a rule pack."""
+def read_table(path: Path) -> list[list[str]]:
+    """The rows of a vocabulary TSV (comment lines skipped); a row too short is a RedactionRuleError."""
+    rows = [line.split("\t") for line in _read(path).splitlines() if line and not line.startswith("#")]
+    for number, row in enumerate(rows, 1):
+        if len(row) < 2 or not row[0]:
+            raise RedactionRuleError(f"vocabulary row {number} has no word or count", where=str(path),
+                                     fix="rebuild it with deploy/redaction/build_vocabulary.py")
+    return rows
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RedactionRuleError(f"cannot read a redaction dictionary ({exc.strerror})", where=str(path),
+                                 fix="check the redaction_dir setting and that the rule pack is complete") from None
+
+
+def _count(row: list[str], column: int, path: Path) -> int:
+    try:
+        return int(row[column])
+    except (IndexError, ValueError):
+        raise RedactionRuleError(f"vocabulary entry '{row[0]}' has no count in column {column + 1}",
+                                 where=str(path), fix="rebuild it with deploy/redaction/build_vocabulary.py") from None
+
+
+def name_words(path: Path, first_names: frozenset[str], surnames_path: Path,
+               everyday: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """Clinical words (written in lower case in medical text) and, apart, the common names among them that
+    are not written so often that the word must come first ("frank", "scott")."""
+    surnames = read_words_in_order(surnames_path)
+    common = first_names | frozenset(surnames[:COMMON_SURNAMES])
+    commonest = frozenset(surnames[:COMMONEST_SURNAMES])
+    clinical, names = set(), set()
+    for row in read_table(path):
+        lower = _count(row, 2, path)
+        if row[0] not in common:
+            if lower >= 2 or (lower == 1 and row[0] in everyday):  # once, and no English word: a typo or a name
+                clinical.add(row[0])
+        elif lower >= NAME_AS_CLINICAL or (lower >= 2 and row[0] in everyday and row[0] not in commonest):
+            clinical.add(row[0])
+        elif lower >= NAME_AS_WORD and _count(row, 3, path) >= 2:
+            names.add(row[0])
+    return frozenset(clinical), frozenset(names)
+
+
+def read_words_in_order(path: Path) -> list[str]:
+    """The entries of a frequency-ordered list, most frequent first."""
+    lines = (fold(line.strip().lower()) for line in _read(path).splitlines())
+    return [w for w in lines if w and not w.startswith("#")]
+
+
+def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
+    """Read every dictionary file and vocabulary of a rule pack."""
     words = {name: read_words(folder / name) for name in FILES}
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
+    names = words["first_names.txt"] | words["surnames.txt"]
+    abbreviations = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv")
+                              if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS
+                              and row[0] not in names)
+    short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv"))
+    learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
+                                       folder / "surnames.txt", words["everyday_words.txt"])
     return Dictionaries(
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],
         cities=cities,
-        everyday=words["everyday_words.txt"],
-        clinical=words["common_clinical_words.txt"] | words["clinical_terms.txt"],
+        everyday=words["everyday_words.txt"] | common_names,
+        clinical=learned | words["clinical_terms.txt"] | abbreviations,
         clinical_terms=words["clinical_terms.txt"],
+        abbreviations=abbreviations,
+        short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
     )

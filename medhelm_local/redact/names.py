@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
-from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.redact.types import Span
 
 # What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
 _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,?",
@@ -34,11 +35,18 @@ class NameRules:
         self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
         labels = {part for label in rules.label_types for part in label.split()}
         self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {"patient", "pt", "doctor", "nurse"}
-        self._non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
+        self.non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
                            | w("states") | words.clinical_terms)
         self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
                                                               "name_verbs", "relations", "greetings",
                                                               "facility_words", "credentials")})
+
+    def tier(self, tok: Token) -> Ambiguity:
+        """A token's ambiguity tier. Short forms ("levo", "satu") count as clinical only on lines without
+        case, where ICU shorthand is written; with case, a capitalised one is as likely a name ("Satu")."""
+        if not tok.cased and tok.key in self.words.short_forms:
+            return Ambiguity.CLINICAL
+        return self.words.ambiguity(tok.key)
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
@@ -59,18 +67,24 @@ class NameRules:
     def name_like(self, tok: Token, level: int) -> bool:
         """Whether a word may be (part of) a name: level 0 after a title, 1 after a label, 2 elsewhere, 3 after
         another name word (on lines without case, only words that are nothing but names go on)."""
-        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self._non_names):
+        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names):
             return False
         if _ABBREVIATION.search(tok.text):
             return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
         if len(tok.key) < 2:
             return tok.text.isupper()
+        if level and tok.text.isupper() and len(tok.text) <= 4 and self.words.is_shorthand(tok.key):
+            return False  # "ED RN NOTE": department shorthand in capitals, not "Ed"
         known = self.words.is_name(tok.key)
-        tier = self.words.ambiguity(tok.key)
+        tier = self.tier(tok)
         if tok.cased and not tok.text.isupper():
+            if tok.text.islower():  # "Pt: lacey morgan", "per owner (mr. pike)": lower case right after a cue
+                return level <= 1 and known and tier != Ambiguity.CLINICAL
             return tok.text[0].isupper() and (level == 0 or known or tier == Ambiguity.NAME_ONLY)
         if known:
             return level < 2 or tier < Ambiguity.CLINICAL - (level > 2)
+        if level == 0 and tok.key in self.words.short_forms:
+            return True  # "DR SATU": a title vouches for a word that is also a drug's first letters
         return tier == Ambiguity.NAME_ONLY and len(tok.key) >= (2 if level == 0 else 3)
 
     def _run(self, tokens: list[Token], i: int, level: int, step: int = 1) -> int:
@@ -80,9 +94,15 @@ class NameRules:
             tok = tokens[j]
             if words and abs(tok.start - tokens[j - step].end if step > 0 else tokens[j - step].start - tok.end) > 2:
                 break
+            if words and (tok.first if step > 0 else tokens[j - step].first):
+                break  # a name stays on its line
             prev = tokens[j - step]
-            follows_first = step > 0 and words and prev.key in self.words.first_names and tok.key in self.words.surnames
-            sure_first = follows_first and self.words.ambiguity(prev.key) == Ambiguity.NAME_ONLY
+            first, last = (prev, tok) if step > 0 else (tok, prev)
+            follows_first = words and first.key in self.words.first_names and last.key in self.words.surnames
+            sure_first = (follows_first and self.tier(first) == Ambiguity.NAME_ONLY) or (
+                step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"
+            if step > 0 and words and self._verb_like(tokens, j):
+                break  # "wife yvonne gave list": a word going on with the sentence, not a surname
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):
@@ -90,6 +110,11 @@ class NameRules:
                 j += step
                 if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:
                     j += step  # an initial: "J. Smith"
+                elif len(tok.text) == 1 and 0 <= j < len(tokens) and tokens[j].kind == "d" \
+                        and tokens[j].start == tok.end:
+                    words -= 1  # "PAGED X2": a count, not an initial
+                    j -= step
+                    break
                 continue
             if words and tok.text in ",-" and 0 <= j + step < len(tokens) and self.name_like(tokens[j + step], 2) \
                     and tokens[j + step].start - tok.end <= 1:
@@ -117,18 +142,26 @@ class NameRules:
             while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
                 k += 1
             if kind == "credentials":
+                nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
+                if nxt is not None and self.words.is_name(nxt.key) and self.name_like(nxt, 1) \
+                        and self.tier(nxt) != Ambiguity.CLINICAL:
+                    end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
+                    found.append((k, end))
+                    i = end
+                    continue
                 j = i - 1 if i and tokens[i - 1].text == "," else i
-                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased):
+                ends_line = i + length >= len(tokens) or tokens[i + length].first
+                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line):  # "k lee rn" signs off
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
-                    if start < j - 1 and self._not_eponym(tokens, j):
-                        found.append((start + 1, j))
+                    if start < j - 1 and self.not_eponym(tokens, j):
+                        found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue
             colon = any(t.text == ":" for t in tokens[i + length:k])
             if kind == "name_labels" and not colon and k < len(tokens) and len(tokens[k].key) >= 4 \
                     and tokens[k].start - tokens[k - 1].end <= 2:
                 end = self._run(tokens, k, 3)  # "PT KAVERI ACHTERBERG ADMITTED": only words that are nothing else
-                if end > k and self._not_eponym(tokens, end):
+                if end > k and self.not_eponym(tokens, end):
                     found.append((k, end))
                     i = end
                     continue
@@ -139,15 +172,16 @@ class NameRules:
                 kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
                 k += k < len(tokens) and tokens[k].text == ","
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
-            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased:
-                level = 2  # "willow dr last month": without its period, "dr" may be a street
+            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased \
+                    and i and not tokens[i].first and self._street_name_word(tokens[i - 1]):
+                level = 2  # "willow dr last month": after a word that can name a street, "dr" may be its suffix
             if kind == "relations" and k < len(tokens) and tokens[k].cased and tokens[k].text[:1].isupper():
                 level = 1  # "her brother Lane": a capital after a relation outweighs the street suffix
             if kind == "greetings" and k < len(tokens) and not tokens[k].cased and self._weak_after_greeting(tokens[k]):
                 i += length
                 continue
             end = self._run(tokens, k, level)
-            if end > k and (level == 0 or self._not_eponym(tokens, end)):
+            if end > k and (level == 0 or self.not_eponym(tokens, end)):
                 found.append((k, end))
                 i = end
                 continue
@@ -156,42 +190,56 @@ class NameRules:
                 if start < i - 2:
                     found.append((start + 1, i - 1))
             i += length
-        return self._with_other_mentions(tokens, found)
+        return with_other_mentions(self, tokens, found)
+
+    def _verb_like(self, tokens: list[Token], j: int) -> bool:
+        """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
+        tok = tokens[j]
+        return self.tier(tok) == Ambiguity.CLINICAL and not (tok.cased and tok.text[:1].isupper()) \
+            and j + 1 < len(tokens) and tokens[j + 1].kind == "w" and not tokens[j + 1].first
+
+    def _street_name_word(self, tok: Token) -> bool:
+        """A word that can stand before a street suffix: not punctuation, a cue, a stopword or clinical."""
+        return tok.kind == "w" and tok.key not in self._never_names and self.tier(tok) != Ambiguity.CLINICAL
 
     def _weak_after_greeting(self, tok: Token) -> bool:
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
-        return tok.key not in self.words.first_names and self.words.ambiguity(tok.key) != Ambiguity.NAME_ONLY
+        return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
 
     def _dictionary_name(self, tokens: list[Token], i: int) -> int:
         """End of a name found by the dictionaries alone at token i (a first name + surname, or one word)."""
         tok, words = tokens[i], self.words
         if not self.name_like(tok, 2) or (tok.cased and tok.text.isupper() and len(tok.text) <= 4):
             return i  # a short capitalised word on a mixed-case line is an abbreviation (TIA, EMG)
+        saint = i - 1 - (i > 1 and tokens[i - 1].text == ".")
+        if i and tokens[saint].key in ("st", "saint"):
+            return i  # "ST JUDE MECH", "St. John's wort": a saint's name is a place's or a thing's
         if tok.first and i + 1 < len(tokens) and tokens[i + 1].text == ":" and tok.key not in words.first_names:
             return i  # "País:", "Medico:" opening a line is a field label; speakers ("Martha:") are first names
         j = i + 1
         if j + 1 < len(tokens) and len(tokens[j].text) == 1 and tokens[j].kind == "w":
             j += 2 if tokens[j + 1].text == "." else 1  # middle initial
-        sure_first = tok.key in words.first_names and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+        sure_first = tok.key in words.first_names and self.tier(tok) == Ambiguity.NAME_ONLY
         if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
-            tiers = (words.ambiguity(tok.key), words.ambiguity(tokens[j].key))
-            if sure_first or max(tiers) < Ambiguity.CLINICAL or (tok.cased and min(tiers) < Ambiguity.CLINICAL):
-                return j + 1 if self._not_eponym(tokens, j + 1) else i
-        tier = words.ambiguity(tok.key)
+            tiers = (self.tier(tok), self.tier(tokens[j]))
+            if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
+                    or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
+                return j + 1 if self.not_eponym(tokens, j + 1) else i
+        tier = self.tier(tok)
         if j < len(tokens) and self._surname_after(tokens, i, j):
             return j + 1
         pair_end = self._unknown_pair(tokens, i, j)
         if pair_end > i:
             return pair_end
-        if not words.is_name(tok.key) or not self._not_eponym(tokens, i + 1):
+        if not words.is_name(tok.key) or not self.not_eponym(tokens, i + 1):
             return i
         if tok.key in words.cities and i and tokens[i - 1].key in self.rules.words("place_cues"):
             return i  # "from Springfield": the city rule types it
         if tier == Ambiguity.NAME_ONLY and (len(tok.key) >= 4 or (tok.cased and len(tok.key) >= 3)
                                             or (tok.key in words.first_names and len(tok.key) >= 3)):
             return i + 1
-        if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self._sentence_start(tokens, i):
+        if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self.sentence_start(tokens, i):
             return i + 1
         return i
 
@@ -199,21 +247,21 @@ class NameRules:
         """A first name (or any name word before an initial) followed by a surname no list holds:
         "Gregory Kudryashov", "olga krylova", "Daniela C Capon", "emidio p lombardo"."""
         tok, nxt, words = tokens[i], tokens[j], self.words
-        if nxt.kind != "w" or nxt.key in self._non_names or nxt.start - tokens[j - 1].end > 2 or len(nxt.key) < 3 \
-                or not self._not_eponym(tokens, j + 1):
+        if nxt.kind != "w" or nxt.key in self.non_names or nxt.start - tokens[j - 1].end > 2 or len(nxt.key) < 3 \
+                or not self.not_eponym(tokens, j + 1):
             return False
         initial = j > i + 1
         if initial and tokens[i + 1].key in ("a", "i", "o"):
             return False  # "tell dax a little": English words, not an initial
         first = tok.key in words.first_names
-        if not (first or (initial and (words.is_name(nxt.key) or words.ambiguity(tok.key) == Ambiguity.NAME_ONLY))):
+        if not (first or (initial and (words.is_name(nxt.key) or self.tier(tok) == Ambiguity.NAME_ONLY))):
             return False
         if tok.cased and not tok.text.isupper():
             return nxt.text[0].isupper() and not nxt.text.isupper() and (
-                initial or words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY)
-        unusual = words.ambiguity(nxt.key) == Ambiguity.NAME_ONLY or (
-            initial and words.is_name(nxt.key) and words.ambiguity(nxt.key) < Ambiguity.CLINICAL)
-        return unusual and words.ambiguity(tok.key) == Ambiguity.NAME_ONLY
+                initial or self.tier(nxt) == Ambiguity.NAME_ONLY)
+        unusual = self.tier(nxt) == Ambiguity.NAME_ONLY or (
+            initial and words.is_name(nxt.key) and self.tier(nxt) < Ambiguity.CLINICAL)
+        return unusual and self.tier(tok) == Ambiguity.NAME_ONLY
 
     def _unknown_pair(self, tokens: list[Token], i: int, j: int) -> int:
         """End of two capitalised words that are neither English nor clinical ("Ubul Csonka"), or i."""
@@ -224,65 +272,31 @@ class NameRules:
         if not (nxt.kind == "w" and nxt.cased and nxt.text[0].isupper() and not nxt.text.isupper()
                 and nxt.start - tokens[j - 1].end <= 2 and self.name_like(nxt, 2)):
             return i
-        unusual = all(self.words.ambiguity(t.key) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
+        unusual = all(self.tier(t) == Ambiguity.NAME_ONLY and t.key not in self.words.cities
                       for t in (tok, nxt)) or (  # "Trainsairzi Hitchcock": a first name no list holds
-            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
+            self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_name(tok.key)
             and tok.key not in self.words.cities and nxt.key in self.words.surnames)
-        return j + 1 if unusual and len(tok.key) >= 3 and self._not_eponym(tokens, j + 1) else i
-
-    def _listed_with(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Add single words listed with a name found: "Usamov and Bowers", "silvana, adam, christopher"."""
-        runs, taken = sorted(found), {k for a, b in found for k in range(a, b)}
-        queue = list(runs)
-        while queue:
-            a, b = queue.pop()
-            for link, cand in ((b, b + 1), (a - 1, a - 2)):
-                if not (0 <= cand < len(tokens) and 0 <= link < len(tokens)) or cand in taken:
-                    continue
-                joined = tokens[link].text == "," or tokens[link].key in ("and", "or", "y", "&")
-                if joined and self._listable(tokens[cand]):
-                    taken.add(cand)
-                    queue.append((cand, cand + 1))
-                    runs.append((cand, cand + 1))
-        return runs
-
-    def _listable(self, tok: Token) -> bool:
-        """A word that is a name when it stands in a list of names."""
-        if tok.kind != "w" or tok.key in self._non_names or len(tok.key) < 3:
-            return False
-        tier = self.words.ambiguity(tok.key)
-        if tok.cased and not tok.text.isupper():
-            return tok.text[0].isupper() and (tier == Ambiguity.NAME_ONLY or self.words.is_name(tok.key))
-        return tier == Ambiguity.NAME_ONLY or (tok.key in self.words.first_names and tier < Ambiguity.CLINICAL)
+        return j + 1 if unusual and len(tok.key) >= 3 and self.not_eponym(tokens, j + 1) else i
 
     @staticmethod
-    def _sentence_start(tokens: list[Token], i: int) -> bool:
+    def sentence_start(tokens: list[Token], i: int) -> bool:
+        """Whether token i opens a sentence or a line."""
         return i == 0 or tokens[i].first or tokens[i - 1].text in SENTENCE_END
 
-    def _not_eponym(self, tokens: list[Token], end: int) -> bool:
+    def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
         j = end
         while j < len(tokens) and tokens[j].text in ("'", "’", "s") and j - end < 2:
             j += 1
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
 
-    def _with_other_mentions(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[Span]:
-        """Spans for the runs found, plus every other mention of their words (a surname seen once)."""
-        found = self._listed_with(tokens, found)
-        known = {t.key for a, b in found for t in tokens[a:b] if t.kind == "w" and len(t.key) > 1}
-        covered = {k for a, b in found for k in range(a, b)}
-        spans = [Span(tokens[a].start, tokens[b - 1].end, PhiType.NAME) for a, b in found]
-        for k, tok in enumerate(tokens):
-            if tok.key in known and k not in covered and tok.key not in self._non_names \
-                    and tok.key not in self.words.clinical_terms and self._not_eponym(tokens, k + 1):
-                if tok.cased and not tok.text.isupper():
-                    ok = tok.text[0].isupper() and (self.words.is_name(tok.key) or self._sentence_start(tokens, k)
-                                                    or self.words.ambiguity(tok.key) < Ambiguity.CLINICAL)
-                else:
-                    ok = self.words.ambiguity(tok.key) < Ambiguity.CLINICAL
-                if ok and (self.words.is_name(tok.key) or not tok.text.islower()):
-                    spans.append(Span(tok.start, tok.end, PhiType.NAME))
-        return spans
+def _with_initial(tokens: list[Token], start: int) -> int:
+    """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""
+    j = start - 1 if start and tokens[start - 1].text == "." else start
+    if j and len(tokens[j - 1].text) == 1 and tokens[j - 1].kind == "w" and not tokens[start].first \
+            and tokens[start].start - tokens[j - 1].end <= 3:
+        return j - 1
+    return start
 
 
 def _phrase_index(lists: dict[str, frozenset[str]]) -> dict[str, list[tuple[tuple[str, ...], str]]]:

@@ -34,6 +34,16 @@ class PatternRule(BaseModel):
     regex: str
     check: str | None = None
     group: str | None = None
+    requires: list[str] | None = None  # run only when the lower-case text holds one of these (for speed)
+
+
+class NegativeRule(BaseModel):
+    """A shape that is never PHI (a shift-time range, a ventilator setting): spans inside it are dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    regex: str
+    requires: list[str] | None = None
 
 
 class ContextWords(BaseModel):
@@ -60,6 +70,8 @@ class ContextWords(BaseModel):
     score_words: list[str]
     units: list[str]
     date_cues: list[str]
+    event_words: list[str]
+    fraction_words: list[str]
     zip_labels: list[str]
     states: list[str]
 
@@ -71,6 +83,7 @@ class RuleFile(BaseModel):
     version: Literal[1]
     macros: dict[str, str]
     patterns: list[PatternRule]
+    negatives: list[NegativeRule] = []
     labels: dict[PhiType, list[str]]
     context: ContextWords
 
@@ -118,6 +131,11 @@ class CompiledPattern:
 
     rule: PatternRule
     regex: re.Pattern[str]
+    requires: tuple[str, ...] = ()
+
+    def may_match(self, lower_text: str) -> bool:
+        """False when the text holds none of the literals the pattern needs, so it cannot match."""
+        return not self.requires or any(r in lower_text for r in self.requires)
 
 
 @dataclass(frozen=True)
@@ -126,6 +144,7 @@ class Rules:
 
     source: Path
     patterns: tuple[CompiledPattern, ...]
+    negatives: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
     label_regex: re.Pattern[str]
     label_types: dict[str, PhiType]
     context: ContextWords
@@ -153,7 +172,8 @@ def load_rules(path: Path) -> Rules:
         loc = ".".join(str(p) for p in first["loc"])
         raise RedactionRuleError(f"redaction rule '{loc}' is invalid: {first['msg']}", where=str(path),
                                  fix="correct it as the comments at the top of the file describe") from None
-    compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path))
+    compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
+                                     tuple(r.lower() for r in rule.requires or ()))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -168,7 +188,9 @@ def load_rules(path: Path) -> Rules:
         "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
-    return Rules(path, compiled, label_regex, label_types, spec.context, sets, starts)
+    negatives = tuple((_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
+                       tuple(r.lower() for r in n.requires or ())) for n in spec.negatives)
+    return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
 
 
 def _norm(phrase: str) -> str:
@@ -187,10 +209,23 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
     return re.compile(regex, re.IGNORECASE)
 
 
+def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
+    """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`)."""
+    lower = text.lower()
+    ranges = sorted(m.span() for negative, needs in rules.negatives if not needs or any(n in lower for n in needs)
+                    for m in negative.finditer(text))
+    if not ranges:
+        return spans
+    return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
+
+
 def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     """Every span the regex rules and labels find in `text` (may overlap; the detector merges them)."""
     spans: list[Span] = []
+    lower = text.lower()
     for c in rules.patterns:
+        if not c.may_match(lower):
+            continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
         for m in c.regex.finditer(text):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
@@ -210,8 +245,9 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
         end = _grouped_value_end(text, start + len(found.group("v").rstrip("-")))
         value = text[start:end]
         first_has_digit = any(ch.isdigit() for ch in found.group("v"))
-        if first_has_digit and sum(ch.isdigit() for ch in value) >= 2 and len(value) >= 3 \
-                and not unit_follows(text, end, rules):
+        digits = sum(ch.isdigit() for ch in value)
+        if first_has_digit and (digits >= 2 or len(value) >= 5) and len(value) >= 3 \
+                and not unit_follows(text, end, rules):  # "uid kbrown4" has one digit
             spans.append(Span(start, end, rules.label_types[_norm(found.group("label"))]))
     return spans
 

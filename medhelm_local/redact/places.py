@@ -23,7 +23,7 @@ class PlaceRules(NameRules):
     def _distinctive(self, tok: Token) -> bool:
         """A word that names something: a known name or city, or a word that is not common English."""
         return self.words.is_name(tok.key) or tok.key in self.words.cities or (
-            self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY)
+            self.tier(tok) == Ambiguity.NAME_ONLY)
 
     def _streets(self, tokens: list[Token]) -> list[Span]:
         """"221B Baker Street", "12 ELM ST APT 4, SPRINGFIELD", and in mixed case "on Maple Avenue"."""
@@ -84,7 +84,8 @@ class PlaceRules(NameRules):
                            and tokens[k + 1].kind in "dw" and len(tokens[k + 1].text) <= 2)  # 12B
         spans = [Span(tok.start, tokens[end].end, PhiType.STREET)]
         k = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].text == ".")
-        if k + 1 < len(tokens) and tokens[k].text == "," and self._place_word(tokens[k + 1]):
+        if k + 1 < len(tokens) and tokens[k].text == "," and self._place_word(tokens[k + 1]) \
+                and (tokens[k + 1].cased or self._distinctive(tokens[k + 1])):  # "41 HANOVER ST, HOTEL": no town
             town = k + 1
             while town + 1 < len(tokens) and town - k < 3 and self._place_word(tokens[town + 1]) \
                     and tokens[town + 1].start - tokens[town].end <= 1:
@@ -96,6 +97,7 @@ class PlaceRules(NameRules):
     def _facilities(self, tokens: list[Token]) -> list[Span]:
         """"St. Mary's Hospital", "MERCY MEDICAL CENTER", "Hospital of Springfield"."""
         generic, spans = self.rules.words("facility_generic"), []
+        facility = generic | self.rules.words("facility_words")  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
         for i, tok in enumerate(tokens):
             cue = self.cue_at(tokens, i) if tok.kind == "w" else None
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
@@ -103,6 +105,9 @@ class PlaceRules(NameRules):
             j, named = i, list[Token]()
             while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
+                if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
+                        and t.key not in self.words.cities and t.key not in facility:
+                    break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
                 elif t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’"):
@@ -112,20 +117,26 @@ class PlaceRules(NameRules):
             after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
             if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
                 named, end = named + tokens[end + 1:after], after - 1  # "Hospital Universitario de La Princesa"
-            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at", "in") \
+            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at") \
                     and self._place_word(tokens[end + 2]):
                 named.append(tokens[end + 2])
                 end += 2
-            while j < i and tokens[j].kind != "w":
-                j += 1
-            if any(t.key not in generic and t.key not in STOPWORDS and self._distinctive(t) for t in named):
+            while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
+                j += 1  # "at the Geriatric Clinic": the article is not the name
+            if any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t) for t in named):
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
+
+    def _names_facility(self, tok: Token) -> bool:
+        """A word that makes a facility name particular: distinctive, or on a line with case a capitalised
+        word that is not clinical ("Seacoast Rheumatology", "Harbor View Cardiology")."""
+        return self._distinctive(tok) or (tok.cased and tok.text[:1].isupper() and not tok.text.isupper()
+                                          and self.tier(tok) != Ambiguity.CLINICAL)
 
     def _name_after_facility(self, tokens: list[Token], k: int) -> int:
         """Index past a name written after its facility word on a mixed-case line ("Hospital Dr. Peset"), or k."""
         j, end = k, k
-        while j < len(tokens) and j - k < 8 and tokens[j].start - tokens[j - 1].end <= 2:
+        while j < len(tokens) and j - k < 8 and tokens[j].start - tokens[j - 1].end <= 2 and not tokens[j].first:
             t = tokens[j]
             if t.kind == "w" and (t.key in CONNECTORS or (t.text[0].isupper() and t.key not in STOPWORDS)):
                 j += 1
@@ -160,7 +171,7 @@ class PlaceRules(NameRules):
             before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
             before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
             if (before in cues or before3 in cues) and len(tok.key) >= (4 if tok.cased else 5) \
-                    and not self.words.is_name(tok.key) and self.words.ambiguity(tok.key) == Ambiguity.NAME_ONLY:
+                    and not self.words.is_name(tok.key) and self.tier(tok) == Ambiguity.NAME_ONLY:
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
@@ -174,12 +185,12 @@ class PlaceRules(NameRules):
     def _city_ok(self, tokens: list[Token], i: int, words: list[Token], state_after: bool,
                  cues: frozenset[str]) -> bool:
         """Whether a dictionary city match is a place here, given case, ambiguity and cues."""
-        if not self._not_eponym(tokens, i + len(words)) or " ".join(t.key for t in words) in self.rules.words("states"):
+        if not self.not_eponym(tokens, i + len(words)) or " ".join(t.key for t in words) in self.rules.words("states"):
             return False
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
         cue = before in cues or two_before in cues
-        tiers = [self.words.ambiguity(t.key) for t in words]
+        tiers = [self.tier(t) for t in words]
         if len(words) > 1:
             return words[0].cased or min(tiers) == Ambiguity.NAME_ONLY or cue
         if len(words[0].key) < 4:

@@ -36,6 +36,8 @@ theirs them then there these they this those through to too under until up very 
 which while who whom why will with would you your yours yourself um uh okay ok yes yeah yep no nope hmm alright
 right well oh so sure mm mhm please thanks let lets let's gonna wanna got get go going went see saw seen still
 gon na wan gotta dunno bye hey hi hello guys folks everybody everyone there glad dragon re
+del su sus una uno unos unas este esta estos estas ese esa con por para sin sobre entre desde hasta que
+como pero muy mas se lo les al es son fue
 """.split())
 
 

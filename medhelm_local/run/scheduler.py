@@ -83,23 +83,30 @@ class _Run:
 
 
 def _sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:
-    """Ordinals of the sample: instances an earlier invocation stored keep their places, then the sample."""
+    """Ordinals of the sample, by its order over all instances (so shards' ordinals never collide).
+
+    A store written before sampling was keyed by id (schema v1) keeps its instances first, then
+    the sample extends it.
+    """
     if plan.sample is None or plan.limit is None:
         return None
-    order = list(dict.fromkeys([*stored, *plan.sample]))[:plan.limit]
-    return {instance_id: n for n, instance_id in enumerate(order)}
+    sampled = set(plan.sample)
+    legacy = [i for i in stored if i not in sampled]
+    order = list(dict.fromkeys([*legacy, *plan.sample]))[:plan.limit] if legacy else plan.sample
+    return {instance_id: n for n, instance_id in enumerate(order)
+            if plan.shard is None or plan.shard.holds(instance_id)}
 
 
 def _instances(run: _Run) -> Iterator[tuple[int, Instance]]:
-    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them)."""
+    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them).
+
+    Without a sample the ordinal is the instance's place among all instances, shard or not.
+    """
     plan = run.plan
-    position = 0
-    for instance in plan.benchmark.iter_instances(plan.data):
-        if plan.shard is not None and not plan.shard.holds(instance.id):
-            continue
+    for position, instance in enumerate(plan.benchmark.iter_instances(plan.data)):
         if run.order is None:
-            yield position, instance
-            position += 1
+            if plan.shard is None or plan.shard.holds(instance.id):
+                yield position, instance
         elif instance.id in run.order:
             yield run.order[instance.id], instance
 
@@ -245,7 +252,8 @@ def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concur
                    scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
                    deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
                    settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
-                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None},
+                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
+                             "planned_instances": plan.total},
                    benchmark={"name": bench.name, "display_name": bench.display_name,
                               "task_type": bench.task_type.value, "subcategory": bench.subcategory,
                               "category": bench.spec.card.taxonomy.category, "access": bench.access,

@@ -12,7 +12,6 @@ import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
@@ -84,7 +83,7 @@ class BenchmarkSpec:
         """The benchmark with run-entry arguments applied (and checked)."""
         return Benchmark(self, args)
 
-    @cached_property
+    @property
     def reader_name(self) -> str | None:
         """The reader hook for a published layout; None for a card with its own data file."""
         return self.card.data.reader
@@ -111,12 +110,30 @@ class Benchmark:
         self.context = self._scoring_context()
         self._shots: list[Instance] | None = None
 
-    # Identity, as the registry spec has it.
-    name = property(lambda self: self.spec.name)
-    display_name = property(lambda self: self.spec.display_name)
-    task_type = property(lambda self: self.spec.task_type)
-    access = property(lambda self: self.spec.access)
-    subcategory = property(lambda self: self.spec.subcategory)
+    @property
+    def name(self) -> str:
+        """The run-entry name."""
+        return self.spec.name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown in tables."""
+        return self.spec.display_name
+
+    @property
+    def task_type(self) -> TaskType:
+        """What kind of answer it expects."""
+        return self.spec.task_type
+
+    @property
+    def access(self) -> str:
+        """public, gated or private."""
+        return self.spec.access
+
+    @property
+    def subcategory(self) -> str:
+        """Its place in MedHELM's taxonomy."""
+        return self.spec.subcategory
 
     def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
         declared = {**self.card.args, **COMMON_ARGS}

@@ -268,11 +268,13 @@ def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
 
 
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
-               memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False) -> StoreHandle:
+               memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False,
+               migrate: bool = True) -> StoreHandle:
     """Open (or create) the encrypted store at `path`; every failure says what to do.
 
     Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key.
     `streaming`: tuned for a run's stream of small writes (see STREAMING), not for large reads.
+    `migrate=False` refuses a store of an older schema version instead of migrating it.
     """
     envelope_path = Envelope.path_for(path)
     if path.is_dir():
@@ -307,12 +309,16 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
         stored = _stored_version(con, envelope.store_id, path, read_only, kind)
         if stored is None:
             _create_schema(con, envelope.store_id, kind)
+        elif stored < SCHEMAS[kind][1] and not migrate:
+            raise StoreSchemaError(f"the store has schema version {stored}, and this needs version {SCHEMAS[kind][1]}",
+                                   where=str(path), fix="open it once with this version to migrate it (e.g. "
+                                   f"`medhelm-local runs list --store {path}`), then try again")
         elif stored < SCHEMAS[kind][1]:
             # Stores written by an earlier version keep opening: migrate, then open as asked.
             con.close()
             _migrate(path, data_key, stored, kind)
             return open_store(path, kek, read_only=read_only, memory_limit=memory_limit, kind=kind,
-                              streaming=streaming)
+                              streaming=streaming, migrate=migrate)
         _lock_down(con, memory_limit)
     except duckdb.Error as exc:  # a damaged page met while reading the schema
         con.close()

@@ -21,6 +21,7 @@ audit log (one per appliance, kept longer than any result, so never inside a sui
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -98,10 +99,15 @@ class Table:
         """The columns a store of `version` has."""
         return tuple(c for c in self.columns if c.since <= version)
 
-    @property
+    @functools.cached_property
     def given(self) -> tuple[Column, ...]:
         """Columns the caller supplies, in order (stamped ones are filled by the writer)."""
         return tuple(c for c in self.columns if not c.stamp)
+
+    @functools.cached_property
+    def given_names(self) -> tuple[str, ...]:
+        """Names of the columns the caller supplies, in order."""
+        return tuple(c.name for c in self.given)
 
     def ddl(self) -> str:
         """CREATE TABLE for a new store."""
@@ -176,6 +182,25 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("detail_json", "text", "json_text", since=2, carries="completions"),
         _c("error", "text", "keep", since=2),
     ), key=("run_id", "instance_id", "metric"), artifact="scores", indexed=False),
+    # One row per (instance, judge) of a jury: the judge's ratings per criterion with its explanations,
+    # or why it gave none. A failed judge is a row too: counted, never a rating.
+    Table("ratings", (
+        _RUN_ID, _INSTANCE_ID,
+        _c("jury", "text", "keep", required=True),
+        _c("judge", "text", "keep", required=True),  # the judge's deployment name
+        _c("rubric", "text", "keep", required=True),
+        _c("ok", "bool", "keep", required=True),
+        # {criterion: {"score": 1-5, "explanation": "..."}}: explanations are a judge's free text.
+        _c("ratings_json", "text", "json_text"),
+        _c("mean", "float", "keep"),  # this judge's mean over its criteria
+        _c("error_type", "text", "keep"),  # unreachable, timeout, unparseable, out_of_range, missing_criterion
+        _c("error_message", "text", "text", carries="prompts"),
+        _c("latency_s", "float", "keep"),
+        _c("prompt_tokens", "int", "keep"),
+        _c("completion_tokens", "int", "keep"),
+        _c("attempts", "int", "keep"),
+        _c("created_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("run_id", "instance_id", "jury", "judge"), artifact="ratings", indexed=False, since=2),
     Table("run_metrics", (
         _RUN_ID,
         _c("metric", "text", "keep", required=True),
@@ -224,7 +249,12 @@ def suite_tables() -> tuple[Table, ...]:
 
 def table(name: str) -> Table:
     """One suite table by name."""
-    return next(t for t in suite_tables() if t.name == name)
+    return _by_name(suite_tables())[name]
+
+
+@functools.lru_cache(maxsize=4)  # looked up for every row written; keyed by the declaration in force
+def _by_name(tables: tuple[Table, ...]) -> dict[str, Table]:
+    return {t.name: t for t in tables}
 
 
 def ddl(kind: StoreKind) -> str:

@@ -160,4 +160,5 @@ def test_explain_says_where_each_rule_comes_from(tmp_path: Path) -> None:
     assert "[egress] deployment far: 10.1.1.1:8000 NOT permitted" in text
     assert "[export] gated data: aggregates redacted; scores redacted; completions redacted; prompts never" in text
     assert "[retention] audit log: kept 2190 days" in text
+    assert "[export] PHI detection: measured recall 0." in text
     assert {r.section for r in rows} == {"policy", "egress", "export", "retention", "roles"}

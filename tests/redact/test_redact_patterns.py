@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.pathological import ADVERSARIAL, PATHOLOGICAL
 
 from medhelm_local.redact import Detector, RedactionRuleError
 from medhelm_local.redact.detector import detector_for
@@ -50,11 +51,6 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path: Path) -> No
         load_rules(tmp_path / "missing.yaml")
 
 
-ADVERSARIAL = ("1" * 120 + " " + "1/" * 60 + " " + "a" * 80 + "@" + " " + "." * 60 + " " + "7.35/45/88 " * 6
-               + "a-" * 40 + " " + "x" * 30 + "@" + "b." * 40 + " " + "Dr. " * 20 + "(617) " * 10 + "A1" * 30
-               + " http://" + "a/" * 40 + " " + "12-" * 30 + " MARCH " * 5 + "9" * 40 + ":" * 20)
-
-
 def _best_ms(detector: Detector, text: str, runs: int = 5) -> float:
     best = float("inf")
     for _ in range(runs):
@@ -62,17 +58,6 @@ def _best_ms(detector: Detector, text: str, runs: int = 5) -> float:
         detector.detect(text)
         best = min(best, time.perf_counter() - start)
     return best * 1000
-
-
-PATHOLOGICAL = {
-    "mixed": ADVERSARIAL,
-    "digits and separators": "1-2 3/4 5.6 " * 100,
-    "capitalised unknown words": "Qzx Vrbl Kwyth Pnorf, " * 60,
-    "address cues without addresses": "lives at address: Calle de la, Hospital of " * 30,
-    "one long line of labels": "MRN: NASS: ZIP: Tel.: " * 60,
-    "masks": "[NAME] [DATE] [STREET], " * 50,
-    "newlines": "\n \n>" * 400,
-}
 
 
 @pytest.mark.parametrize("name", list(PATHOLOGICAL))

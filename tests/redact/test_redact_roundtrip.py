@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.synthetic_notes import STYLES, generate
 
 from medhelm_local.redact import Detector, PhiType, detect, load_policy, mask
-from medhelm_local.redact.synthetic import STYLES, generate
 from medhelm_local.settings import default_redaction_dir
 
 PACK = default_redaction_dir()

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from support.synthetic_notes import STYLES, SyntheticNote, generate
+from support.synthetic_values import pools_for
 
 from medhelm_local.redact import detect
-from medhelm_local.redact.synthetic import STYLES, SyntheticNote, generate
-from medhelm_local.redact.synthetic_values import pools_for
 from medhelm_local.settings import default_redaction_dir
 
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from medhelm_local.redact.synthetic_values import Note, pools_for
 from medhelm_local.redact.types import Span
+from support.synthetic_values import Note, pools_for
 
 STYLES = ("nursing", "discharge", "dialogue", "model_output")
 UNSEEN_SHARE = 0.35  # of names, towns and street names drawn from outside the shipped lists

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from medhelm_local.redact.dictionaries import FILES, read_words
+from medhelm_local.redact.dictionaries import FILES, read_table, read_words
 from medhelm_local.redact.types import PhiType, Span
 
 # Real names and towns that no shipped list holds (checked at load), and syllables for made-up ones:
@@ -41,7 +41,8 @@ class Pools:
 
     def __init__(self, folder: Path) -> None:
         every = {name: read_words(folder / name) for name in FILES}
-        self.known = frozenset().union(*every.values())
+        learned = frozenset(row[0] for row in read_table(folder.parent / "vocabulary" / "clinical_words.tsv"))
+        self.known = frozenset().union(*every.values(), learned)
         self.first = sorted(every["first_names.txt"])
         self.last = (folder / "surnames.txt").read_text(encoding="utf-8").split()[:5000]
         self.cities = sorted(c for c in every["cities_us.txt"] if 4 <= len(c) <= 16)

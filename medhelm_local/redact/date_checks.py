@@ -1,0 +1,147 @@
+"""Date validators: a numeric date must be a real date, a fraction or a score is not one, a clock time
+opening a nursing line is not a year."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING
+
+from medhelm_local.redact.context import Validator, unit_follows, word_after, words_before
+from medhelm_local.redact.types import PhiType
+
+if TYPE_CHECKING:  # patterns imports the validators; the type is only named here
+    from medhelm_local.redact.patterns import Rules
+
+def _date_numeric(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    sep = m.group("sep")
+    parts = re.split(r"[tT]", m.group())[0].split(sep)  # "2021-07-22T14:30": the time is part of the date
+    first, second, third = (int(p) for p in parts)
+    if len(parts[0]) == 4:
+        ok = 1 <= second <= 12 and 1 <= third <= 31
+    else:
+        ok = (1 <= first <= 12 and 1 <= second <= 31) or (1 <= second <= 12 and 1 <= first <= 31)
+        ok = ok and (sep != "." or len(parts[2]) == 4)  # "7.35.45" is not a date; "22.07.2021" is
+    return (m.start(), m.end(), PhiType.DATE) if ok else None
+
+
+_TIME_AFTER = re.compile(r"[ \t]{0,2}(?:hrs|hr|h|hours|:)(?![a-z])", re.IGNORECASE)
+EARLIEST_YEAR = 1920  # no patient's history starts earlier
+LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
+_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
+
+
+def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Month/day ("7/22", "11/2", "10/07"), unless a fraction or a score ("1/2 NS", "4/5 strength", "3/6")."""
+    first, second = m.group().split("/")
+    month, day = int(first), int(second)
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    if len(second) == 2 and second[0] == "0":
+        return m.start(), m.end(), PhiType.DATE  # "10/07", "1/09": no fraction is written with a zero
+    before = words_before(text, m.start(), 3)
+    cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words"))
+    scores, after = rules.words("score_words"), word_after(text, m.end())
+    if day <= 10 and any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before):
+        return None  # "4/5 RUE and 5/5 LUE": scores share their scale; dates in a list ("5/2, 5/4") do not
+    fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
+    if after in scores or fraction:
+        return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
+    if day == 10 and not cue:
+        return None  # "a 6/10 prompting": a pain score
+    if not cue:
+        if before and before[0] in scores:
+            return None
+        if day <= 10 and any(w in scores and w not in _SCORE_LINKS for w in before):
+            return None
+        if month <= 3 and day <= 4:  # 1/2, 2/3, 3/4: fractions far more often than dates
+            return None
+    return m.start(), m.end(), PhiType.DATE
+
+
+def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Month/two-digit year ("6/85", "9/96"): a month and a number no day can be."""
+    month, year = (int(p) for p in m.group().split("/"))
+    if not 1 <= month <= 12 or year <= 31 or unit_follows(text, m.end(), rules):
+        return None
+    return m.start(), m.end(), PhiType.DATE
+
+
+def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A two-digit year after an event ("MI 97", "CABG in 02"): the word before must be one."""
+    if m.group("w").lower().rstrip("'s") not in rules.words("event_words") or unit_follows(text, m.end(), rules):
+        return None
+    return m.start("v"), m.end("v"), PhiType.DATE
+
+
+_ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
+_AFTER_ORDINAL = frozenset("at of in by when until before after".split())
+
+
+def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """"on the 23rd", "Monday the 14th": an ordinal day closing its phrase (not "the 2nd dose")."""
+    found = _ORDINAL.fullmatch(m.group("v"))
+    if found is None or not 1 <= int(found.group(1)) <= 31:
+        return None
+    after = word_after(text, m.end())
+    if after and after not in _AFTER_ORDINAL and after[:3] not in _MONTHS:
+        return None
+    return m.start("v"), m.end("v"), PhiType.DATE
+
+
+_SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
+
+
+def _date_stray_dot(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A month/day/year with a stray full stop before the year ("12/03.94")."""
+    month, day, _year = (int(p) for p in re.split(r"[/.]", m.group()))
+    return (m.start(), m.end(), PhiType.DATE) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Two month/day dates run together ("XRT 9/14/9/15", "9/14-9/15"): both must be real."""
+    parts = [int(p) for p in re.split(r"[/-]", m.group())]
+    if not all(1 <= parts[k] <= 12 and 1 <= parts[k + 1] <= 31 for k in (0, 2)):
+        return None
+    return m.start(), m.end(), PhiType.DATE
+
+
+def _month_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    month = int(re.split(r"[/-]", m.group())[0])
+    return (m.start(), m.end(), PhiType.DATE) if 1 <= month <= 12 else None
+
+
+def _month_alone(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    word = m.group()
+    if word.islower():
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        if line != line.lower():  # a lower-case month in a cased line is the verb or adjective
+            return None
+    return m.start(), m.end(), PhiType.DATE
+
+
+def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    if unit_follows(text, m.end(), rules):
+        return None
+    value = int(m.group())
+    could_be_time = value % 100 < 60 and value < 2400
+    if could_be_time and (value > LATEST_YEAR or value < EARLIEST_YEAR):
+        return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
+    if could_be_time:
+        before = words_before(text, m.start(), 1)
+        if _TIME_AFTER.match(text, m.end()) or (before and before[0] in {"at", "@", "by", "around", "approx",
+                                                                           "approximately", "until", "till", "q"}):
+            return None
+        if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
+            return None  # "2000 PT RESTING": a time opening a nursing-note line
+    return m.start(), m.end(), PhiType.DATE
+
+
+DATE_CHECKS: dict[str, Validator] = {
+    "date_numeric": _date_numeric, "date_partial": _date_partial, "month_year": _month_year,
+    "month_alone": _month_alone, "year": _year, "month_year2": _month_year2, "event_year": _event_year,
+    "ordinal_day": _ordinal_day, "date_run": _date_run, "date_stray_dot": _date_stray_dot,
+}

@@ -1,0 +1,138 @@
+"""Rules for how clinicians write places and people in-house: hospital abbreviations in running text
+("TRANSFERRED FROM KMC", "came into BVH ER"), named wards with a number ("to Eastwing 4", "ON BRADLEY 3"),
+saints' names of hospitals in any case ("seen at st agnes"), and initials blocks that sign a note
+("ABT:smith", "KLM/jones/ortiz"). Each needs a cue, and the clinical vocabulary decides what is shorthand.
+"""
+
+from __future__ import annotations
+
+import re
+
+from medhelm_local.redact.addresses import AddressRules
+from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.types import PhiType, Span
+
+# Before a hospital abbreviation or a ward: "from KMC", "to BLAKE 12", "ON WANG 3", "From: Phillips 5".
+_PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off"})
+# After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
+_UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
+                         "floor", "unit", "rehab", "clinic", "ward"})
+_SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
+# Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
+_SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
+_SIGNOFF = re.compile(
+    r"(?im)(?:^|(?<=  )|(?<=\t)|(?<=by ))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})"
+    r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"
+    r"(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
+_USER_ID = re.compile(r"(?<![\w@./-])([a-z]{5,14})\d{1,3}(?![\w@]|[./-]\w)", re.IGNORECASE)
+_BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
+
+
+class InHouseRules(AddressRules):
+    """Hospital abbreviations, numbered wards, saints' hospitals and initials blocks."""
+
+    def _inhouse(self, text: str, tokens: list[Token]) -> list[Span]:
+        spans = []
+        for i, tok in enumerate(tokens):
+            if tok.kind != "w":
+                continue
+            if tok.key in _SAINTS:
+                spans += self._saint(tokens, i)
+            elif self._ward_word(tok) and i + 1 < len(tokens) and tokens[i + 1].kind == "d":
+                spans += self._ward(text, tokens, i)
+            if 2 <= len(tok.text) <= 5:
+                spans += self._abbreviation(tokens, i)
+        return spans + self._signoffs(text) + self._user_ids(text)
+
+    def _unknown(self, tok: Token) -> bool:
+        """A word no vocabulary explains: not English, clinical, shorthand, a state, a unit or a cue word."""
+        key = tok.key
+        return (self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_shorthand(key)
+                and key not in self.non_names and key not in self.rules.words("units")
+                and key not in self.rules.words("credentials"))
+
+    def _abbreviation(self, tokens: list[Token], i: int) -> list[Span]:
+        """"TRANSFERRED FROM KMC FOR CATH", "came into BVH ER": capitals no vocabulary knows, after a place cue
+        or before a unit word (in lower-case text only before a unit word: "bwh er")."""
+        tok = tokens[i]
+        if not (tok.text.isalpha() and tok.text.isupper()) and not (not tok.cased and tok.text.islower()):
+            return []
+        if not self._unknown(tok) or tok.key in self.words.cities:
+            return []
+        before = tokens[i - 1].key if i and not tok.first else ""
+        after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
+        cue = ((before in _PLACE_BEFORE and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
+                                                                  and tok.key not in self.words.everyday)))
+               or after in _UNIT_AFTER)
+        return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []
+
+    def _ward_word(self, tok: Token) -> bool:
+        """A word that can name a ward: capitalised (any, without case), not clinical, a unit or shorthand."""
+        if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()):
+            return False
+        if tok.key in self.rules.words("facility_words"):
+            return True  # "Clinic 6"
+        return (self.tier(tok) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
+                and tok.key not in self._never_names and tok.key not in self.rules.words("units")
+                and tok.key not in self.rules.words("street_suffixes") and tok.key not in STOPWORDS)
+
+    def _ward(self, text: str, tokens: list[Token], i: int) -> list[Span]:
+        """"transfer to Eastwing 4", "ON BRADLEY 3 WHEN BED AVAIL", "From: Phillips 5": a named ward."""
+        number, tok = tokens[i + 1], tokens[i]
+        if number.start - tok.end != 1 or not 1 <= len(number.text) <= 2 or not 1 <= int(number.text) <= 30:
+            return []
+        after = text[number.end:number.end + 2]
+        if (after[:1] in ".,/%:-x" and after[1:2].isalnum()) or after[:1].isalnum():
+            return []  # "LEVO 0.15", "CPAP 5/5", "VT 450-500", "WANG 3x"
+        nxt = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
+        if nxt is not None and nxt.key in self.rules.words("units"):
+            return []
+        before = tokens[i - 1] if i and not tok.first else None
+        cue = before is not None and (before.key in _PLACE_BEFORE or (  # "From: Phillips 5"
+            before.text == ":" and i >= 2 and tokens[i - 2].key in _PLACE_BEFORE))
+        if not (cue or (nxt is not None and nxt.key in _UNIT_AFTER)):
+            return []
+        return [Span(tok.start, number.end, PhiType.HOSPITAL)]
+
+    def _saint(self, tokens: list[Token], i: int) -> list[Span]:
+        """"seen at st agnes", "ST LUKES IN NEW BEDFORD", "St. Elizabeth's": a saint's hospital, after a place
+        cue or written with its possessive."""
+        j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text == ".")
+        if j >= len(tokens) or tokens[j].kind != "w" or tokens[j].start - tokens[j - 1].end > 1:
+            return []
+        name = tokens[j]
+        if (name.cased and not name.text[0].isupper()) or not (self.words.is_name(name.key) or self._unknown(name)
+                                                               or name.key.rstrip("s") in self.words.first_names):
+            return []
+        end = j
+        possessive = end + 2 < len(tokens) and tokens[end + 1].text in "'’" and tokens[end + 2].key == "s"
+        if possessive:
+            end += 2
+        nxt = tokens[end + 1].key if end + 1 < len(tokens) else ""
+        if nxt in _SAINT_THINGS or nxt in self.rules.words("eponym_followers"):
+            return []
+        cue = i and tokens[i - 1].key in _PLACE_BEFORE | {"hospitalized", "admitted", "transferred"}
+        if not (cue or possessive or name.key.endswith("s") or nxt in self.rules.words("facility_words")):
+            return []
+        return [Span(tokens[i].start, tokens[end].end, PhiType.HOSPITAL)]
+
+    def _user_ids(self, text: str) -> list[Span]:
+        """Log-in names next to a clinician's name: initials, a surname and a number ("anunes2", "JSMITH12")."""
+        spans = []
+        for m in _USER_ID.finditer(text):
+            letters = m.group(1).lower()
+            if any(letters[k:] in self.words.surnames and letters[k:] not in self.words.clinical for k in (1, 2)):
+                spans.append(Span(m.start(), m.end(), PhiType.ID))
+        return spans
+
+    def _signoffs(self, text: str) -> list[Span]:
+        """Initials blocks that end a note or a dictation: "ABT:smith", "KLM/jones/ortiz", "[ANP:dk]"."""
+        spans = []
+        for m in [*_SIGNOFF.finditer(text), *_BRACKETED.finditer(text)]:
+            parts = [k for k in range(1, (m.lastindex or 0) + 1) if m.group(k)]
+            if all(self.words.is_shorthand(m.group(k).lower()) or m.group(k).lower() in self.words.clinical
+                   for k in parts):
+                continue  # "PT/OT": two clinical words, not people
+            spans += [Span(m.start(k), m.end(k), PhiType.NAME) for k in parts]
+        return spans

@@ -1,0 +1,102 @@
+"""The hand-annotated PHI note sets in tests/data/phi_notes/: read the authoring markup, build and load
+the JSONL with character offsets (see that folder's README for how the notes were written).
+
+Markup: a note starts with a header line `### <id> <style>`; its text runs to the next header (the
+newline before the header is not part of it). An annotated value is written `{{TYPE|value}}` or
+`{{TYPE/class|value}}` (class: what kind of the type, for reporting: `DATE/year2`, `NAME/clinician`);
+`{{-|value}}` marks a borderline value that is scored neither way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+FOLDER = Path(__file__).resolve().parents[1] / "data" / "phi_notes"
+SETS = ("independent", "dev")
+NEUTRAL = "-"
+_HEADER = re.compile(r"^### (\S+) (\S+)[ \t]*$", re.MULTILINE)
+_MARK = re.compile(r"\{\{([A-Z_]+|-)(?:/([a-z0-9_]+))?\|([^{}|\n]+)\}\}")
+
+
+@dataclass(frozen=True)
+class GoldSpan:
+    """One annotated value: `text[start:end]` is `value`, of `type` (and `cls`, or '')."""
+
+    start: int
+    end: int
+    type: str
+    cls: str
+    value: str
+
+
+@dataclass(frozen=True)
+class PhiNote:
+    """One note of a hand-annotated set."""
+
+    id: str
+    style: str
+    text: str
+    spans: tuple[GoldSpan, ...]
+
+
+def parse_markup(markup: str) -> list[PhiNote]:
+    """Notes from the authoring markup; a malformed mark (unclosed braces) raises ValueError."""
+    headers = list(_HEADER.finditer(markup))
+    notes = []
+    for k, header in enumerate(headers):
+        end = headers[k + 1].start() if k + 1 < len(headers) else len(markup)
+        body = markup[header.end() + 1:end].rstrip("\n")
+        text, spans, pos = [], [], 0
+        length = 0
+        for m in _MARK.finditer(body):
+            text.append(body[pos:m.start()])
+            length += m.start() - pos
+            kind, cls, value = m.group(1), m.group(2) or "", m.group(3)
+            spans.append(GoldSpan(length, length + len(value), kind, cls, value))
+            text.append(value)
+            length += len(value)
+            pos = m.end()
+        text.append(body[pos:])
+        joined = "".join(text)
+        if "{{" in joined or "}}" in joined:
+            raise ValueError(f"note {header.group(1)}: a mark is not closed or holds a newline, '|' or brace")
+        notes.append(PhiNote(header.group(1), header.group(2), joined, tuple(spans)))
+    return notes
+
+
+def to_jsonl(notes: list[PhiNote]) -> str:
+    """The JSONL form: one note a line, spans with offsets, type, class and the annotated value."""
+    lines = [json.dumps({"id": n.id, "style": n.style, "text": n.text,
+                         "spans": [{"start": s.start, "end": s.end, "type": s.type, "class": s.cls,
+                                    "text": s.value} for s in n.spans]}, ensure_ascii=False)
+             for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def load(name: str, folder: Path = FOLDER) -> list[PhiNote]:
+    """A set's notes from its JSONL file, each span checked against the text it names."""
+    notes = []
+    for number, line in enumerate((folder / f"{name}.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+        row = json.loads(line)
+        spans = tuple(GoldSpan(s["start"], s["end"], s["type"], s["class"], s["text"]) for s in row["spans"])
+        for s in spans:
+            if row["text"][s.start:s.end] != s.value:
+                raise ValueError(f"{name}.jsonl line {number}: span {s.start}-{s.end} does not hold {s.value!r}")
+        notes.append(PhiNote(row["id"], row["style"], row["text"], spans))
+    return notes
+
+
+def build(folder: Path = FOLDER) -> None:
+    """Rewrite every set's JSONL from its markup file."""
+    for name in SETS:
+        source = folder / f"{name}.txt"
+        if source.exists():
+            (folder / f"{name}.jsonl").write_text(to_jsonl(parse_markup(source.read_text(encoding="utf-8"))),
+                                                  encoding="utf-8")
+
+
+if __name__ == "__main__":
+    build()
