@@ -78,7 +78,7 @@ def forwarding(appliance: Appliance) -> Path:
     """The appliance's policy forwards every record to an append-only file (approved like any policy change)."""
     sink = appliance.root / "sink" / "audit.jsonl"
     sink.parent.mkdir()
-    appliance.edit_policy("audit.yaml", "forward: []", f"forward:\n  - file: {sink}")
+    appliance.write_policy("audit.yaml", f"forward:\n  - file: {sink}\n")
     return sink
 
 
@@ -113,7 +113,7 @@ def syslog_socket(tmp_path: Path) -> Iterator[tuple[Path, socket.socket]]:
 def test_records_are_forwarded_to_the_syslog_socket(appliance: Appliance,
                                                     syslog_socket: tuple[Path, socket.socket]) -> None:
     path, server = syslog_socket
-    appliance.edit_policy("audit.yaml", "forward: []", f"forward:\n  - syslog: {path}")
+    appliance.write_policy("audit.yaml", f"forward:\n  - syslog: {path}\n")
     messages = [server.recv(65536).decode() for _ in range(2)]  # the approval and its checkpoint
     assert all(m.startswith("<86>medhelm-local-audit[") for m in messages)
     payload = json.loads(messages[0][messages[0].index("{"):])
@@ -121,8 +121,7 @@ def test_records_are_forwarded_to_the_syslog_socket(appliance: Appliance,
 
 
 def test_an_unreachable_sink_is_a_warning_and_the_record_is_kept(appliance: Appliance) -> None:
-    appliance.edit_policy("audit.yaml", "forward: []", "forward:\n  - syslog: /nonexistent/medhelm.sock",
-                          approve=False)
+    appliance.write_policy("audit.yaml", "forward:\n  - syslog: /nonexistent/medhelm.sock\n", approve=False)
     done = appliance.cli("audit", "checkpoint")
     assert done.returncode == 0 and "could not be forwarded to syslog socket /nonexistent/medhelm.sock" in done.stderr
     assert appliance.audit_records()[-1]["kind"] == "audit.checkpoint"

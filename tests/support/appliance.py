@@ -42,9 +42,9 @@ class Appliance:
         assert done.returncode == 0, done.stderr
         return done
 
-    def edit_policy(self, name: str, old: str, new: str, approve: bool = True) -> None:
-        """Use a copy of the shipped policies with `old` replaced by `new` in one file, as a hospital edits it,
-        and (unless told not to) approve the result for exports, as its compliance officer then does."""
+    def write_policy(self, name: str, text: str, approve: bool = True) -> None:
+        """Write one file of the appliance's own copy of the shipped policies (made on first use), as a
+        hospital edits it, and (unless told not to) approve the result, as its compliance officer then does."""
         from conftest import SHIPPED_POLICIES
 
         policies = self.root / "policies"
@@ -52,11 +52,18 @@ class Appliance:
             shutil.copytree(SHIPPED_POLICIES, policies)
             with self.config.open("a") as fh:
                 fh.write(f'policy_dir = "{policies}"\n')
-        text = (policies / name).read_text()
-        assert old in text, f"{old!r} is not in {name}"
-        (policies / name).write_text(text.replace(old, new))
+        (policies / name).write_text(text)
         if approve:
             self.approve()
+
+    def edit_policy(self, name: str, old: str, new: str, approve: bool = True) -> None:
+        """`write_policy` with `old` replaced by `new` in one file of the shipped policies."""
+        from conftest import SHIPPED_POLICIES
+
+        current = self.root / "policies" / name
+        text = (current if current.exists() else SHIPPED_POLICIES / name).read_text()
+        assert old in text, f"{old!r} is not in {name}"
+        self.write_policy(name, text.replace(old, new), approve)
 
     def audit_records(self, *, outcomes_only: bool = False) -> list[dict[str, Any]]:
         """The audit log as `audit show --json` prints it; with `outcomes_only`, without the bookkeeping
