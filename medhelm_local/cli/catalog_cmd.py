@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import typer
@@ -57,16 +57,11 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
         """A benchmark's card: what it measures, provenance, licence, citation, taxonomy place, metric, data."""
-        from medhelm_local.data import benchmark_source
         from medhelm_local.scenarios import get
 
         settings = settings_from(ctx, data_root=data_root)
         canonical = get(name).name
         row = next(r for r in benchmark_status(DataRoot(settings.data_root)) if r.name == canonical)
-        source = benchmark_source(canonical)
-        if source is not None:  # the shipped record of where the data is published, and its licence
-            row = replace(row, provenance=f"{source.provenance} ({source.note})",
-                          licence=f"{source.licence} ({source.licence_statement})")
         if as_json:
             print_json(asdict(row) | {"runnable": row.runnable})
             return

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from medhelm_local.data.sources import dataset_sources
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
@@ -78,6 +79,26 @@ class BenchmarkSpec:
     def summary(self) -> str:
         """One line saying what it measures."""
         return self.card.description.strip().splitlines()[0]
+
+    @property
+    def provenance(self) -> str:
+        """Where the data is published: the card's word, else the shipped record of the public dataset."""
+        if self.card.provenance:
+            return self.card.provenance
+        source = dataset_sources().get(self.card.data.folder or "")
+        if source is None:
+            return "not recorded"
+        # The note says what the repository line does not (whose file a copy is); it names the repository too.
+        return source.note if source.repository.removeprefix("https://") in source.note else (
+            f"{source.provenance} ({source.note})")
+
+    @property
+    def licence(self) -> str:
+        """The data's licence as its publisher states it: the card's word, else the shipped record."""
+        if self.card.licence:
+            return self.card.licence
+        source = dataset_sources().get(self.card.data.folder or "")
+        return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
 
     def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
         """The benchmark with run-entry arguments applied (and checked)."""
@@ -204,7 +225,7 @@ class Benchmark:
                                           where=str(path), fix="restore the file, or pin its new sha256 after "
                                           "checking it (`medhelm-local benchmarks validate CARD` prints it)")
             return {spec.file: path}
-        return data.verify(spec.folder or "", self.data_files, self.card.provenance or "its publisher")
+        return data.verify(spec.folder or "", self.data_files, self.spec.provenance)
 
     def _read(self, paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterable[Instance]:
         spec = self.card.data
@@ -239,7 +260,7 @@ class Benchmark:
             raise DatasetCorruptError(
                 f"{self.name}: the data does not have the {layout} layout ({type(exc).__name__}: {str(exc)[:80]})",
                 where=where,
-                fix=f"replace the files with the published ones ({self.card.provenance or 'see the card'})",
+                fix=f"replace the files with the published ones ({self.spec.provenance})",
             ) from None
         if duplicates:
             shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
@@ -248,7 +269,7 @@ class Benchmark:
                                                        "out to number rows")
         if count == 0:
             raise DatasetCorruptError(f"{self.name}: the dataset holds no instances", where=where,
-                                      fix=f"replace the files with the published ones ({self.card.provenance})")
+                                      fix=f"replace the files with the published ones ({self.spec.provenance})")
 
     def load(self, data: DataRoot) -> list[Instance]:
         """Every instance, checked (ids unique, at least one)."""

@@ -64,7 +64,7 @@ def benchmark_status(data_root: DataRoot, taxonomy: Taxonomy | None = None) -> l
         rows.append(BenchmarkStatus(
             name, spec.display_name, spec.task_type.value, spec.access, category, spec.subcategory,
             bench.main_metric, [m.name for m in bench.metrics], instances, data, problem, spec.summary(),
-            card.provenance or "not recorded", card.licence or "not recorded in the card", card.citation or "",
+            spec.provenance, spec.licence, card.citation or "",
             " ".join((card.notes or "").split()),
             {k: a.help + (f" (one of {', '.join(a.choices)})" if a.choices else "") for k, a in card.args.items()},
             spec.builtin))
