@@ -165,6 +165,27 @@ class ModelClient:
             parts.append(chunk)
         return b"".join(parts)
 
+    async def server_call(self, path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """POST to the server's root (beside /v1, where vLLM serves /tokenize and /detokenize); the JSON reply,
+        or None when the server does not offer the path or cannot answer (one try, no retries)."""
+        root = self.deployment.base_url.removesuffix("/v1")
+        data = json.dumps(payload).encode()
+        async with self._slots:
+            try:
+                async with self._session.post(root + path, data=data, headers=self._headers,
+                                              allow_redirects=False) as response:
+                    raw = await self._read_capped(response)
+                    if response.status != 200:
+                        return None
+                reply: dict[str, Any] = json.loads(raw)
+                return reply
+            except (*_TRANSIENT, ReplyTooLargeError, ValueError):
+                return None
+
+    def request_body(self, prompt: Prompt, model: str | None = None) -> dict[str, Any]:
+        """The JSON body this client sends for a prompt (messages for the chat API, a prompt string otherwise)."""
+        return self._api.payload(prompt, self.deployment.model or model or self.model)
+
     def _parse(self, prompt: Prompt, body: dict[str, Any], latency: float, attempts: int) -> Completion:
         reply = self._api.reply(body)
         return Completion(prompt.instance_id, ok=True, text=reply.text, finish_reason=reply.finish_reason,

@@ -20,6 +20,7 @@ from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.settings import Deployment, Settings
+from medhelm_local.store.suites import check_suite_name
 
 SELECTION_SEED = "medhelm-local/sample/v2"
 
@@ -134,4 +135,4 @@ def store_path_for(settings: Settings, suite: str, store: Path | None, shard: Sh
     if store is not None:
         return store
     suffix = f".{shard.label}" if shard is not None else ""
-    return settings.output_dir / f"{suite}{suffix}.duckdb"
+    return settings.output_dir / f"{check_suite_name(suite)}{suffix}.duckdb"

@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.store import Pending, pending_judgings
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import (
     RunSummary,
@@ -127,9 +129,11 @@ def _instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ..
 
 
 def _request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
-    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(
-        {"max_tokens": p.max_tokens, "temperature": p.temperature, "stop": list(p.stop), "logprobs": p.logprobs,
-         "system": p.system}))
+    params = {"max_tokens": p.max_tokens, "temperature": p.temperature, "stop": list(p.stop), "logprobs": p.logprobs,
+              "system": p.system}
+    if p.cut_from_tokens is not None:  # the record was cut to fit the model: say from how long
+        params["cut_from_tokens"] = p.cut_from_tokens
+    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(params))
 
 
 def completion_row(run_id: str, c: Completion) -> tuple[object, ...]:
@@ -167,6 +171,7 @@ class _Suite:
         self.store = store
         self.pool: JudgePool | None = None
         self.generating: list[str] = []  # deployments that answer runs (judges may share their clients)
+        self.tokenizers: dict[tuple[str, str], ServerTokenizer] = {}
 
     def _open_clients(self) -> None:
         """One client per deployment (built inside the event loop, which aiohttp needs); judges share them."""
@@ -194,9 +199,25 @@ class _Suite:
         run.producing = False
         run.settle()
 
+    def _tokenizer(self, run: _Run) -> ServerTokenizer:
+        key = (run.plan.entry.deployment, run.plan.model_name)
+        if key not in self.tokenizers:
+            self.tokenizers[key] = ServerTokenizer(self.clients[key[0]], key[1])
+        return self.tokenizers[key]
+
+    async def _prompts(self, run: _Run, batch: list[tuple[int, Instance]]) -> list[Prompt]:
+        """The batch's prompts; a benchmark with long records has them cut to fit the model (run/truncation.py)."""
+        bench = run.plan.benchmark
+        prompts = [bench.prompt(inst) for _, inst in batch]
+        if bench.truncation is None:
+            return prompts
+        tokenizer = self._tokenizer(run)
+        return list(await asyncio.gather(*(fit(tokenizer, bench, inst, prompt) if inst.id not in run.done else
+                                           _same(prompt) for (_, inst), prompt in zip(batch, prompts, strict=True))))
+
     async def _flush(self, run: _Run, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
         run_id = run.plan.run_id
-        prompts = [run.plan.benchmark.prompt(inst) for _, inst in batch]
+        prompts = await self._prompts(run, batch)
         new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
         if new:
             self.writer.put_group([*(("instances", _instance_row(run_id, n, inst)) for n, inst, _ in new),
@@ -264,6 +285,10 @@ def _judging_sent(pool: JudgePool | None, run_id: str,
                   judged: dict[str, JudgedRun]) -> dict[str, dict[str, int]] | None:
     """Per judge, the ratings this invocation requested for a run and how they ended (None: not judged)."""
     return None if pool is None or run_id not in judged else pool.sent(run_id)
+
+
+async def _same(prompt: Prompt) -> Prompt:
+    return prompt
 
 
 def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:

@@ -8,6 +8,7 @@ the network.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,14 +22,16 @@ from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_m
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.records import Instance, Prompt, Score, TaskType
 from medhelm_local.scenarios.card import Card, CardArg, template_fields
-
-if TYPE_CHECKING:
-    from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
+from medhelm_local.scenarios.formats import get_format
+from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
 from medhelm_local.scenarios.perturbation import PERTURBATIONS, check_perturbation, perturb
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
+
+if TYPE_CHECKING:
+    from medhelm_local.annotate.rubric import Rubric
 
 # Run-entry arguments every benchmark takes, as in MedHELM's confs (e.g. num_output_tokens=4000
 # for reasoning models).
@@ -41,7 +44,9 @@ COMMON_ARGS = {
                                      "(setting judge_map), rate this run"),
 }
 DUPLICATES_SHOWN = 5
-_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError)
+# What a damaged file raises while read: a bad field, a broken CSV, a truncated gzip or Parquet file.
+_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError, csv.Error,
+                EOFError, OSError)
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,8 @@ class Benchmark:
         self.card = spec.card
         self.args = self._checked_args(dict(args or {}))
         self.max_tokens = int(self.args["num_output_tokens"]) if "num_output_tokens" in self.args else None
+        # MedHELM's max_length: the most tokens the prompt and its answer may take (besides the model's context).
+        self.max_length = int(self.args["max_length"]) if "max_length" in self.args else None
         self.metrics = self._resolve_metrics(available)
         self.main_metric = self.metrics[0].name
         self.context = self._scoring_context()
@@ -192,11 +199,11 @@ class Benchmark:
                 raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
                                     fix=f"use one of: {', '.join(arg.choices)}")
         check_perturbation(args, self.task_type, self.name, where)
-        if "num_output_tokens" in args:
-            value = args["num_output_tokens"]
-            if not value.isdigit() or not 0 < int(value) <= 1_000_000:
-                raise RunEntryError(f"num_output_tokens={value} is not a positive whole number", where=where,
-                                    fix="write e.g. num_output_tokens=4000")
+        for key in ("num_output_tokens", "max_length"):
+            value = args.get(key)
+            if value is not None and (not value.isdigit() or not 0 < int(value) <= 100_000_000):
+                raise RunEntryError(f"{key}={value} is not a positive whole number", where=where,
+                                    fix=f"write e.g. {key}=4000")
         if self.spec.reader_name:
             check = get_reader(self.spec.reader_name, str(self.spec.path)).check_args
             if check is not None:
@@ -250,6 +257,11 @@ class Benchmark:
                               tolerance_relative=(tolerance.relative or 0.0) if tolerance else 0.0,
                               args=dict(self.args))
 
+    @property
+    def truncation(self) -> str | None:
+        """Which part of a long record is kept when a prompt does not fit (keep_start, keep_end), or None."""
+        return self.card.prompt.truncate
+
     # Data.
     @property
     def data_files(self) -> tuple[str, ...]:
@@ -261,19 +273,28 @@ class Benchmark:
 
     def _paths(self, data: DataRoot) -> dict[str, Path]:
         spec = self.card.data
+        data_path = self.args.get("data_path")
+        published_at = self.spec.provenance
         if spec.file is not None:
             path = (self.spec.path.parent / spec.file).resolve()
-            if spec.sha256 and path.is_file() and sha256_file(path) != spec.sha256:
+            if data_path or spec.format is not None:
+                path = own_file(path, data_path)
+            if spec.sha256 and not data_path and path.is_file() and sha256_file(path) != spec.sha256:
                 raise DatasetCorruptError("the data file does not match the sha256 pinned in the card",
                                           where=str(path), fix="restore the file, or pin its new sha256 after "
                                           "checking it (`medhelm-local benchmarks validate CARD` prints it)")
             return {spec.file: path}
-        return data.verify(spec.folder or "", self.data_files, self.spec.provenance)
+        if data_path:
+            return data_path_files(data_path, spec, tuple(spec.files or ()), published_at)
+        return data_root_files(data, spec, self.data_files, published_at)
 
     def _read(self, paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterable[Instance]:
         spec = self.card.data
         if spec.file is not None:
             path = paths[spec.file]
+            if spec.format is not None:
+                rows = get_format(spec.format, str(self.spec.path)).rows(path, args)
+                return row_instances(self.card, rows, str(path))
             rows = read_rows(path)
             return row_instances(self.card, medhelm_rows(rows) if self.spec.medhelm_config else rows, str(path))
         return get_reader(spec.reader or "", str(self.spec.path)).read(paths, args)

@@ -59,6 +59,8 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     made = run_cli("-c", str(config), "keys", "signing-init", "--out", str(tmp_path / "sign.key"), env=env)
     assert made.returncode == 0, made.stderr
+    approved = run_cli("-c", str(config), "policy", "approve", "--role", "compliance_officer", env=env)
+    assert approved.returncode == 0, approved.stderr
     ran = run_cli("-c", str(config), "run", "ward_sepsis:model=local/tiny-llama,model_deployment=vllm-local",
                   "pubmed_qa:model=local/tiny-llama,model_deployment=vllm-local", "-m", "2", "--suite", "ward",
                   "--json", env=env)

@@ -90,7 +90,10 @@ def test_a_killed_shard_resumes_and_the_merge_waits_for_it(tmp_path: Path, data_
     config = _config(tmp_path, data_root, server, concurrency=2)
     shard = [str(CLI), "-c", str(config), "run", *ENTRIES, "--suite", "ward", "-m", "24", "--shard", "0/2", "--quiet"]
     proc = subprocess.Popen(shard, env={**os.environ, **env})
-    time.sleep(3.0)
+    deadline = time.monotonic() + 120  # wait for answers, however loaded the machine is, then kill midway
+    while server.stats()["requests"] < 8 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the writer commits within 50 ms of an answer
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert subprocess.run([*shard[:-5], "--shard", "1/2", "--quiet"], env={**os.environ, **env}).returncode == 0
