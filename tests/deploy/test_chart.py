@@ -152,9 +152,12 @@ def test_the_pods_settings_suite_and_policy_load_in_the_program(
         loaded_dep = settings.deployments[name]
         assert loaded_dep.base_url == dep["baseUrl"].rstrip("/")
         assert (loaded_dep.api_key_file is not None) == ("apiKey" in dep)
+        snake = lambda key: re.sub(r"[A-Z]", lambda m: "_" + m[0].lower(), key)  # noqa: E731
         for key, value in dep.items():
-            if key not in ("baseUrl", "apiKey"):
-                assert getattr(loaded_dep, re.sub(r"[A-Z]", lambda m: "_" + m[0].lower(), key)) == value
+            if key == "price":
+                assert {k: getattr(loaded_dep.price, snake(k)) for k in value} == value
+            elif key not in ("baseUrl", "apiKey"):
+                assert getattr(loaded_dep, snake(key)) == value
     assert loaded.digest == values["policy"]["digest"] == network_description(objects)["policy_digest"]
     spec = read_suite(etc / "suite" / "suite.yaml")
     assert spec.name == values["suite"]["name"]
