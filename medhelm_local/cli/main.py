@@ -18,6 +18,7 @@ from medhelm_local.cli import (
     export_cmd,
     policy_cmd,
     redact_cmd,
+    report_cmd,
     run_cmd,
     runs_cmd,
 )
@@ -99,6 +100,7 @@ policy_cmd.register(app, settings_from)
 redact_cmd.register(app, settings_from)
 export_cmd.register(app, settings_from)
 audit_cmd.register(app, settings_from)
+report_cmd.register(app, settings_from)
 
 
 def main() -> None:

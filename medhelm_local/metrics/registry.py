@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,11 @@ from medhelm_local.records import Instance, TaskType
 Direction = Literal["higher", "lower"]
 Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
 Aggregation = Literal["mean", "macro_f1", "micro_f1"]
+# What a metric is about, for reports: each group gets its own columns and its own mean win rate (as
+# HELM groups accuracy, calibration, robustness and efficiency); a cost metric makes the report draw
+# cost against score.
+Group = Literal["quality", "calibration", "robustness", "efficiency", "cost"]
+GROUPS: tuple[Group, ...] = ("quality", "calibration", "robustness", "efficiency", "cost")
 
 ALL_TASKS = frozenset(TaskType)
 CHOICE_TASKS = frozenset({TaskType.MULTIPLE_CHOICE})
@@ -93,6 +99,13 @@ class Metric:
     # Benchmark-specific metrics read fields only one reader gives its instances (MedCalc's limits,
     # MEDEC's error sentence): they apply only to benchmarks read by these readers. Empty: any.
     readers: frozenset[str] = frozenset()
+    group: Group = "quality"
+    unit: str = ""  # shown beside values and on plot axes ("s", "USD", "tokens/s"); "" for a score
+
+    @property
+    def bounded(self) -> bool:
+        """True when the declared range is finite, so values can be normalised to 0-1."""
+        return math.isfinite(self.lower) and math.isfinite(self.upper)
 
     @property
     def higher_is_better(self) -> bool:
@@ -115,13 +128,13 @@ _REGISTRY: dict[str, Metric] = {}
 def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
            direction: Direction = "higher", value_range: tuple[float, float] = (0.0, 1.0),
            needs: Iterable[Need] = (), aggregation: Aggregation = "mean", readers: Iterable[str] = (),
-           description: str | None = None) -> Callable[[S], S]:
+           description: str | None = None, group: Group = "quality", unit: str = "") -> Callable[[S], S]:
     """Decorator: register `scorer` under `name` with its declaration."""
 
     def register(scorer: S) -> S:
         doc = description or (getattr(scorer, "__doc__", None) or title).strip().splitlines()[0]
         add(Metric(name, title, direction, value_range[0], value_range[1], frozenset(task_types),
-                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers)))
+                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers), group, unit))
         return scorer
 
     return register

@@ -64,6 +64,7 @@ class StoreHandle:
     path: Path
     store_id: str
     con: duckdb.DuckDBPyConnection
+    schema_version: int = SCHEMAS["suite"][1]  # older only when opened with migrate=False
 
     def close(self) -> None:
         """Checkpoint and close; safe to call twice."""
@@ -232,11 +233,14 @@ def _migrate(path: Path, data_key: bytes, stored: int, kind: StoreKind) -> None:
 
 
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
-               memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False) -> StoreHandle:
+               memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False,
+               migrate: bool = True) -> StoreHandle:
     """Open (or create) the encrypted store at `path`; every failure says what to do.
 
     Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key.
     `streaming`: tuned for a run's stream of small writes (see STREAMING), not for large reads.
+    `migrate=False` (with `read_only`) leaves a store of an older schema as it is, its version in the
+    handle's `schema_version`, for readers that must not change the file (the report and viewer).
     """
     envelope_path = Envelope.path_for(path)
     if path.is_dir():
@@ -272,6 +276,9 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
         stored = _stored_version(con, envelope.store_id, path, read_only, kind)
         if stored is None:
             _create_schema(con, envelope.store_id, kind)
+        elif stored < SCHEMAS[kind][1] and not migrate:
+            _lock_down(con, memory_limit)
+            return StoreHandle(path, envelope.store_id, con, stored)
         elif stored < SCHEMAS[kind][1]:
             # Stores written by an earlier version keep opening: migrate, then open as asked.
             con.close()
@@ -282,4 +289,4 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
     except BaseException:
         con.close()
         raise
-    return StoreHandle(path, envelope.store_id, con)
+    return StoreHandle(path, envelope.store_id, con, SCHEMAS[kind][1])

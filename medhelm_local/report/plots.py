@@ -1,0 +1,95 @@
+"""Plots drawn offline by matplotlib to SVG: the taxonomy heat map and cost against score.
+
+matplotlib is set up before it is imported: the Agg backend (no display), only the fonts it ships
+(`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts, so the egress guard has
+nothing to refuse and every machine draws the same figure), and its config and font cache in a
+folder of our own under the temporary directory, never in the user's home. Text stays text in the
+SVG (`svg.fonttype: none`, browsers draw it with a local font); no file references anything outside.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from medhelm_local.report.model import CostPoint, TaxonomyRow
+
+
+def _config_dir() -> Path:
+    """A private folder for matplotlib's config and font cache (created 0700, ours, not a link)."""
+    folder = Path(tempfile.gettempdir()) / f"medhelm-local-matplotlib-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
+            return folder
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
+
+
+def _pyplot() -> Any:
+    os.environ["MPLCONFIGDIR"] = str(_config_dir())
+    os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "medhelm-local", "font.family": "DejaVu Sans",
+                                "font.size": 9, "axes.titlesize": 10})
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(figure: Any) -> str:
+    """The figure as one <svg> element: no date (reproducible), no RDF metadata, no DOCTYPE pointing at a DTD."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight",
+                   metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    _pyplot().close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
+    """Categories and their subcategories (rows) by models (columns): normalised macro averages, 0-1."""
+    plt = _pyplot()
+    import numpy as np
+
+    data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
+    height = max(2.5, 0.28 * len(rows) + 1.5)
+    figure, axes = plt.subplots(figsize=(max(4.5, 1.1 * len(models) + 3.5), height))
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad("#eeeeee")
+    image = axes.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
+    axes.set_xticks(range(len(models)), labels=list(models), rotation=30, ha="right")
+    axes.set_yticks(range(len(rows)), labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
+    for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
+        tick.set_fontweight("bold" if row.level == "category" else "normal")
+    for (i, j), value in np.ndenumerate(data):
+        if not np.isnan(value):
+            axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                      color="black" if value > 0.6 else "white")
+    figure.colorbar(image, ax=axes, fraction=0.03, label="normalised score (1 best)")
+    axes.set_title("Macro averages by MedHELM category and subcategory")
+    return _svg(figure)
+
+
+def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
+    """Each model's mean cost per run against its macro average."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(6, 4))
+    axes.scatter([p.cost for p in points], [p.score for p in points], color="#1f77b4")
+    for point in points:
+        axes.annotate(point.model, (point.cost, point.score), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    axes.set_xlabel(f"{metric_title}, mean per run" + (f" ({unit})" if unit else ""))
+    axes.set_ylabel("macro average (normalised, 1 best)")
+    axes.set_ylim(0, 1.05)
+    axes.grid(alpha=0.3)
+    axes.set_title("Cost against score")
+    return _svg(figure)
