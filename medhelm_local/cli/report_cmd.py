@@ -10,6 +10,7 @@ import typer
 
 from medhelm_local.cli.output import err, out
 from medhelm_local.errors import ConfigError, StoreNotFoundError
+from medhelm_local.report.site import DEFAULT_INSTANCES
 from medhelm_local.settings import Settings
 
 _SUITES = typer.Argument(None, metavar="[SUITE]...", help="Suites to report (their stores in the output folder). "
@@ -57,6 +58,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         helm_runs: list[Path] | None = _HELM,
         baseline: str | None = typer.Option(None, "--baseline", help="The model others are compared with "
                                                                      "(default: the leaderboard's first)."),
+        instances: str = typer.Option(str(DEFAULT_INSTANCES), "--instances", metavar="N|all",
+                                      help="HTML: instances of each run in its per-instance browser (and as many "
+                                           "with a failure); `all` writes every one."),
     ) -> None:
         """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
         opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
@@ -70,13 +74,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         if fmt == "html" and folder is None:
             raise ConfigError("an HTML report is a folder, and none was given", where="option --out",
                               fix="add --out DIR (a new folder), or choose --format json, csv, md or latex")
+        cap = _instances(instances)
         settings = settings_from(ctx, output_dir=output)
         paths = report_stores(settings, suites, stores)
         sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
         try:
             built = sources.report(baseline)
             if folder is not None:
-                result = write_site(built, sources.by_run(), folder)
+                result = write_site(built, sources.by_run(), folder, cap)
             else:
                 text = render_text(built, fmt)
         finally:
@@ -135,6 +140,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             out.file.flush()
 
         run_viewer(live, sock, token, announce)
+
+
+def _instances(text: str) -> int | None:
+    if text == "all":
+        return None
+    if not text.isdigit():
+        raise ConfigError(f"--instances '{text}' is not a number of instances", where="option --instances",
+                          fix="give a whole number (0 leaves instances out) or `all`")
+    return int(text)
 
 
 def _write_text(path: Path, text: str) -> None:

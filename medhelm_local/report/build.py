@@ -41,8 +41,8 @@ from medhelm_local.report.stores import UNPLACED
 from medhelm_local.report.winrate import mean_win_rates
 from medhelm_local.taxonomy import load_taxonomy
 
-# (run, metric) -> (instance ids, values) of the run's scored instances; None when not available.
-ScoreValues = Callable[[RunInfo, str], tuple[Any, Any] | None]
+# [(run, metric)] -> per (run key, metric), (instance keys, values) of its scored instances (local runs only).
+ScoreValues = Callable[[Sequence[tuple[RunInfo, str]]], dict[tuple[str, str], tuple[Any, Any]]]
 
 
 def _column(benchmark: str, metric: str, runs: Sequence[RunInfo], registry: Mapping[str, Metric]) -> Column:
@@ -164,15 +164,16 @@ def _comparisons(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell
                  registry: Mapping[str, Metric]) -> list[Comparison]:
     """Every other local model against the baseline on each main column, paired by instance."""
     found = []
+    paired_columns = [c for c in columns if (c.key, baseline) in cells and c.metric in registry
+                      and registry[c.metric].aggregation == "mean"]
+    values = scores([(runs[key], c.metric) for c in paired_columns for m in models if (c.key, m) in cells
+                     for key in cells[(c.key, m)].runs])
     for column in columns:
         base = cells.get((column.key, baseline))
         if base is None:
             continue
         spec = registry.get(column.metric)
-        base_values = {}
-        if spec is not None and spec.aggregation == "mean":
-            for key in base.runs:
-                base_values[runs[key].subset] = scores(runs[key], column.metric)
+        base_values = {runs[key].subset: values.get((key, column.metric)) for key in base.runs}
         for model in models:
             cell = cells.get((column.key, model))
             if model == baseline or cell is None:
@@ -183,7 +184,7 @@ def _comparisons(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell
                 continue
             subsets: list[Paired] = []
             for key in cell.runs:
-                theirs, ours = base_values.get(runs[key].subset), scores(runs[key], column.metric)
+                theirs, ours = base_values.get(runs[key].subset), values.get((key, column.metric))
                 if theirs is not None and ours is not None:
                     subsets.append(pair(theirs[0], theirs[1], ours[0], ours[1]))
             if not subsets:
@@ -255,7 +256,8 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     return Report(datetime.now(UTC).replace(microsecond=0), tuple(stores), tuple(external_sources), tuple(runs),
                   metrics, tuple(columns), cells, board, tuple(taxonomy), chosen, tuple(comparisons), published,
                   tuple(_cost(local_columns, local, metrics, board.rows)),
-                  tuple(g for g in GROUPS if any(c.group == g for c in columns)))
+                  tuple(g for g in GROUPS if any(c.group == g for c in columns)),
+                  {c.metric: registry[c.metric] for c in columns if c.metric in registry})
 
 
 def _published(runs: Sequence[RunInfo], columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell],

@@ -18,6 +18,7 @@ from typing import TypeVar
 from medhelm_local.report.model import Report, RunInfo
 from medhelm_local.report.site import plot_svg
 from medhelm_local.report.sources import RunReader, Sources, open_sources
+from medhelm_local.report.stores import StoreReader, open_stores
 from medhelm_local.store.keys import Kek
 
 T = TypeVar("T")
@@ -82,8 +83,10 @@ class LiveStores:
             return self._plots[key]
 
     def with_run(self, run: RunInfo, read: Callable[[RunReader], T]) -> T:
-        """Read one run's details from the store that holds it, opened only for this."""
+        """Read one run's details from the store that holds it, opened (read-only) only for this."""
         path = next(p for p in self.paths if p.name == run.source)
-        with LiveStores([path], self.kek, self.memory_limit).sources() as opened:
-            reader = opened.by_run()[run.key]
-            return read(reader)
+        handle = open_stores([path], self.kek, self.memory_limit)[0]
+        try:
+            return read(StoreReader(handle, scope=[run.run_id]))
+        finally:
+            handle.close()

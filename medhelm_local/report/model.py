@@ -10,7 +10,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from medhelm_local.metrics.registry import Metric
 
 
 def slug(text: str) -> str:
@@ -244,6 +247,7 @@ class Report:
     published: Board | None  # local and external models on HELM-rule metrics, when external runs are given
     cost: tuple[CostPoint, ...]
     groups: tuple[str, ...] = field(default=())  # metric groups with columns, in registry order
+    specs: Mapping[str, Metric] = field(default_factory=dict)  # the registry's declaration of each metric shown
 
     @property
     def models(self) -> list[str]:

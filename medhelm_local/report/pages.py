@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 import jinja2
 
-from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.report.formats import interval, number
 from medhelm_local.report.model import Report, RunInfo, slug
 
@@ -114,7 +113,7 @@ def render(template: str, ctx: PageContext, **values: Any) -> str:
 
 def context(report: Report, links: Links) -> PageContext:
     """The context for pages of this report."""
-    return PageContext(report, links, {"heatmap": True, "cost": bool(report.cost)}, all_metrics())
+    return PageContext(report, links, {"heatmap": True, "cost": bool(report.cost)}, dict(report.specs))
 
 
 # Which page of a static report is where: the top-level pages, by name.

@@ -29,12 +29,11 @@ class Paired:
     unpaired: int
 
 
-def pair(ids_a: Any, values_a: Any, ids_b: Any, values_b: Any) -> Paired:
-    """Match two runs' scored instances by id (arrays of ids and values, any order)."""
-    ids_a, ids_b = np.asarray(ids_a, dtype=object), np.asarray(ids_b, dtype=object)
-    common, index_a, index_b = np.intersect1d(ids_a.astype(str), ids_b.astype(str), assume_unique=True,
+def pair(keys_a: Any, values_a: Any, keys_b: Any, values_b: Any) -> Paired:
+    """Match two runs' scored instances by key (arrays of instance keys and values, any order, keys unique)."""
+    common, index_a, index_b = np.intersect1d(np.asarray(keys_a), np.asarray(keys_b), assume_unique=True,
                                               return_indices=True)
-    unpaired = len(ids_a) + len(ids_b) - 2 * len(common)
+    unpaired = len(keys_a) + len(keys_b) - 2 * len(common)
     return Paired(np.asarray(values_a, dtype=float)[index_a], np.asarray(values_b, dtype=float)[index_b], unpaired)
 
 

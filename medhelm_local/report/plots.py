@@ -1,10 +1,11 @@
 """Plots drawn offline by matplotlib to SVG: the taxonomy heat map and cost against score.
 
-matplotlib is set up before it is imported: the Agg backend (no display), only the fonts it ships
-(`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts, so the egress guard has
-nothing to refuse and every machine draws the same figure), and its config and font cache in a
-folder of our own under the temporary directory, never in the user's home. Text stays text in the
-SVG (`svg.fonttype: none`, browsers draw it with a local font); no file references anything outside.
+matplotlib is set up before it is imported: no pyplot and no display (a Figure on the SVG canvas),
+only the fonts it ships (`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts,
+so the egress guard has nothing to refuse and every machine draws the same figure), and its config
+and font cache in a folder of our own under the temporary directory, never in the user's home.
+Text stays text in the SVG (`svg.fonttype: none`, browsers draw it with a local font), cells are
+vector shapes, and nothing in a file references anything outside it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def _config_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
 
 
-def _pyplot() -> Any:
+def _figure(width: float, height: float) -> Any:
+    """A matplotlib Figure drawn by the SVG backend; pyplot (and its GUI machinery) is never imported."""
     os.environ["MPLCONFIGDIR"] = str(_config_dir())
     os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
     import matplotlib
@@ -41,40 +43,40 @@ def _pyplot() -> Any:
     matplotlib.use("Agg", force=True)
     matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "medhelm-local", "font.family": "DejaVu Sans",
                                 "font.size": 9, "axes.titlesize": 10})
-    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
 
-    return plt
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasSVG(figure)
+    return figure
 
 
 def _svg(figure: Any) -> str:
     """The figure as one <svg> element: no date (reproducible), no RDF metadata, no DOCTYPE pointing at a DTD."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight",
-                   metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    _pyplot().close(figure)
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
 
 def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
     """Categories and their subcategories (rows) by models (columns): normalised macro averages, 0-1."""
-    plt = _pyplot()
     import numpy as np
+    from matplotlib import colormaps
 
     data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
-    height = max(2.5, 0.28 * len(rows) + 1.5)
-    figure, axes = plt.subplots(figsize=(max(4.5, 1.1 * len(models) + 3.5), height))
-    cmap = plt.get_cmap("viridis").copy()
-    cmap.set_bad("#eeeeee")
-    image = axes.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
-    axes.set_xticks(range(len(models)), labels=list(models), rotation=30, ha="right")
-    axes.set_yticks(range(len(rows)), labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
+    figure = _figure(max(5.0, 0.9 * len(models) + 4.0), max(2.5, 0.26 * len(rows) + 1.6))
+    axes = figure.add_subplot()
+    cmap = colormaps["viridis"].with_extremes(bad="#eeeeee")
+    # Cells as vector shapes (pcolormesh), not an embedded raster image.
+    image = axes.pcolormesh(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, edgecolors="white",
+                            linewidth=0.5)
+    axes.invert_yaxis()
+    axes.set_xticks([i + 0.5 for i in range(len(models))], labels=list(models), rotation=30, ha="right")
+    axes.set_yticks([i + 0.5 for i in range(len(rows))],
+                    labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
     for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
         tick.set_fontweight("bold" if row.level == "category" else "normal")
-    for (i, j), value in np.ndenumerate(data):
-        if not np.isnan(value):
-            axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                      color="black" if value > 0.6 else "white")
     figure.colorbar(image, ax=axes, fraction=0.03, label="normalised score (1 best)")
     axes.set_title("Macro averages by MedHELM category and subcategory")
     return _svg(figure)
@@ -82,8 +84,8 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
 
 def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
     """Each model's mean cost per run against its macro average."""
-    plt = _pyplot()
-    figure, axes = plt.subplots(figsize=(6, 4))
+    figure = _figure(6.0, 4.0)
+    axes = figure.add_subplot()
     axes.scatter([p.cost for p in points], [p.score for p in points], color="#1f77b4")
     for point in points:
         axes.annotate(point.model, (point.cost, point.score), textcoords="offset points", xytext=(4, 4), fontsize=8)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import groupby, islice
+from operator import itemgetter
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError
-from medhelm_local.metrics.registry import all_metrics
+from medhelm_local.metrics.registry import GROUPS
 from medhelm_local.report.formats import to_csv, to_json
 from medhelm_local.report.model import Report, RunInfo, slug
 from medhelm_local.report.pages import ASSETS, PAGE_SIZE, TOP_PAGES, Links, asset_text, context, instance_page, render
@@ -31,6 +34,10 @@ from medhelm_local.report.plots import cost_svg, heatmap_svg
 from medhelm_local.report.sources import RunReader
 
 MARKER = ".medhelm-local-report"
+# Instances of each run in a static report's browser, unless asked otherwise: a report to hand to a
+# committee stays small (the viewer and `report --instances all` show every one).
+DEFAULT_INSTANCES = 1000
+_BATCH_ROWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -42,44 +49,65 @@ class SiteResult:
     data_files: int
 
 
-def _pages_of(rows: Iterable[str]) -> Iterator[list[str]]:
-    page: list[str] = []
-    for row in rows:
-        page.append(row)
-        if len(page) == PAGE_SIZE:
-            yield page
-            page = []
-    if page:
-        yield page
+def _chunks(items: Iterator[str], size: int) -> Iterator[list[str]]:
+    while chunk := list(islice(items, size)):
+        yield chunk
 
 
-def _write_instances(folder: Path, reader: RunReader, run: RunInfo, failed: bool) -> int:
-    """One run's instance pages (all, or those with a failure); returns how many files were written."""
-    total = reader.instance_count(run.run_id, failed_only=failed)
-    pages = (total + PAGE_SIZE - 1) // PAGE_SIZE
-    prefix = "failed" if failed else "page"
+def _pages(count: int) -> int:
+    return (count + PAGE_SIZE - 1) // PAGE_SIZE
+
+
+def _batches(runs: list[RunInfo], reader: RunReader, cap: int | None, failed: bool) -> Iterator[list[RunInfo]]:
+    """Runs grouped so that one query returns at most _BATCH_ROWS instances (its sort stays in memory)."""
+    batch: list[RunInfo] = []
+    rows = 0
+    for run in runs:
+        count = reader.instance_count(run.run_id, failed_only=failed)
+        count = count if cap is None else min(count, cap)
+        if batch and rows + count > _BATCH_ROWS:
+            yield batch
+            batch, rows = [], 0
+        batch.append(run)
+        rows += count
+    if batch:
+        yield batch
+
+
+def _write_instances(folder: Path, reader: RunReader, runs: list[RunInfo], cap: int | None, failed: bool) -> int:
+    """The instance pages of `runs` (all, or those with a failure), at most `cap` instances a run; returns
+    how many files were written."""
     written = 0
-    for number, rows in enumerate(_pages_of(reader.instances_json(run.run_id, failed_only=failed)), start=1):
-        text = f"medhelmInstances({instance_page(rows, number, pages, total)});\n"
-        (folder / f"{prefix}-{number:05d}.js").write_text(text, encoding="utf-8")
-        written += 1
+    prefix = "failed" if failed else "page"
+    for batch in _batches(runs, reader, cap, failed):
+        by_id = {r.run_id: r for r in batch}
+        for run_id, rows in groupby(reader.instances_json_runs(list(by_id), cap, failed), key=itemgetter(0)):
+            total = reader.instance_count(run_id, failed)
+            pages = _pages(total if cap is None else min(total, cap))
+            target = folder / by_id[run_id].slug
+            target.mkdir(exist_ok=True)
+            for number, page in enumerate(_chunks((text for _, text in rows), PAGE_SIZE), start=1):
+                body = instance_page(page, number, pages, total)
+                (target / f"{prefix}-{number:05d}.js").write_text(f"medhelmInstances({body});\n", encoding="utf-8")
+                written += 1
     return written
 
 
-def run_page(report: Report, run: RunInfo, reader: RunReader, links: Links) -> str:
-    """One run's page (static or served)."""
+def run_page(report: Report, run: RunInfo, reader: RunReader, links: Links, cap: int | None = None) -> str:
+    """One run's page (static or served); a static report holds at most `cap` instances of each kind."""
     metrics = list(report.metrics.get(run.key, {}).values())
-    order = {g: i for i, g in enumerate(("quality", "calibration", "robustness", "efficiency", "cost"))}
-    specs = all_metrics()
+    order = {g: i for i, g in enumerate(GROUPS)}
+    specs = report.specs
     metrics.sort(key=lambda m: (m.metric != run.main_metric, order.get(specs[m.metric].group if m.metric in specs
                                                                       else "quality", 9), m.metric))
     withheld = reader.instances_withheld(run.run_id)
     total = reader.instance_count(run.run_id)
     failed_total = reader.instance_count(run.run_id, failed_only=True)
+    shown, failed_shown = (total, failed_total) if cap is None else (min(total, cap), min(failed_total, cap))
     return render("run.html", context(report, links), run=run, metrics=metrics, failures=reader.failures(run.run_id),
                   judges=reader.judges(run.run_id), instances_shown=withheld is None, withheld_reason=withheld or "",
-                  total=total, pages=(total + PAGE_SIZE - 1) // PAGE_SIZE, failed_total=failed_total,
-                  failed_pages=(failed_total + PAGE_SIZE - 1) // PAGE_SIZE)
+                  total=total, pages=_pages(shown), shown=shown, failed_total=failed_total,
+                  failed_pages=_pages(failed_shown), failed_shown=failed_shown)
 
 
 def benchmark_page(report: Report, benchmark: str, links: Links) -> str:
@@ -103,9 +131,16 @@ def plot_svg(report: Report, name: str) -> str | None:
     if name == "heatmap":
         return heatmap_svg(report.taxonomy, report.models)
     if name == "cost" and report.cost:
-        spec = all_metrics().get(report.cost[0].metric)
+        spec = report.specs.get(report.cost[0].metric)
         return cost_svg(report.cost, spec.title if spec else report.cost[0].metric, spec.unit if spec else "")
     return None
+
+
+def _write_plots(report: Report, folder: Path) -> None:
+    for name in ("heatmap", "cost"):
+        svg = plot_svg(report, name)
+        if svg is not None:
+            (folder / f"{name}.svg").write_text(svg, encoding="utf-8")
 
 
 def _staging(destination: Path) -> Path:
@@ -121,11 +156,13 @@ def _staging(destination: Path) -> Path:
                           fix="check that the folder is writable") from None
 
 
-def write_site(report: Report, readers: dict[str, RunReader], destination: Path) -> SiteResult:
-    """Write the static report into `destination` (replaced atomically if it holds an earlier report)."""
+def write_site(report: Report, readers: Mapping[str, RunReader], destination: Path,
+               instances: int | None = DEFAULT_INSTANCES) -> SiteResult:
+    """Write the static report into `destination` (replaced atomically if it holds an earlier report), with at
+    most `instances` instances of each run (None: all) in its per-instance browser."""
     staging = _staging(destination)
     try:
-        result = build_site(report, readers, staging)
+        result = build_site(report, readers, staging, instances)
         if destination.exists():
             shutil.rmtree(destination)
         os.replace(staging, destination)
@@ -135,16 +172,16 @@ def write_site(report: Report, readers: dict[str, RunReader], destination: Path)
     return SiteResult(destination, result.pages, result.data_files)
 
 
-def build_site(report: Report, readers: dict[str, RunReader], folder: Path) -> SiteResult:
+def build_site(report: Report, readers: Mapping[str, RunReader], folder: Path,
+               instances: int | None = DEFAULT_INSTANCES) -> SiteResult:
     """Write every file of the report into `folder` (which exists)."""
     for sub in ("assets", "plots", "benchmarks", "runs", "data"):
         (folder / sub).mkdir(exist_ok=True)
     for name in ASSETS:
         (folder / "assets" / name).write_text(asset_text(name), encoding="utf-8")
-    for name in ("heatmap", "cost"):
-        svg = plot_svg(report, name)
-        if svg is not None:
-            (folder / "plots" / f"{name}.svg").write_text(svg, encoding="utf-8")
+    # matplotlib (Python) draws while DuckDB (native code, without the GIL) builds the instance pages.
+    plots = ThreadPoolExecutor(max_workers=1, thread_name_prefix="medhelm-plots")
+    drawn = plots.submit(_write_plots, report, folder / "plots")
     pages = 0
     for name, wanted in TOP_PAGES.items():
         if wanted(report):
@@ -154,19 +191,21 @@ def build_site(report: Report, readers: dict[str, RunReader], folder: Path) -> S
         (folder / "benchmarks" / f"{slug(benchmark)}.html").write_text(
             benchmark_page(report, benchmark, Links("static", 1)), encoding="utf-8")
         pages += 1
-    data_files = 0
-    for run in report.runs:
-        reader = readers.get(run.key)
-        if run.external or reader is None:
-            continue
-        (folder / "runs" / f"{run.slug}.html").write_text(run_page(report, run, reader, Links("static", 1)),
-                                                          encoding="utf-8")
+    local = [r for r in report.runs if not r.external and r.key in readers]
+    for run in local:
+        (folder / "runs" / f"{run.slug}.html").write_text(run_page(report, run, readers[run.key], Links("static", 1),
+                                                                   instances), encoding="utf-8")
         pages += 1
-        if reader.instances_withheld(run.run_id) is None:
-            data = folder / "data" / run.slug
-            data.mkdir()
-            data_files += _write_instances(data, reader, run, failed=False)
-            data_files += _write_instances(data, reader, run, failed=True)
+    data_files = 0
+    by_reader: dict[int, tuple[RunReader, list[RunInfo]]] = {}
+    for run in local:
+        if readers[run.key].instances_withheld(run.run_id) is None:
+            by_reader.setdefault(id(readers[run.key]), (readers[run.key], []))[1].append(run)
+    for reader, runs in by_reader.values():
+        for failed in (False, True):
+            data_files += _write_instances(folder / "data", reader, runs, instances, failed)
+    drawn.result()
+    plots.shutdown()
     (folder / "report.json").write_text(to_json(report), encoding="utf-8")
     (folder / "report.csv").write_text(to_csv(report), encoding="utf-8")
     (folder / MARKER).write_text("A report written by `medhelm-local report`; `report --out` may replace it.\n",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,14 +15,16 @@ from medhelm_local.store.keys import Kek
 
 
 class RunReader(Protocol):
-    """What pages read about one local run (a store, or the export gate's shaped view of one)."""
+    """What pages read about local runs (a store, or the export gate's shaped view of one)."""
 
     def failures(self, run_id: str) -> list[FailureCount]: ...
     def judges(self, run_id: str) -> list[JudgeSummary]: ...
     def instance_count(self, run_id: str, failed_only: bool = False) -> int: ...
     def instances_json(self, run_id: str, offset: int = 0, limit: int | None = None,
-                       failed_only: bool = False) -> Any: ...
-    def score_values(self, run_id: str, metric: str) -> tuple[Any, Any]: ...
+                       failed_only: bool = False) -> Iterator[str]: ...
+    def instances_json_runs(self, run_ids: Sequence[str], limit: int | None = None, failed_only: bool = False,
+                            offset: int = 0) -> Iterator[tuple[str, str]]: ...
+    def score_values(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, Any]]: ...
     def instances_withheld(self, run_id: str) -> str | None: ...
 
 
@@ -57,10 +59,18 @@ class Sources:
         """The reader of every local run, by run key."""
         return dict(self._holder)
 
-    def scores(self, run: RunInfo, metric: str) -> tuple[Any, Any] | None:
-        """A local run's scored instances for one metric."""
-        reader = self.reader(run)
-        return None if reader is None else reader.score_values(run.run_id, metric)
+    def scores(self, wanted: Sequence[tuple[RunInfo, str]]) -> dict[tuple[str, str], tuple[Any, Any]]:
+        """Per (local run key, metric), its scored instances: one read per store."""
+        found: dict[tuple[str, str], tuple[Any, Any]] = {}
+        by_reader: dict[int, tuple[RunReader, list[tuple[RunInfo, str]]]] = {}
+        for run, metric in wanted:
+            reader = self.reader(run)
+            if reader is not None:
+                by_reader.setdefault(id(reader), (reader, []))[1].append((run, metric))
+        for reader, mine in by_reader.values():
+            values = reader.score_values([(r.run_id, m) for r, m in mine])
+            found.update({(r.key, m): values[(r.run_id, m)] for r, m in mine if (r.run_id, m) in values})
+        return found
 
     def stores(self) -> list[StoreInfo]:
         """The stores read."""

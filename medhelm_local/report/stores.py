@@ -19,11 +19,16 @@ from medhelm_local.errors import StoreError, StoreSchemaError
 from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import compute_aggregates, list_runs
+from medhelm_local.store.queries import compute_aggregates
 from medhelm_local.store.schema import SCHEMA_VERSION
 from medhelm_local.taxonomy import load_taxonomy
 
 UNPLACED = "Not in MedHELM's taxonomy"
+
+
+# DuckDB's memory for a report when the store_memory_limit setting gives none (its default is 80 % of RAM):
+# a report's largest query sorts a batch of at most 100,000 instances (site._BATCH_ROWS).
+DEFAULT_MEMORY_LIMIT = "256MB"
 
 
 def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None) -> list[StoreHandle]:
@@ -32,7 +37,8 @@ def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None
     try:
         for path in paths:
             try:
-                handles.append(open_store(path, kek, read_only=True, memory_limit=memory_limit, migrate=False))
+                handles.append(open_store(path, kek, read_only=True, memory_limit=memory_limit or DEFAULT_MEMORY_LIMIT,
+                                          migrate=False))
             except OSError as exc:
                 raise StoreError(f"the store cannot be read ({exc.strerror or exc})", where=str(path),
                                  fix="check the file's permissions (the report needs to read it, never to "
@@ -72,10 +78,13 @@ def _placement(benchmark: str, declared: dict[str, Any]) -> tuple[str, str]:
 class StoreReader:
     """One open suite store, read for a report."""
 
-    def __init__(self, handle: StoreHandle) -> None:
+    def __init__(self, handle: StoreHandle, scope: Sequence[str] | None = None) -> None:
         self.handle = handle
+        self.scope = scope  # the runs whose summaries are read (None: every run, read in one pass)
         self.con: duckdb.DuckDBPyConnection = handle.con
         self.label = handle.path.name
+        self._summary: tuple[dict[str, list[FailureCount]], dict[str, list[JudgeSummary]],
+                             dict[str, tuple[int, int]]] | None = None
 
     def info(self) -> StoreInfo:
         """The store as the methods page lists it."""
@@ -85,20 +94,19 @@ class StoreReader:
 
     def runs(self) -> list[RunInfo]:
         """Every run in the store with its benchmark's place and its counts."""
-        declared = {r[0]: (json.loads(r[1] or "{}"), json.loads(r[2] or "{}")) for r in self.con.execute(
-            "SELECT run_id, benchmark_json, scenario_args FROM runs").fetchall()}
         found = []
-        for summary in list_runs(self.con):
-            benchmark, args = declared.get(summary.run_id, ({}, {}))
-            category, subcategory = _placement(summary.scenario, benchmark)
+        for row in self.con.execute(_RUNS_SQL).fetchall():
+            (run_id, suite, entry, scenario, args, model, deployment, main, access, declared, updated, n, ok,
+             failed) = row
+            benchmark = json.loads(declared or "{}")
+            category, subcategory = _placement(scenario, benchmark)
             found.append(RunInfo(
-                key=summary.run_id, run_id=summary.run_id, source=self.label, suite=summary.suite,
-                model=summary.model, deployment=summary.deployment, benchmark=summary.scenario,
-                display_name=benchmark.get("display_name") or summary.scenario,
+                key=run_id, run_id=run_id, source=self.label, suite=suite, model=model, deployment=deployment,
+                benchmark=scenario, display_name=benchmark.get("display_name") or scenario,
                 task_type=benchmark.get("task_type") or "", category=category, subcategory=subcategory,
-                access=summary.access, main_metric=summary.main_metric, run_entry=summary.run_entry,
-                args={str(k): str(v) for k, v in args.items()}, n_instances=summary.n_instances,
-                n_completed=summary.n_ok, n_failed=summary.n_failed, updated_at=summary.updated_at))
+                access=access, main_metric=main, run_entry=entry,
+                args={str(k): str(v) for k, v in json.loads(args or "{}").items()}, n_instances=n, n_completed=ok,
+                n_failed=failed, updated_at=updated))
         return found
 
     def metrics(self) -> dict[str, dict[str, MetricSummary]]:
@@ -117,51 +125,81 @@ class StoreReader:
 
     def failures(self, run_id: str) -> list[FailureCount]:
         """A run's failed requests by reason, then each metric's unscorable instances by reason."""
-        rows = self.con.execute(
-            "SELECT 'request', coalesce(error_type, 'unknown'), count(*) FROM completions WHERE run_id = $r AND NOT ok "
-            "GROUP BY ALL UNION ALL SELECT metric, coalesce(error, 'unknown'), count(*) FROM scores "
-            "WHERE run_id = $r AND value IS NULL GROUP BY ALL ORDER BY 1, 3 DESC, 2", {"r": run_id}).fetchall()
-        return [FailureCount(stage, reason, count) for stage, reason, count in rows]
+        return self._summaries()[0].get(run_id, [])
 
     def judges(self, run_id: str) -> list[JudgeSummary]:
         """Per jury and judge: ratings given, failures by reason, and the mean rating."""
-        rows = self.con.execute(
-            "SELECT jury, judge, count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok), avg(mean) FILTER "
-            "(WHERE ok), list(coalesce(error_type, 'unknown')) FILTER (WHERE NOT ok) FROM ratings WHERE run_id = ? "
-            "GROUP BY jury, judge ORDER BY jury, judge", [run_id]).fetchall()
-        summaries = []
-        for jury, judge, rated, failed, mean, reasons in rows:
-            counts: dict[str, int] = {}
-            for reason in reasons or []:
-                counts[reason] = counts.get(reason, 0) + 1
-            summaries.append(JudgeSummary(jury, judge, rated, failed, mean, dict(sorted(counts.items()))))
-        return summaries
+        return self._summaries()[1].get(run_id, [])
 
     def instance_count(self, run_id: str, failed_only: bool = False) -> int:
-        """Instances of a run (or only those with a failure)."""
-        row = self.con.execute(f"SELECT count(*) FROM instances i WHERE i.run_id = $r {_failed_filter(failed_only)}",
-                               {"r": run_id}).fetchone()
-        return int(row[0]) if row else 0
+        """Instances of a run (or only those with a failure: a request, a metric or a judge)."""
+        return self._summaries()[2].get(run_id, (0, 0))[1 if failed_only else 0]
+
+    def _summaries(self) -> tuple[dict[str, list[FailureCount]], dict[str, list[JudgeSummary]],
+                                  dict[str, tuple[int, int]]]:
+        """Failures, judges and instance counts of every run, read once (one pass over each table)."""
+        if self._summary is None:
+            scope = _SCOPE if self.scope is not None else ""
+            params = {"runs": list(self.scope)} if self.scope is not None else {}
+
+            def rows(sql: str) -> list[Any]:
+                return self.con.execute(sql.format(scope=scope, failed=_FAILED.format(scope=scope)),
+                                        params).fetchall()
+
+            failures: dict[str, list[FailureCount]] = {}
+            for run_id, stage, reason, count in rows(_FAILURES_SQL):
+                failures.setdefault(run_id, []).append(FailureCount(stage, reason, count))
+            judges: dict[str, list[JudgeSummary]] = {}
+            for run_id, jury, judge, rated, failed, mean, reasons in rows(_JUDGES_SQL):
+                counts: dict[str, int] = {}
+                for reason in reasons or []:
+                    counts[reason] = counts.get(reason, 0) + 1
+                judges.setdefault(run_id, []).append(JudgeSummary(jury, judge, rated, failed, mean,
+                                                                  dict(sorted(counts.items()))))
+            sizes = {run_id: (n, failed) for run_id, n, failed in rows(_COUNTS_SQL)}
+            self._summary = (failures, judges, sizes)
+        return self._summary
 
     def instances_json(self, run_id: str, offset: int = 0, limit: int | None = None,
                        failed_only: bool = False) -> Iterator[str]:
         """A run's instances in order, each one JSON object: prompt, references, answer or failure, every
         metric's score, and every judge's ratings with explanations."""
-        window = f"LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-        result = self.con.execute(_INSTANCES_SQL.format(failed=_failed_filter(failed_only), window=window),
-                                  {"r": run_id})
+        for _, text in self.instances_json_runs([run_id], limit, failed_only, offset):
+            yield text
+
+    def instances_json_runs(self, run_ids: Sequence[str], limit: int | None = None, failed_only: bool = False,
+                            offset: int = 0) -> Iterator[tuple[str, str]]:
+        """(run id, instance JSON) for several runs at once, by run then instance order: the first `limit`
+        instances of each run after `offset` (all when limit is None). One pass over each table."""
+        last = "" if limit is None else f"AND rn <= {int(offset) + int(limit)}"
+        sql = _INSTANCES_SQL.format(failed=_FAILED_JOIN if failed_only else "", window=f"rn > {int(offset)} {last}")
+        result = self.con.execute(sql, {"runs": list(run_ids)})
         while True:
             chunk = result.fetchmany(2048)
             if not chunk:
                 return
-            for (text,) in chunk:
-                yield text
+            yield from chunk
 
-    def score_values(self, run_id: str, metric: str) -> tuple[Any, Any]:
-        """(instance ids, values) of one metric's scored instances in a run, as arrays."""
-        found = self.con.execute("SELECT instance_id, value FROM scores WHERE run_id = ? AND metric = ? "
-                                 "AND value IS NOT NULL", [run_id, metric]).fetchnumpy()
-        return found["instance_id"], found["value"]
+    def score_values(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, Any]]:
+        """Per (run id, metric), (instance keys, values) of the scored instances, as arrays, in one pass over
+        the scores. Keys are 64-bit hashes of the instance ids (the same id gives the same key in any store
+        this program reads)."""
+        import numpy as np
+
+        if not wanted:
+            return {}
+        found = self.con.execute(
+            "SELECT w.idx, hash(s.instance_id) AS key, s.value FROM scores s JOIN (SELECT unnest($runs) AS run_id, "
+            "unnest($metrics) AS metric, unnest($idx) AS idx) w ON s.run_id = w.run_id AND s.metric = w.metric "
+            "WHERE s.value IS NOT NULL",
+            {"runs": [r for r, _ in wanted], "metrics": [m for _, m in wanted],
+             "idx": list(range(len(wanted)))}).fetchnumpy()
+        order = np.argsort(found["idx"], kind="stable")
+        index, keys, values = found["idx"][order], found["key"][order], found["value"][order]
+        bounds = np.searchsorted(index, np.arange(len(wanted) + 1))
+        return {pair: (np.asarray(keys[bounds[i]:bounds[i + 1]]), np.asarray(values[bounds[i]:bounds[i + 1]],
+                                                                             dtype=float))
+                for i, pair in enumerate(wanted) if bounds[i + 1] > bounds[i]}
 
     def instances_withheld(self, run_id: str) -> str | None:
         """Why a run's instances may not be shown (never, on the appliance: the store is local)."""
@@ -172,39 +210,84 @@ class StoreReader:
         self.handle.close()
 
 
-def _failed_filter(failed_only: bool) -> str:
-    if not failed_only:
-        return ""
-    return ("AND (i.instance_id IN (SELECT instance_id FROM completions WHERE run_id = $r AND NOT ok) "
-            "OR i.instance_id IN (SELECT instance_id FROM scores WHERE run_id = $r AND value IS NULL) "
-            "OR i.instance_id IN (SELECT instance_id FROM ratings WHERE run_id = $r AND NOT ok))")
+# Counted per table first, then joined: one pass over each per-instance table for every run at once.
+_RUNS_SQL = """
+WITH i AS (SELECT run_id, count(*) AS n FROM instances GROUP BY run_id),
+     c AS (SELECT run_id, count(*) FILTER (WHERE ok) AS ok, count(*) FILTER (WHERE NOT ok) AS failed
+           FROM completions GROUP BY run_id)
+SELECT r.run_id, r.suite, r.run_entry, r.scenario, r.scenario_args, r.model, r.deployment, r.main_metric, r.access,
+       r.benchmark_json, r.updated_at, coalesce(i.n, 0), coalesce(c.ok, 0), coalesce(c.failed, 0)
+FROM runs r LEFT JOIN i USING (run_id) LEFT JOIN c USING (run_id)
+ORDER BY r.suite, r.scenario, r.model, r.run_id
+"""
 
+# `{scope}` narrows each to the runs in $runs (a viewer page reads one run), or is empty (a report reads all).
+_FAILURES_SQL = """
+SELECT * FROM (
+    SELECT run_id, 'request' AS stage, coalesce(error_type, 'unknown') AS reason, count(*) AS n FROM completions
+    WHERE NOT ok {scope} GROUP BY ALL
+    UNION ALL
+    SELECT run_id, metric, coalesce(error, 'unknown'), count(*) FROM scores WHERE value IS NULL {scope} GROUP BY ALL
+) ORDER BY run_id, stage <> 'request', stage, n DESC, reason
+"""
 
-# One JSON object per instance, built by DuckDB (a 10,000-instance run in milliseconds).
+_JUDGES_SQL = """
+SELECT run_id, jury, judge, count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok), avg(mean) FILTER (WHERE ok),
+       list(coalesce(error_type, 'unknown')) FILTER (WHERE NOT ok)
+FROM ratings WHERE true {scope} GROUP BY run_id, jury, judge ORDER BY run_id, jury, judge
+"""
+
+# An instance "has a failure" when its request failed, a metric could not score it, or a judge gave no rating.
+_FAILED = """
+SELECT run_id, instance_id FROM completions WHERE NOT ok {scope}
+UNION SELECT run_id, instance_id FROM scores WHERE value IS NULL {scope}
+UNION SELECT run_id, instance_id FROM ratings WHERE NOT ok {scope}
+"""
+
+_COUNTS_SQL = """
+WITH f AS ({failed}),
+     i AS (SELECT run_id, count(*) AS n FROM instances WHERE true {scope} GROUP BY run_id),
+     fc AS (SELECT run_id, count(*) AS n FROM f GROUP BY run_id)
+SELECT r.run_id, coalesce(i.n, 0), coalesce(fc.n, 0) FROM runs r LEFT JOIN i USING (run_id) LEFT JOIN fc USING (run_id)
+WHERE true {scope}
+"""
+
+_SCOPE = "AND list_contains($runs, run_id)"
+_FAILED_JOIN = f"SEMI JOIN ({_FAILED.format(scope=_SCOPE)}) f USING (run_id, instance_id)"
+
+# One JSON object per instance, built by DuckDB: the runs asked for, each table read once, the window of
+# instances chosen per run by their order (row_number), then joined to their request, answer, scores and ratings.
 _INSTANCES_SQL = """
-WITH page AS (
-    SELECT i.instance_id, i.ordinal, i.references_json FROM instances i
-    WHERE i.run_id = $r {failed} ORDER BY i.ordinal {window}
+WITH k AS (
+    SELECT run_id, instance_id, ordinal FROM (
+        SELECT i.run_id, i.instance_id, i.ordinal, row_number() OVER (PARTITION BY i.run_id ORDER BY i.ordinal) AS rn
+        FROM (SELECT run_id, instance_id, ordinal FROM instances WHERE list_contains($runs, run_id)) i {failed}
+    ) WHERE {window}
+), p AS (
+    SELECT k.run_id, k.instance_id, k.ordinal, i.references_json FROM k JOIN instances i USING (run_id, instance_id)
+    WHERE list_contains($runs, i.run_id)
 ), s AS (
-    SELECT instance_id, list(struct_pack(metric := metric, value := value, extracted := extracted, error := error)
-                             ORDER BY metric) AS scores
-    FROM scores WHERE run_id = $r AND instance_id IN (SELECT instance_id FROM page) GROUP BY instance_id
+    SELECT run_id, instance_id,
+           list(struct_pack(metric := metric, value := value, extracted := extracted, error := error)) AS scores
+    FROM scores SEMI JOIN k USING (run_id, instance_id) WHERE list_contains($runs, run_id) GROUP BY run_id, instance_id
 ), j AS (
-    SELECT instance_id, list(struct_pack(jury := jury, judge := judge, ok := ok, mean := mean,
-                                         ratings := json(ratings_json), error_type := error_type,
-                                         error_message := error_message) ORDER BY jury, judge) AS ratings
-    FROM ratings WHERE run_id = $r AND instance_id IN (SELECT instance_id FROM page) GROUP BY instance_id
+    SELECT run_id, instance_id,
+           list(struct_pack(jury := jury, judge := judge, ok := ok, mean := mean, ratings := json(ratings_json),
+                            error_type := error_type, error_message := error_message)) AS ratings
+    FROM ratings SEMI JOIN k USING (run_id, instance_id) WHERE list_contains($runs, run_id) GROUP BY run_id, instance_id
 )
-SELECT to_json(struct_pack(
+SELECT p.run_id, to_json(struct_pack(
     id := p.instance_id, ordinal := p.ordinal, prompt := q.prompt, "references" := json(p.references_json),
     ok := c.ok, answer := c.text, finish_reason := c.finish_reason, error_type := c.error_type,
     error_message := c.error_message, latency_s := c.latency_s, attempts := c.attempts,
     prompt_tokens := c.prompt_tokens, completion_tokens := c.completion_tokens,
     scores := coalesce(s.scores, []), ratings := coalesce(j.ratings, [])))
-FROM page p
-LEFT JOIN requests q ON q.run_id = $r AND q.instance_id = p.instance_id
-LEFT JOIN completions c ON c.run_id = $r AND c.instance_id = p.instance_id
-LEFT JOIN s ON s.instance_id = p.instance_id
-LEFT JOIN j ON j.instance_id = p.instance_id
-ORDER BY p.ordinal
+FROM p
+LEFT JOIN (SELECT run_id, instance_id, prompt FROM requests SEMI JOIN k USING (run_id, instance_id)
+           WHERE list_contains($runs, run_id)) q USING (run_id, instance_id)
+LEFT JOIN (SELECT * FROM completions SEMI JOIN k USING (run_id, instance_id) WHERE list_contains($runs, run_id)) c
+    USING (run_id, instance_id)
+LEFT JOIN s USING (run_id, instance_id)
+LEFT JOIN j USING (run_id, instance_id)
+ORDER BY p.run_id, p.ordinal
 """
