@@ -30,6 +30,7 @@ from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.redact import detector_for, load_policy
+from medhelm_local.report.exported import report_tree
 from medhelm_local.settings import Settings
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.schema import artifact_tables
@@ -187,6 +188,9 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         shaper = art.Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
+        elif artifact == "report":
+            files["report"] = _tree(report_tree(con, plan.report_contents, access,
+                                                lambda name, how: art.Shaper(name, how, scrubber, access)))
         else:
             files[f"{artifact}.jsonl"] = _jsonl(art.rows_artifact(artifact, run_ids, shaper, con, carried))
     return files
@@ -202,6 +206,16 @@ def _withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str,
 
 def _json(value: Any) -> Writer:
     return lambda folder, name: write_json(folder, name, value)
+
+
+def _tree(files: dict[str, str]) -> Writer:
+    """A folder of text files (the report), by path relative to it."""
+    def write(folder: Path, name: str) -> None:
+        for relative, text in files.items():
+            path = folder / name / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return write
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> Writer:

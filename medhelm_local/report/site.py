@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import groupby, islice
@@ -34,6 +34,7 @@ from medhelm_local.report.plots import cost_svg, heatmap_svg
 from medhelm_local.report.sources import RunReader
 
 MARKER = ".medhelm-local-report"
+Sink = Callable[[str, str], None]  # (path relative to the report's folder, text): where each file goes
 # Instances of each run in a static report's browser, unless asked otherwise: a report to hand to a
 # committee stays small (the viewer and `report --instances all` show every one).
 DEFAULT_INSTANCES = 1000
@@ -74,7 +75,7 @@ def _batches(runs: list[RunInfo], reader: RunReader, cap: int | None, failed: bo
         yield batch
 
 
-def _write_instances(folder: Path, reader: RunReader, runs: list[RunInfo], cap: int | None, failed: bool) -> int:
+def _write_instances(sink: Sink, reader: RunReader, runs: list[RunInfo], cap: int | None, failed: bool) -> int:
     """The instance pages of `runs` (all, or those with a failure), at most `cap` instances a run; returns
     how many files were written."""
     written = 0
@@ -84,11 +85,9 @@ def _write_instances(folder: Path, reader: RunReader, runs: list[RunInfo], cap: 
         for run_id, rows in groupby(reader.instances_json_runs(list(by_id), cap, failed), key=itemgetter(0)):
             total = reader.instance_count(run_id, failed)
             pages = _pages(total if cap is None else min(total, cap))
-            target = folder / by_id[run_id].slug
-            target.mkdir(exist_ok=True)
             for number, page in enumerate(_chunks((text for _, text in rows), PAGE_SIZE), start=1):
                 body = instance_page(page, number, pages, total)
-                (target / f"{prefix}-{number:05d}.js").write_text(f"medhelmInstances({body});\n", encoding="utf-8")
+                sink(f"data/{by_id[run_id].slug}/{prefix}-{number:05d}.js", f"medhelmInstances({body});\n")
                 written += 1
     return written
 
@@ -136,11 +135,9 @@ def plot_svg(report: Report, name: str) -> str | None:
     return None
 
 
-def _write_plots(report: Report, folder: Path) -> None:
-    for name in ("heatmap", "cost"):
-        svg = plot_svg(report, name)
-        if svg is not None:
-            (folder / f"{name}.svg").write_text(svg, encoding="utf-8")
+def _plots(report: Report) -> dict[str, str]:
+    drawn = {name: plot_svg(report, name) for name in ("heatmap", "cost")}
+    return {f"plots/{name}.svg": svg for name, svg in drawn.items() if svg is not None}
 
 
 def _staging(destination: Path) -> Path:
@@ -156,58 +153,67 @@ def _staging(destination: Path) -> Path:
                           fix="check that the folder is writable") from None
 
 
+def folder_sink(folder: Path) -> Sink:
+    """A sink writing each file under `folder` (its folders made as needed)."""
+    made: set[Path] = set()
+
+    def write(name: str, text: str) -> None:
+        path = folder / name
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_text(text, encoding="utf-8")
+    return write
+
+
 def write_site(report: Report, readers: Mapping[str, RunReader], destination: Path,
                instances: int | None = DEFAULT_INSTANCES) -> SiteResult:
     """Write the static report into `destination` (replaced atomically if it holds an earlier report), with at
     most `instances` instances of each run (None: all) in its per-instance browser."""
     staging = _staging(destination)
     try:
-        result = build_site(report, readers, staging, instances)
+        pages, data_files = build_site(report, readers, folder_sink(staging), instances)
+        (staging / MARKER).write_text("A report written by `medhelm-local report`; `report --out` may replace it.\n",
+                                      encoding="utf-8")
         if destination.exists():
             shutil.rmtree(destination)
         os.replace(staging, destination)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return SiteResult(destination, result.pages, result.data_files)
+    return SiteResult(destination, pages, data_files)
 
 
-def build_site(report: Report, readers: Mapping[str, RunReader], folder: Path,
-               instances: int | None = DEFAULT_INSTANCES) -> SiteResult:
-    """Write every file of the report into `folder` (which exists)."""
-    for sub in ("assets", "plots", "benchmarks", "runs", "data"):
-        (folder / sub).mkdir(exist_ok=True)
+def build_site(report: Report, readers: Mapping[str, RunReader], sink: Sink,
+               instances: int | None = DEFAULT_INSTANCES) -> tuple[int, int]:
+    """Every file of the report, handed to `sink` by relative path; returns (pages, instance pages)."""
     for name in ASSETS:
-        (folder / "assets" / name).write_text(asset_text(name), encoding="utf-8")
+        sink(f"assets/{name}", asset_text(name))
     # matplotlib (Python) draws while DuckDB (native code, without the GIL) builds the instance pages.
-    plots = ThreadPoolExecutor(max_workers=1, thread_name_prefix="medhelm-plots")
-    drawn = plots.submit(_write_plots, report, folder / "plots")
-    pages = 0
-    for name, wanted in TOP_PAGES.items():
-        if wanted(report):
-            (folder / f"{name}.html").write_text(top_page(report, name, Links("static")), encoding="utf-8")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="medhelm-plots") as pool:
+        drawn = pool.submit(_plots, report)
+        pages = 0
+        for name, wanted in TOP_PAGES.items():
+            if wanted(report):
+                sink(f"{name}.html", top_page(report, name, Links("static")))
+                pages += 1
+        for benchmark in dict.fromkeys(r.benchmark for r in report.runs):
+            sink(f"benchmarks/{slug(benchmark)}.html", benchmark_page(report, benchmark, Links("static", 1)))
             pages += 1
-    for benchmark in dict.fromkeys(r.benchmark for r in report.runs):
-        (folder / "benchmarks" / f"{slug(benchmark)}.html").write_text(
-            benchmark_page(report, benchmark, Links("static", 1)), encoding="utf-8")
-        pages += 1
-    local = [r for r in report.runs if not r.external and r.key in readers]
-    for run in local:
-        (folder / "runs" / f"{run.slug}.html").write_text(run_page(report, run, readers[run.key], Links("static", 1),
-                                                                   instances), encoding="utf-8")
-        pages += 1
-    data_files = 0
-    by_reader: dict[int, tuple[RunReader, list[RunInfo]]] = {}
-    for run in local:
-        if readers[run.key].instances_withheld(run.run_id) is None:
-            by_reader.setdefault(id(readers[run.key]), (readers[run.key], []))[1].append(run)
-    for reader, runs in by_reader.values():
-        for failed in (False, True):
-            data_files += _write_instances(folder / "data", reader, runs, instances, failed)
-    drawn.result()
-    plots.shutdown()
-    (folder / "report.json").write_text(to_json(report), encoding="utf-8")
-    (folder / "report.csv").write_text(to_csv(report), encoding="utf-8")
-    (folder / MARKER).write_text("A report written by `medhelm-local report`; `report --out` may replace it.\n",
-                                 encoding="utf-8")
-    return SiteResult(folder, pages, data_files)
+        local = [r for r in report.runs if not r.external and r.key in readers]
+        for run in local:
+            sink(f"runs/{run.slug}.html", run_page(report, run, readers[run.key], Links("static", 1), instances))
+            pages += 1
+        data_files = 0
+        by_reader: dict[int, tuple[RunReader, list[RunInfo]]] = {}
+        for run in local:
+            if readers[run.key].instances_withheld(run.run_id) is None:
+                by_reader.setdefault(id(readers[run.key]), (readers[run.key], []))[1].append(run)
+        for reader, runs in by_reader.values():
+            for failed in (False, True):
+                data_files += _write_instances(sink, reader, runs, instances, failed)
+        for name, svg in drawn.result().items():
+            sink(name, svg)
+    sink("report.json", to_json(report))
+    sink("report.csv", to_csv(report))
+    return pages, data_files
