@@ -24,7 +24,7 @@ from medhelm_local.report.formats import interval, number
 from medhelm_local.report.model import Report, RunInfo, slug
 
 PAGE_SIZE = 100  # instances per page of the per-instance browser
-ASSETS = ("style.css", "instances.js")
+ASSETS = ("style.css", "instances.js", "favicon.svg")
 Mode = Literal["static", "server"]
 
 

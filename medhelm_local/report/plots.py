@@ -65,7 +65,7 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
     from matplotlib import colormaps
 
     data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
-    figure = _figure(max(5.0, 0.9 * len(models) + 4.0), max(2.5, 0.26 * len(rows) + 1.6))
+    figure = _figure(6.5 + 0.8 * len(models), max(2.5, 0.26 * len(rows) + 1.6))
     axes = figure.add_subplot()
     cmap = colormaps["viridis"].with_extremes(bad="#eeeeee")
     # Cells as vector shapes (pcolormesh), not an embedded raster image.
@@ -77,8 +77,8 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
                     labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
     for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
         tick.set_fontweight("bold" if row.level == "category" else "normal")
-    figure.colorbar(image, ax=axes, fraction=0.03, label="normalised score (1 best)")
-    axes.set_title("Macro averages by MedHELM category and subcategory")
+    figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, label="normalised score (1 best)")
+    axes.set_title("Macro averages by category and subcategory", loc="left")
     return _svg(figure)
 
 

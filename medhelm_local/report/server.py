@@ -234,7 +234,7 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
         name = request.path_params["name"]
         if name not in ASSETS:
             return PlainTextResponse("Not found.", status_code=404)
-        kind = "text/css" if name.endswith(".css") else "text/javascript"
+        kind = {"css": "text/css", "js": "text/javascript", "svg": "image/svg+xml"}[name.rsplit(".", 1)[1]]
         return Response(asset_text(name), media_type=f"{kind}; charset=utf-8")
 
     def download(render: Callable[[Report], str], media: str) -> Callable[[Request], Awaitable[Response]]:
