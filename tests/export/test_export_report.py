@@ -34,7 +34,7 @@ def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Ap
         assert value.encode() not in blob, f"{value!r} left in the bundle"
     # The private run: answers redacted under the bundle's pseudonyms; its prompts never leave (policy: never).
     private = _pages(out, PRIVATE_RUN)
-    assert [i["id"] for i in private][0].startswith("i-") and "prompt" not in private[0]
+    assert all(str(i["id"]).startswith("i-") for i in private) and "prompt" not in private[0]
     assert "[NAME]" in str(private[0]["answer"]) and "meets criteria" in str(private[0]["answer"])
     assert private[1]["ok"] is False and "error_message" not in private[1]
     completions = [json.loads(line) for line in (out / "completions.jsonl").read_text().splitlines()]
