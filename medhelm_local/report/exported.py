@@ -113,7 +113,7 @@ class ShapedReader(StoreReader):
         raw_id = str(item["id"])
         prompts, answers, ratings = (self._how(run_id, p) for p in ("prompts", "completions", "ratings"))
         out: dict[str, Any] = {"id": self.shapers["completions"].instance(run_id, raw_id), "ordinal": item["ordinal"]}
-        for key in ("ok", "finish_reason", "error_type", "latency_s", "attempts", "prompt_tokens", "completion_tokens"):
+        for key in ("ok", "finish_reason", "error_type", "attempts"):
             out[key] = item[key]
         answer_shaper, prompt_shaper = self.shapers["completions"], self.shapers["prompts"]
         out["answer"] = answer_shaper.text(run_id, raw_id, "answer", item["answer"])

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, Literal
 
 import jinja2
+from markupsafe import Markup
 
 from medhelm_local.report.formats import interval, number
 from medhelm_local.report.model import Report, RunInfo, slug
@@ -120,6 +121,12 @@ def context(report: Report, links: Links) -> PageContext:
 TOP_PAGES: dict[str, Callable[[Report], bool]] = {
     "index": lambda r: True, "taxonomy": lambda r: True, "compare": lambda r: True,
     "published": lambda r: r.published is not None, "methods": lambda r: True}
+
+
+def script_data(json_text: str) -> Markup:
+    """JSON text safe inside <script type="application/json">: no character can close the element (the
+    escapes are JSON's own, so the text parses to the same value)."""
+    return Markup(json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 def instance_page(rows: list[str], page: int, pages: int, total: int) -> str:

@@ -200,7 +200,8 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
             found = _find_run(report, request.path_params["name"])
             if found is None:
                 return PlainTextResponse("No such run in these stores.", status_code=404)
-            return HTMLResponse(live.with_run(found, lambda reader: run_page(report, found, reader, Links("server"))))
+            return HTMLResponse(live.with_run(found, lambda reader: run_page(report, found, reader, Links("server"),
+                                                                             first_page=True)))
         return await data(page)
 
     async def instances(request: Request) -> Response:

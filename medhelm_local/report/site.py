@@ -29,7 +29,17 @@ from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS
 from medhelm_local.report.formats import to_csv, to_json
 from medhelm_local.report.model import Report, RunInfo, slug
-from medhelm_local.report.pages import ASSETS, PAGE_SIZE, TOP_PAGES, Links, asset_text, context, instance_page, render
+from medhelm_local.report.pages import (
+    ASSETS,
+    PAGE_SIZE,
+    TOP_PAGES,
+    Links,
+    asset_text,
+    context,
+    instance_page,
+    render,
+    script_data,
+)
 from medhelm_local.report.plots import cost_svg, heatmap_svg
 from medhelm_local.report.sources import RunReader
 
@@ -38,7 +48,7 @@ Sink = Callable[[str, str], None]  # (path relative to the report's folder, text
 # Instances of each run in a static report's browser, unless asked otherwise: a report to hand to a
 # committee stays small (the viewer and `report --instances all` show every one).
 DEFAULT_INSTANCES = 1000
-_BATCH_ROWS = 100_000
+_BATCH_ROWS = 50_000
 
 
 @dataclass(frozen=True)
@@ -92,8 +102,10 @@ def _write_instances(sink: Sink, reader: RunReader, runs: list[RunInfo], cap: in
     return written
 
 
-def run_page(report: Report, run: RunInfo, reader: RunReader, links: Links, cap: int | None = None) -> str:
-    """One run's page (static or served); a static report holds at most `cap` instances of each kind."""
+def run_page(report: Report, run: RunInfo, reader: RunReader, links: Links, cap: int | None = None,
+             first_page: bool = False) -> str:
+    """One run's page (static or served); a static report holds at most `cap` instances of each kind.
+    `first_page`: the first page of instances goes inside the page as data (the viewer: one request)."""
     metrics = list(report.metrics.get(run.key, {}).values())
     order = {g: i for i, g in enumerate(GROUPS)}
     specs = report.specs
@@ -103,10 +115,14 @@ def run_page(report: Report, run: RunInfo, reader: RunReader, links: Links, cap:
     total = reader.instance_count(run.run_id)
     failed_total = reader.instance_count(run.run_id, failed_only=True)
     shown, failed_shown = (total, failed_total) if cap is None else (min(total, cap), min(failed_total, cap))
+    embedded = None
+    if first_page and withheld is None and total:
+        rows = list(reader.instances_json(run.run_id, 0, PAGE_SIZE))
+        embedded = script_data(instance_page(rows, 1, _pages(shown), total))
     return render("run.html", context(report, links), run=run, metrics=metrics, failures=reader.failures(run.run_id),
                   judges=reader.judges(run.run_id), instances_shown=withheld is None, withheld_reason=withheld or "",
                   total=total, pages=_pages(shown), shown=shown, failed_total=failed_total,
-                  failed_pages=_pages(failed_shown), failed_shown=failed_shown)
+                  failed_pages=_pages(failed_shown), failed_shown=failed_shown, first_page=embedded)
 
 
 def benchmark_page(report: Report, benchmark: str, links: Links) -> str:

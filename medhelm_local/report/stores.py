@@ -83,8 +83,9 @@ class StoreReader:
         self.scope = scope  # the runs whose summaries are read (None: every run, read in one pass)
         self.con: duckdb.DuckDBPyConnection = handle.con
         self.label = handle.path.name
-        self._summary: tuple[dict[str, list[FailureCount]], dict[str, list[JudgeSummary]],
-                             dict[str, tuple[int, int]]] | None = None
+        self._failures: dict[str, list[FailureCount]] | None = None  # read once, for every run in scope
+        self._judges: dict[str, list[JudgeSummary]] | None = None
+        self._counts: dict[str, tuple[int, int]] | None = None
 
     def info(self) -> StoreInfo:
         """The store as the methods page lists it."""
@@ -125,40 +126,35 @@ class StoreReader:
 
     def failures(self, run_id: str) -> list[FailureCount]:
         """A run's failed requests by reason, then each metric's unscorable instances by reason."""
-        return self._summaries()[0].get(run_id, [])
+        if self._failures is None:
+            self._failures = {}
+            for run_id_, stage, reason, count in self._rows(_FAILURES_SQL):
+                self._failures.setdefault(run_id_, []).append(FailureCount(stage, reason, count))
+        return self._failures.get(run_id, [])
 
     def judges(self, run_id: str) -> list[JudgeSummary]:
         """Per jury and judge: ratings given, failures by reason, and the mean rating."""
-        return self._summaries()[1].get(run_id, [])
-
-    def instance_count(self, run_id: str, failed_only: bool = False) -> int:
-        """Instances of a run (or only those with a failure: a request, a metric or a judge)."""
-        return self._summaries()[2].get(run_id, (0, 0))[1 if failed_only else 0]
-
-    def _summaries(self) -> tuple[dict[str, list[FailureCount]], dict[str, list[JudgeSummary]],
-                                  dict[str, tuple[int, int]]]:
-        """Failures, judges and instance counts of every run, read once (one pass over each table)."""
-        if self._summary is None:
-            scope = _SCOPE if self.scope is not None else ""
-            params = {"runs": list(self.scope)} if self.scope is not None else {}
-
-            def rows(sql: str) -> list[Any]:
-                return self.con.execute(sql.format(scope=scope, failed=_FAILED.format(scope=scope)),
-                                        params).fetchall()
-
-            failures: dict[str, list[FailureCount]] = {}
-            for run_id, stage, reason, count in rows(_FAILURES_SQL):
-                failures.setdefault(run_id, []).append(FailureCount(stage, reason, count))
-            judges: dict[str, list[JudgeSummary]] = {}
-            for run_id, jury, judge, rated, failed, mean, reasons in rows(_JUDGES_SQL):
+        if self._judges is None:
+            self._judges = {}
+            for run_id_, jury, judge, rated, failed, mean, reasons in self._rows(_JUDGES_SQL):
                 counts: dict[str, int] = {}
                 for reason in reasons or []:
                     counts[reason] = counts.get(reason, 0) + 1
-                judges.setdefault(run_id, []).append(JudgeSummary(jury, judge, rated, failed, mean,
-                                                                  dict(sorted(counts.items()))))
-            sizes = {run_id: (n, failed) for run_id, n, failed in rows(_COUNTS_SQL)}
-            self._summary = (failures, judges, sizes)
-        return self._summary
+                self._judges.setdefault(run_id_, []).append(JudgeSummary(jury, judge, rated, failed, mean,
+                                                                         dict(sorted(counts.items()))))
+        return self._judges.get(run_id, [])
+
+    def instance_count(self, run_id: str, failed_only: bool = False) -> int:
+        """Instances of a run (or only those with a failure: a request, a metric or a judge)."""
+        if self._counts is None:
+            self._counts = {run_id_: (n, failed) for run_id_, n, failed in self._rows(_COUNTS_SQL)}
+        return self._counts.get(run_id, (0, 0))[1 if failed_only else 0]
+
+    def _rows(self, sql: str) -> list[Any]:
+        """A summary query over every run of the store at once, or over the runs in scope."""
+        scope = _SCOPE if self.scope is not None else ""
+        params = {"runs": list(self.scope)} if self.scope is not None else {}
+        return self.con.execute(sql.format(scope=scope, failed=_FAILED.format(scope=scope)), params).fetchall()
 
     def instances_json(self, run_id: str, offset: int = 0, limit: int | None = None,
                        failed_only: bool = False) -> Iterator[str]:
@@ -171,9 +167,16 @@ class StoreReader:
                             offset: int = 0) -> Iterator[tuple[str, str]]:
         """(run id, instance JSON) for several runs at once, by run then instance order: the first `limit`
         instances of each run after `offset` (all when limit is None). One pass over each table."""
-        last = "" if limit is None else f"AND rn <= {int(offset) + int(limit)}"
-        sql = _INSTANCES_SQL.format(failed=_FAILED_JOIN if failed_only else "", window=f"rn > {int(offset)} {last}")
-        result = self.con.execute(sql, {"runs": list(run_ids)})
+        failed = _FAILED_JOIN if failed_only else ""
+        if limit is None:
+            chosen = f"SELECT i.run_id, i.instance_id, i.ordinal FROM ({_CANDIDATES}) i {failed}"
+        else:
+            # The first offset + limit by ordinal of each run, kept in a bounded heap (no sort of every instance).
+            chosen = _FIRST.format(candidates=_CANDIDATES, failed=failed, n=int(offset) + int(limit))
+            if offset:
+                chosen = (f"SELECT * FROM ({chosen}) QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY ordinal)"
+                          f" > {int(offset)}")
+        result = self.con.execute(_INSTANCES_SQL.format(chosen=chosen), {"runs": list(run_ids)})
         while True:
             chunk = result.fetchmany(2048)
             if not chunk:
@@ -257,13 +260,17 @@ _FAILED_JOIN = f"SEMI JOIN ({_FAILED.format(scope=_SCOPE)}) f USING (run_id, ins
 
 # One JSON object per instance, built by DuckDB: the runs asked for, each table read once, the window of
 # instances chosen per run by their order (row_number), then joined to their request, answer, scores and ratings.
+_CANDIDATES = "SELECT run_id, instance_id, ordinal FROM instances WHERE list_contains($runs, run_id)"
+_FIRST = """
+SELECT run_id, x.i AS instance_id, x.o AS ordinal FROM (
+    SELECT i.run_id, unnest(min_by(struct_pack(i := i.instance_id, o := i.ordinal), i.ordinal, {n})) AS x
+    FROM ({candidates}) i {failed} GROUP BY i.run_id)
+"""
+
+# One JSON object per instance, built by DuckDB: the instances chosen per run (`{chosen}`: run_id, instance_id,
+# ordinal), each table read once, joined to their request, answer, scores and ratings.
 _INSTANCES_SQL = """
-WITH k AS (
-    SELECT run_id, instance_id, ordinal FROM (
-        SELECT i.run_id, i.instance_id, i.ordinal, row_number() OVER (PARTITION BY i.run_id ORDER BY i.ordinal) AS rn
-        FROM (SELECT run_id, instance_id, ordinal FROM instances WHERE list_contains($runs, run_id)) i {failed}
-    ) WHERE {window}
-), p AS (
+WITH k AS ({chosen}), p AS (
     SELECT k.run_id, k.instance_id, k.ordinal, i.references_json FROM k JOIN instances i USING (run_id, instance_id)
     WHERE list_contains($runs, i.run_id)
 ), s AS (
@@ -279,8 +286,7 @@ WITH k AS (
 SELECT p.run_id, to_json(struct_pack(
     id := p.instance_id, ordinal := p.ordinal, prompt := q.prompt, "references" := json(p.references_json),
     ok := c.ok, answer := c.text, finish_reason := c.finish_reason, error_type := c.error_type,
-    error_message := c.error_message, latency_s := c.latency_s, attempts := c.attempts,
-    prompt_tokens := c.prompt_tokens, completion_tokens := c.completion_tokens,
+    error_message := c.error_message, attempts := c.attempts,
     scores := coalesce(s.scores, []), ratings := coalesce(j.ratings, [])))
 FROM p
 LEFT JOIN (SELECT run_id, instance_id, prompt FROM requests SEMI JOIN k USING (run_id, instance_id)

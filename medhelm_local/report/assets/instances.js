@@ -47,7 +47,9 @@
   }
   function ratingsBlock(ratings) {
     var box = el("div", "ratings");
-    ratings.forEach(function (r) {
+    ratings.slice().sort(function (a, b) {
+      return (a.jury + "\u0000" + a.judge) < (b.jury + "\u0000" + b.judge) ? -1 : 1;
+    }).forEach(function (r) {
       var who = r.jury + " / " + r.judge;
       if (!r.ok) {
         box.appendChild(el("p", "failed", "Judge " + who + " gave no rating: " + (r.error_type || "failed") +
@@ -87,10 +89,14 @@
         (item.error_message ? ": " + item.error_message : "") + " (attempts: " + item.attempts + ")"));
     } else if (item.answer !== undefined) {
       section(card, "Answer", el("pre", "answer", item.answer === null ? "" : item.answer));
+      if (item.finish_reason && item.finish_reason !== "stop") {
+        card.appendChild(el("p", "note", "The answer ended with finish reason \"" + item.finish_reason + "\"" +
+          (item.finish_reason === "length" ? " (cut at the token limit)." : ".")));
+      }
     }
     if ((item.scores || []).length) {
       section(card, "Scores", table(["Metric", "Value", "Read from the answer", "Could not score"],
-        item.scores.map(function (s) {
+        item.scores.slice().sort(function (a, b) { return a.metric < b.metric ? -1 : 1; }).map(function (s) {
           return [s.metric, { text: num(s.value), cls: s.value === null ? "failed" : "value" },
             s.extracted === undefined || s.extracted === null ? "" : s.extracted, s.error || ""];
         })));
@@ -135,6 +141,7 @@
     }).then(show, failedToLoad);
   }
   window.medhelmInstances = show;
+  var first = document.getElementById("instances-first");
   root.querySelector('[data-go="prev"]').addEventListener("click", function () { load(state.page - 1); });
   root.querySelector('[data-go="next"]').addEventListener("click", function () { load(state.page + 1); });
   root.querySelector('input[data-go="page"]').addEventListener("change", function (event) {
@@ -145,5 +152,9 @@
     root.querySelector('[data-field="total"]').textContent = String(total());
     load(1);
   });
-  load(1);
+  if (first) {
+    show(JSON.parse(first.textContent));  // the viewer sends the first page inside the run page
+  } else {
+    load(1);
+  }
 }());
