@@ -65,6 +65,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
         opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
         from medhelm_local.report import FORMATS, open_sources, render_text, write_site
+        from medhelm_local.report.stores import reading
         from medhelm_local.store.keys import load_kek
 
         if fmt not in FORMATS:
@@ -79,11 +80,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         paths = report_stores(settings, suites, stores)
         sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
         try:
-            built = sources.report(baseline)
-            if folder is not None:
-                result = write_site(built, sources.by_run(), folder, cap)
-            else:
-                text = render_text(built, fmt)
+            with reading(", ".join(str(p) for p in paths)):
+                built = sources.report(baseline)
+                if folder is not None:
+                    result = write_site(built, sources.by_run(), folder, cap)
+                else:
+                    text = render_text(built, fmt)
         finally:
             sources.close()
         if folder is None:
@@ -114,6 +116,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
         from medhelm_local.report.live import LiveStores
         from medhelm_local.report.server import new_token, read_token
+        from medhelm_local.report.stores import reading
         from medhelm_local.report.viewer import bind
         from medhelm_local.report.viewer import serve as run_viewer
         from medhelm_local.store.keys import load_kek
@@ -122,7 +125,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         paths = report_stores(settings, suites, stores)
         token = read_token(token_file) if token_file is not None else new_token()
         live = LiveStores(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
-        live.report()  # every store opens and reads before anything listens: bad input stops here
+        with reading(", ".join(str(p) for p in paths)):
+            live.report()  # every store opens and reads before anything listens: bad input stops here
         sock = bind(host, port)
 
         def announce(url: str) -> None:

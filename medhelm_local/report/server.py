@@ -37,6 +37,7 @@ from medhelm_local.report.live import LiveStores
 from medhelm_local.report.model import Report, RunInfo, slug
 from medhelm_local.report.pages import ASSETS, PAGE_SIZE, Links, asset_text, instance_page
 from medhelm_local.report.site import benchmark_page, run_page, top_page
+from medhelm_local.report.stores import reading
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -163,7 +164,8 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
 
     async def data(call: Callable[[], Response]) -> Response:
         try:
-            return await run_in_threadpool(call)
+            with reading("the viewer's stores"):
+                return await run_in_threadpool(call)
         except StoreLockedError:
             return HTMLResponse("<!doctype html><title>Busy</title><p>A run is writing to a store right now; "
                                 "DuckDB lets nothing else open it meanwhile. Reload in a moment.</p>",

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from medhelm_local.errors import StoreError, StoreSchemaError
+from medhelm_local.errors import ConfigError, StoreError, StoreSchemaError
 from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek
@@ -29,6 +30,21 @@ UNPLACED = "Not in MedHELM's taxonomy"
 # DuckDB's memory for a report when the store_memory_limit setting gives none (its default is 80 % of RAM):
 # a report's largest query sorts a batch of at most 100,000 instances (site._BATCH_ROWS).
 DEFAULT_MEMORY_LIMIT = "256MB"
+
+
+@contextmanager
+def reading(where: str) -> Iterator[None]:
+    """DuckDB failures while reading stores, as clear errors (a damaged store, or too little memory)."""
+    try:
+        yield
+    except duckdb.OutOfMemoryException:
+        raise ConfigError("reading the stores needed more memory than DuckDB may use", where=where,
+                          fix="set store_memory_limit (MEDHELM_STORE_MEMORY_LIMIT) higher, e.g. 1GB, or report "
+                              "fewer instances per run (--instances)") from None
+    except duckdb.Error as exc:
+        raise StoreError(f"reading a store failed ({str(exc).splitlines()[0]})", where=where,
+                         fix="check the store opens with `medhelm-local runs list --store PATH`; a damaged store "
+                             "can be restored from its backup") from None
 
 
 def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None) -> list[StoreHandle]:
