@@ -26,7 +26,11 @@ row numbers and ids only.
         ├── NotAStoreError            the file is not a medhelm-local store
         ├── StoreNotEncryptedError    the file is a DuckDB file without GCM encryption
         ├── StoreLockedError          another process holds the store open for writing
-        └── StoreSchemaError          the store was written by an unknown schema version
+        ├── StoreSchemaError          the store was written by an unknown schema version
+        └── StoreCorruptError         a page of the store does not decrypt or check out (exit 4)
+
+    MedhelmWarning (a UserWarning)    something the user must know that does not stop the command:
+                                      a torn write-ahead log, an audit sink that could not be reached
 """
 
 from __future__ import annotations
@@ -148,3 +152,13 @@ class StoreLockedError(StoreError):
 
 class StoreSchemaError(StoreError):
     """The store's schema version is not one this program knows."""
+
+
+class StoreCorruptError(StoreError):
+    """A page of the store (or its write-ahead log) does not decrypt or fails its checksum: damaged on disk."""
+
+    exit_code = 4
+
+
+class MedhelmWarning(UserWarning):
+    """A condition the user must hear about that does not stop the command; the CLI prints it."""

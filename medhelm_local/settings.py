@@ -94,9 +94,14 @@ class Deployment(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _check_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("must be an http(s) URL with a host, e.g. http://127.0.0.1:8000/v1")
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018  (raises ValueError for a port that is not a number from 0 to 65535)
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http(s) URL with a host and, optionally, a numeric port, "
+                             "e.g. http://127.0.0.1:8000/v1")
         return value.rstrip("/")
 
     @property
@@ -175,6 +180,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"the config file is not valid TOML ({exc})", where=str(path),
                           fix="fix the syntax at the line and column named") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the config file is not UTF-8 text (byte {exc.start + 1} is not)", where=str(path),
+                          fix="give a TOML text file to --config / MEDHELM_CONFIG") from None
     except OSError as exc:
         raise ConfigError(f"cannot read the config file ({exc.strerror})", where=str(path),
                           fix="check its permissions") from None

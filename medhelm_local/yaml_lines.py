@@ -32,12 +32,25 @@ class LocatedYaml:
         return None
 
 
+class DuplicateKeyError(Exception):
+    """A mapping names the same key twice (YAML would silently keep the last)."""
+
+    def __init__(self, loc: tuple[str | int, ...], first: int, again: int) -> None:
+        super().__init__(loc)
+        self.loc, self.first, self.again = loc, first, again
+
+
 def _walk(node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int]) -> None:
     lines.setdefault(loc, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
         for key, value in node.value:
-            child = (*loc, str(key.value))
-            lines[child] = key.start_mark.line + 1
+            name, line = str(key.value), key.start_mark.line + 1
+            if name in seen:
+                raise DuplicateKeyError((*loc, name), seen[name], line)
+            seen[name] = line
+            child = (*loc, name)
+            lines[child] = line
             _walk(value, child, lines)
     elif isinstance(node, yaml.SequenceNode):
         for index, value in enumerate(node.value):
@@ -67,7 +80,13 @@ def load_located(path: Path, what: str) -> LocatedYaml:
                           fix="fix the syntax at that line") from None
     lines: dict[tuple[str | int, ...], int] = {}
     if node is not None:
-        _walk(node, (), lines)
+        try:
+            _walk(node, (), lines)
+        except DuplicateKeyError as dup:
+            key = ".".join(str(p) for p in dup.loc)
+            raise ConfigError(f"the {what} gives '{key}' twice (lines {dup.first} and {dup.again}); only one "
+                              "can apply", where=f"{path}, line {dup.again}",
+                              fix="keep one of them: YAML would silently use the last") from None
     return LocatedYaml(path, data, lines)
 
 

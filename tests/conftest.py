@@ -63,6 +63,22 @@ def data_root(tmp_path: Path) -> Path:
     return root
 
 
+GATED_FIXTURES = REPO / "tests" / "data" / "gated"
+UNPINNED_FIXTURES = ("med_dialog", "medmcqa")
+
+
+@pytest.fixture
+def gated_root(tmp_path: Path) -> Path:
+    """A data root holding the synthetic gated datasets and the public sets without shipped checksums, imported
+    as a site would (`data import FOLDER` records their checksums)."""
+    root = tmp_path / "gated-data"
+    for folder in sorted(p for p in GATED_FIXTURES.iterdir() if p.is_dir()):
+        import_dataset(folder, root)
+    for name in UNPINNED_FIXTURES:
+        import_dataset(REPO / "tests" / "data" / "datasets" / name, root)
+    return root
+
+
 @dataclass
 class FakeServer:
     """A running fault-injecting fake OpenAI server."""
@@ -86,12 +102,14 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
     started: list[FakeServer] = []
 
     def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
-              seed: int = 1) -> FakeServer:
+              seed: int = 1, context: int | None = None) -> FakeServer:
         port_file = tmp_path / f"fake-port-{len(started)}"
         args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
                 "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed)]
         if faults:
             args += ["--faults", faults]
+        if context is not None:
+            args += ["--context", str(context)]
         proc = subprocess.Popen(args)
         deadline = time.monotonic() + 10
         while not port_file.exists():

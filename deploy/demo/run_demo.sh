@@ -71,6 +71,8 @@ TOML
 echo
 echo "Exporting the suite as a compliance officer: redacted per policy, signed, recorded in the audit log..."
 [ -f "$work/signing.key" ] || "$cli" --config "$work/config.toml" keys signing-init --out "$work/signing.key" >/dev/null
+# Exports run only under a policy and rule pack the compliance officer approved (signed, in the audit log).
+"$cli" --config "$work/config.toml" policy approve --role compliance_officer
 "$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer
 "$cli" verify "$work/bundle" --public-key "$work/signing.pub"
 

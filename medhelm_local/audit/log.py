@@ -3,20 +3,20 @@
 One log per appliance (setting `audit_store`), not one per suite: audit records must outlive the
 results they describe (retention.yaml), and a suite store may be deleted when its time is up.
 Each append opens the log, adds one record in one transaction and closes it, so several
-processes take turns (DuckDB's file lock), and the chain never forks.
+processes take turns (DuckDB's file lock), and the chain never forks. Committed records are then
+forwarded to the sinks of the policy's audit.yaml; holders of the export signing key add signed
+checkpoints (`checkpoints.py`), which the KEK alone cannot forge.
 """
 
 from __future__ import annotations
 
-import getpass
 import json
-import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from medhelm_local.audit.chain import (
     AuditRecord,
@@ -26,28 +26,35 @@ from medhelm_local.audit.chain import (
     record_hash,
     verify_chain,
 )
+from medhelm_local.audit.checkpoints import CHECKPOINT_KIND, Signer, check_checkpoints, checkpoint_details
+from medhelm_local.audit.forward import Sink, check_forwarded, forward, sinks_for
 from medhelm_local.errors import MedhelmError, StoreLockedError, StoreNotFoundError
+from medhelm_local.policy.identity import current_actor
 from medhelm_local.settings import Settings, default_audit_store
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from medhelm_local.policy.loader import Policy
+
 _LOCK_WAIT_S = 15.0
-
-
-def current_actor() -> str:
-    """Who runs this process, as the operating system knows them."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # a container user with no passwd entry
-        return f"uid {os.getuid()}"
+# Every kind of record the program writes (`audit show --kind` accepts these or the part before a dot);
+# a test fails if code appends a kind not listed here.
+KINDS = ("audit.checkpoint", "data_import.done", "data_import.failed", "data_import.refused", "egress.refused",
+         "export.allowed", "export.failed", "export.refused", "export.started", "policy.approve_refused",
+         "policy.approved", "redact_store.done", "redact_store.failed", "redact_store.refused")
+DetailsFor = Callable[[str, int, str], Mapping[str, Any]]  # (store id, seq, hash of the record before) -> details
 
 
 class AuditLog:
-    """The appliance's audit log at `path`, sealed under the KEK like every store."""
+    """The appliance's audit log at `path`, sealed under the KEK like every store, forwarded to `sinks`."""
 
-    def __init__(self, path: Path, kek: Kek) -> None:
+    def __init__(self, path: Path, kek: Kek, sinks: Sequence[Sink] = ()) -> None:
         self.path = path
         self._kek = kek
+        self.sinks = list(sinks)
 
     def _open(self, *, write: bool) -> StoreHandle:
         if not write and not self.path.exists():
@@ -65,7 +72,14 @@ class AuditLog:
                 time.sleep(0.05)
 
     def append(self, kind: str, details: Mapping[str, Any], actor: str | None = None) -> AuditRecord:
-        """Add one record at the end of the chain and return it (committed when this returns)."""
+        """Add one record at the end of the chain and return it (committed, then forwarded, when this returns)."""
+        return self._append(kind, lambda _store, _seq, _prev: details, actor)
+
+    def checkpoint(self, signer: Signer) -> AuditRecord:
+        """Add a checkpoint signed by `signer` over the record now at the end of the chain."""
+        return self._append(CHECKPOINT_KIND, lambda store, seq, prev: checkpoint_details(signer, store, seq, prev))
+
+    def _append(self, kind: str, details_for: DetailsFor, actor: str | None = None) -> AuditRecord:
         handle = self._open(write=True)
         try:
             con = handle.con
@@ -74,13 +88,16 @@ class AuditLog:
             seq, prev = (1, genesis_hash(handle.store_id)) if last is None else (int(last[0]) + 1, str(last[1]))
             at = datetime.now(UTC).isoformat(timespec="milliseconds")
             who = actor or current_actor()
-            body = canonical_details(details)
+            body = canonical_details(details_for(handle.store_id, seq - 1, prev))
             digest = record_hash(seq, at, kind, who, body, prev)
             con.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?)", [seq, at, kind, who, body, prev, digest])
             con.execute("COMMIT")
+            store_id = handle.store_id
         finally:
             handle.close()
-        return AuditRecord(seq, at, kind, who, json.loads(body), prev, digest)
+        record = AuditRecord(seq, at, kind, who, json.loads(body), prev, digest)
+        forward(self.sinks, store_id, record)
+        return record
 
     def records(self) -> tuple[str, list[AuditRecord]]:
         """The log's store id and every record in chain order."""
@@ -100,11 +117,18 @@ class AuditLog:
         _, records = self.records()
         return (records[-1].seq, records[-1].hash) if records else None
 
-    def verify(self, anchors: Iterable[tuple[int, str]] = (), exports: Mapping[str, str] | None = None
+    def verify(self, anchors: Iterable[tuple[int, str]] = (), exports: Mapping[str, str] | None = None,
+               publics: Sequence[Ed25519PublicKey] = (), forwarded: Iterable[Mapping[str, Any]] = ()
                ) -> tuple[list[AuditRecord], list[ChainProblem]]:
-        """Every record, and every break in the chain or unrecorded export (empty when intact)."""
+        """Every record, and every problem found (empty when intact): a break in the chain, an unrecorded
+        export, a checkpoint not signed by one of `publics` or not matching the chain, a forwarded record
+        the log lost or holds changed. Without `publics` checkpoints are not checked."""
         store_id, records = self.records()
-        return records, verify_chain(records, store_id, anchors, exports)
+        problems = verify_chain(records, store_id, anchors, exports)
+        if publics:
+            problems += check_checkpoints(records, store_id, publics)
+        problems += check_forwarded(records, store_id, forwarded)
+        return records, problems
 
 
 @contextmanager
@@ -136,6 +160,10 @@ def audit_path(settings: Settings) -> Path:
     return settings.audit_store or default_audit_store()
 
 
-def audit_log_for(settings: Settings) -> AuditLog:
-    """The appliance's audit log, opened with the configured KEK (StoreKeyError if there is none)."""
-    return AuditLog(audit_path(settings), load_kek(settings))
+def audit_log_for(settings: Settings, policy: Policy | None = None) -> AuditLog:
+    """The appliance's audit log, opened with the configured KEK (StoreKeyError if there is none) and
+    forwarding to the sinks of the policy's audit.yaml (`policy`, else the policy_dir setting's)."""
+    from medhelm_local.policy.loader import load_policy
+
+    chosen = policy if policy is not None else load_policy(settings.policy_dir)
+    return AuditLog(audit_path(settings), load_kek(settings), sinks_for(chosen.audit))

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import typer
 
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.scenarios import DataRoot
-from medhelm_local.scenarios.catalog import BenchmarkStatus, benchmark_status
+from medhelm_local.scenarios.catalog import (
+    FORMAT_SHIPPED,
+    RUNNABLE,
+    WHEN_PRESENT,
+    BenchmarkStatus,
+    benchmark_status,
+    medhelm_status,
+)
 from medhelm_local.settings import Settings
 from medhelm_local.taxonomy import Subcategory, Taxonomy, load_taxonomy
 
@@ -57,16 +64,11 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
         """A benchmark's card: what it measures, provenance, licence, citation, taxonomy place, metric, data."""
-        from medhelm_local.data import benchmark_source
         from medhelm_local.scenarios import get
 
         settings = settings_from(ctx, data_root=data_root)
         canonical = get(name).name
         row = next(r for r in benchmark_status(DataRoot(settings.data_root)) if r.name == canonical)
-        source = benchmark_source(canonical)
-        if source is not None:  # the shipped record of where the data is published, and its licence
-            row = replace(row, provenance=f"{source.provenance} ({source.note})",
-                          licence=f"{source.licence} ({source.licence_statement})")
         if as_json:
             print_json(asdict(row) | {"runnable": row.runnable})
             return
@@ -80,6 +82,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                   ("taxonomy", f"{row.category} / {row.subcategory}"), ("metrics", "; ".join(metrics)),
                   ("provenance", row.provenance), ("licence", row.licence), ("citation", row.citation or "-")]
         fields += [(f"arg {name}", text) for name, text in row.args.items()]
+        fields.append(("inputs", row.inputs))
         if row.notes:
             fields.append(("notes", row.notes))
         fields.append(("data", f"{row.data}, {row.instances} instances" if row.runnable else f"{row.data}: "
@@ -108,8 +111,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         out.print(f"[green]Card {card} is valid[/]: benchmark [bold]{spec.name}[/] ({spec.task_type.value}, access "
                   f"{spec.access}), {len(instances)} instances, main metric {bench.main_metric}, taxonomy "
                   f"{category} / {spec.subcategory}.", soft_wrap=True)
-        if spec.card.data.file is not None:
-            data_file = (card.parent / spec.card.data.file).resolve()
+        data_file = (card.parent / spec.card.data.file).resolve() if spec.card.data.file is not None else None
+        if data_file is not None and data_file.is_file():  # a format may read a folder: nothing to pin
             out.print(f"Data {data_file} sha256 {sha256_file(data_file)} (pin it as data.sha256 to detect changes).",
                       soft_wrap=True)
         if spec.card.provenance:
@@ -139,11 +142,13 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         installed: dict[str, list[BenchmarkStatus]] = {}
         for r in benchmark_status(DataRoot(settings.data_root), tax):
             installed.setdefault(r.subcategory, []).append(r)
-        tax = with_local_places(tax, [r for rs in installed.values() for r in rs])
+        rows = [r for rs in installed.values() for r in rs]
+        status = medhelm_status(tax, rows)
+        tax = with_local_places(tax, rows)
         if as_json:
             print_json([{"category": cat, "subcategories": [
                 {"name": sub.name,
-                 "medhelm_benchmarks": [asdict(b) for b in sub.benchmarks],
+                 "medhelm_benchmarks": [asdict(b) | {"status": status[b.name]} for b in sub.benchmarks],
                  "installed": [{"name": r.name, "access": r.access, "runnable": r.runnable}
                                for r in installed.get(sub.name, [])]}
                 for sub in subs]} for cat, subs in tax.categories])
@@ -153,15 +158,24 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             branch = tree.add(f"[bold]{cat}[/]")
             for sub in subs:
                 here = installed.get(sub.name, [])
-                names_here = {r.name for r in here}
-                shown = [f"[green]{r.name} ({r.access}, runnable)[/]" if r.runnable
-                         else f"[yellow]{r.name} ({r.access}, data {r.data})[/]" for r in here]
-                shown += [f"[dim]{b.name} ({b.access}, not installed)[/]" for b in sub.benchmarks
-                          if b.name not in names_here and not any(b.name in _aliases(n) for n in names_here)]
+                placed = {name for r in here for name in (r.name, *_aliases(r.name))}
+                shown = [f"[{_COLOUR[_state(r)]}]{r.name} ({r.access}, {_state(r)})[/]" for r in here]
+                shown += [f"[{_COLOUR.get(status[b.name], 'dim')}]{b.name} ({b.access}, {status[b.name]})[/]"
+                          for b in sub.benchmarks if b.name not in placed]
                 branch.add(f"{sub.name}: " + (", ".join(shown) or "[dim]none[/]"))
         out.print(tree)
-        out.print("runnable: installed with verified data; data missing/invalid: import it with "
-                  "`medhelm-local data import`; not installed: in MedHELM, not in this installation.")
+        out.print(f"{RUNNABLE}: installed with verified data. {WHEN_PRESENT}: installed; import its data with "
+                  "`medhelm-local data import` (gated data: obtain it first, `medhelm-local data stage` says where), "
+                  "or give MedHELM's data_path=. format shipped: one of Stanford's private benchmarks; a card naming "
+                  "the hospital's file in that format runs it (docs/private-benchmarks.md). not installed: in "
+                  "MedHELM, not here.", soft_wrap=True)
+
+
+def _state(row: BenchmarkStatus) -> str:
+    return RUNNABLE if row.runnable else WHEN_PRESENT if row.data == "missing" else f"data {row.data}"
+
+
+_COLOUR = {RUNNABLE: "green", WHEN_PRESENT: "yellow", FORMAT_SHIPPED: "cyan", "data invalid": "red"}
 
 
 def _aliases(name: str) -> tuple[str, ...]:

@@ -65,6 +65,12 @@ def _show_plan(plan: StagePlan) -> None:
     for g in plan.gated:
         out.print(f"[yellow]Not fetched[/] {escape(g.benchmark)}: {escape(g.title)} is gated; obtain it at "
                   f"{escape(g.obtain_at)} ({escape(g.needs)}).", soft_wrap=True)
+    for u in plan.unpinned:
+        urls = "; ".join(f"{escape(name)} from {escape(url)}" for name, url in u.files)
+        out.print(f"[yellow]Not fetched[/] {escape(u.benchmark)}: {escape(u.title)} is public, but no checksum ships "
+                  f"for its files yet, so they are never fetched here. Fetch {urls}, check them, and import a folder "
+                  f"named {escape(u.folder)} holding them with `medhelm-local data import FOLDER` (it records their "
+                  "checksums).", soft_wrap=True)
     if plan.sources:
         hosts = ", ".join(f"{h}:{p}" for h, p in plan.hosts)
         out.print(f"It will connect to {hosts} (redirects are never followed) and fetch {plan.file_count} file(s), "

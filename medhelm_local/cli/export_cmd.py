@@ -55,7 +55,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         artifacts = _parse_include(include)
         kek = load_kek(settings)
         policy = load_policy(settings.policy_dir)
-        audit = audit_log_for(settings)
+        audit = audit_log_for(settings, policy)
         resolved = resolve_target(settings, kek, target, store)
         result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted))
         if as_json:

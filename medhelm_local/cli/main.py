@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from pathlib import Path
+from typing import Any, TextIO
 
 import typer
 from rich.text import Text
@@ -21,9 +23,10 @@ from medhelm_local.cli import (
     report_cmd,
     run_cmd,
     runs_cmd,
+    store_cmd,
 )
 from medhelm_local.cli.output import err
-from medhelm_local.errors import MedhelmError
+from medhelm_local.errors import ConfigError, MedhelmError, MedhelmWarning
 from medhelm_local.scenarios.registry import register_cards
 from medhelm_local.settings import Settings, load_settings
 
@@ -93,6 +96,7 @@ def _set_up_logging(settings: Settings) -> None:
 
 run_cmd.register(app, settings_from)
 runs_cmd.register(app, settings_from)
+store_cmd.register(app, settings_from)
 admin_cmd.register(app, settings_from)
 data_cmd.register(app, settings_from)
 catalog_cmd.register(app, settings_from)
@@ -105,6 +109,9 @@ report_cmd.register(app, settings_from)
 
 def main() -> None:
     """Console entry point: every expected error becomes one clear message and a non-zero exit."""
+    os.umask(0o077)  # every file and folder this process writes is its owner's alone (stores, WAL, logs, bundles)
+    warnings.showwarning = _show_warning
+    warnings.simplefilter("always", MedhelmWarning)
     code: int
     try:
         app()
@@ -113,14 +120,41 @@ def main() -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if isinstance(exc.code, str):
             err.print(exc.code, soft_wrap=True)
-    except MedhelmError as exc:
-        err.print(Text("Error: ", style="bold red") + Text(exc.message), soft_wrap=True)
-        code = exc.exit_code
     except KeyboardInterrupt:
         err.print("Interrupted. Everything finished so far is saved; run the same command again to resume.")
         code = 130
+    except Exception as exc:  # an expected error, or one with a clear explanation; anything else is re-raised
+        error = exc if isinstance(exc, MedhelmError) else explain_unexpected(exc)
+        if error is None:
+            raise
+        err.print(Text("Error: ", style="bold red") + Text(error.message), soft_wrap=True)
+        code = error.exit_code
     flush_refusals()
     _exit_now(code)
+
+
+def explain_unexpected(exc: Exception) -> MedhelmError | None:
+    """An error the library did not translate, as a clear one where that is possible: DuckDB failing on a
+    damaged store (the store opened last), or the operating system refusing a file operation."""
+    import duckdb
+
+    from medhelm_local.store.integrity import explain_failure
+
+    if isinstance(exc, duckdb.Error):
+        return explain_failure(exc)
+    if isinstance(exc, OSError) and exc.filename:
+        return ConfigError(f"the operating system refused a file operation ({exc.strerror or exc})",
+                           where=str(exc.filename), fix="check that the path exists, is writable and has space")
+    return None
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: TextIO | None = None, line: str | None = None, **_: Any) -> None:
+    """MedhelmWarnings as one plain line on stderr; any other warning as Python prints it."""
+    if issubclass(category, MedhelmWarning):
+        err.print(Text("Warning: ", style="bold yellow") + Text(str(message)), soft_wrap=True)
+        return
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def flush_refusals() -> None:

@@ -28,7 +28,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
-    """Add `policy check` and `policy chart-values` to the app."""
+    """Add `policy check`, `policy chart-values` and `policy approve` to the app."""
     policy = typer.Typer(help="The hospital-reviewable policy: egress allowlist, export rules, retention, roles.",
                          no_args_is_help=True)
     app.add_typer(policy, name="policy")
@@ -99,3 +99,27 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             return
         _write_atomically(out_file, text)
         out.print(f"Wrote the chart's policy values to {out_file}: install with `helm install ... -f {out_file}`.")
+
+    @policy.command("approve")
+    def approve(
+        ctx: typer.Context,
+        role: str = typer.Option(..., "--role", help="Your role: one with approves_policy under the policy in "
+                                                     "force, e.g. compliance_officer."),
+    ) -> None:
+        """Pin the policy and redaction rule pack exports must use: their digests go into the audit log,
+        covered by a checkpoint signed with the export signing key. Exports under anything else are refused."""
+        from medhelm_local.audit import audit_log_for
+        from medhelm_local.export.approval import approve as approve_pair
+        from medhelm_local.export.service import signing_key_for
+        from medhelm_local.policy.loader import load_policy
+        from medhelm_local.store.keys import load_kek
+
+        settings = settings_from(ctx)
+        loaded = load_policy(settings.policy_dir)
+        kek = load_kek(settings)
+        record = approve_pair(audit_log_for(settings, loaded), loaded, settings.redaction_dir, signing_key_for(
+            settings, kek), role)
+        out.print(f"[green]Approved[/] for exports: the policy in {settings.policy_dir} (sha256 "
+                  f"{record.details['policy_sha256'][:16]}...) and the rule pack in {settings.redaction_dir} "
+                  f"(sha256 {record.details['rule_pack_sha256'][:16]}...); audit record {record.seq}, signed.",
+                  soft_wrap=True)

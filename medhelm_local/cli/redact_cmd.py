@@ -45,8 +45,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.store.keys import load_kek
 
         settings = settings_from(ctx)
-        copy = redact_store_copy(source, out_path, load_kek(settings), load_export_policy(settings.policy_dir),
-                                 settings.redaction_dir, audit_log_for(settings))
+        policy = load_export_policy(settings.policy_dir)
+        copy = redact_store_copy(source, out_path, load_kek(settings), policy, settings.redaction_dir,
+                                 audit_log_for(settings, policy))
         kinds = ", ".join(f"{k} {v}" for k, v in copy.redactions.items()) or "none needed"
         out.print(f"[green]Wrote[/] {copy.destination} ({', '.join(f'{t} {n}' for t, n in copy.rows.items())} "
                   f"rows; redacted {sum(copy.redactions.values())} value(s): {kinds}); audit record "

@@ -51,7 +51,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             None, metavar="[RUN_ENTRY...]",
             help='MedHELM run entries, e.g. "pubmed_qa:model=local/qwen,model_deployment=vllm-local".'),
         conf: list[str] | None = typer.Option(
-            None, "--conf", help="MedHELM run-entries conf file (repeatable); `public` is the shipped public set."),
+            None, "--conf",
+            help="MedHELM run-entries conf file (repeatable); `public` and `gated` are the shipped sets."),
         priority: int | None = typer.Option(None, "--priority", min=1,
                                             help="With --conf: only entries of this priority or lower."),
         model: str | None = typer.Option(None, "--model", help="With --conf: evaluate this model in every entry."),

@@ -6,10 +6,12 @@ Where the pairs come from (the policy's egress.yaml) is `policy.allowlist`'s bus
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Iterator
 
 
+@functools.lru_cache(maxsize=256)  # checked on every request: parse each host once
 def canonical_host(host: str) -> str:
     """A host as the allowlist compares it: lower case; IP addresses in their canonical form."""
     text = host.strip().lower().strip("[]")

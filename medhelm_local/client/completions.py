@@ -154,6 +154,8 @@ class ModelClient:
         if (response.content_length or 0) > cap:
             raise ReplyTooLargeError(f"the reply announced {response.content_length} bytes, over max_reply_bytes "
                                      f"({cap})")
+        if response.content_length is not None:  # announced and within the cap: aiohttp reads no more than that
+            return await response.read()
         parts: list[bytes] = []
         size = 0
         async for chunk in response.content.iter_chunked(READ_CHUNK):
@@ -162,6 +164,27 @@ class ModelClient:
                 raise ReplyTooLargeError(f"the reply passed max_reply_bytes ({cap})")
             parts.append(chunk)
         return b"".join(parts)
+
+    async def server_call(self, path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """POST to the server's root (beside /v1, where vLLM serves /tokenize and /detokenize); the JSON reply,
+        or None when the server does not offer the path or cannot answer (one try, no retries)."""
+        root = self.deployment.base_url.removesuffix("/v1")
+        data = json.dumps(payload).encode()
+        async with self._slots:
+            try:
+                async with self._session.post(root + path, data=data, headers=self._headers,
+                                              allow_redirects=False) as response:
+                    raw = await self._read_capped(response)
+                    if response.status != 200:
+                        return None
+                reply: dict[str, Any] = json.loads(raw)
+                return reply
+            except (*_TRANSIENT, ReplyTooLargeError, ValueError):
+                return None
+
+    def request_body(self, prompt: Prompt, model: str | None = None) -> dict[str, Any]:
+        """The JSON body this client sends for a prompt (messages for the chat API, a prompt string otherwise)."""
+        return self._api.payload(prompt, self.deployment.model or model or self.model)
 
     def _parse(self, prompt: Prompt, body: dict[str, Any], latency: float, attempts: int) -> Completion:
         reply = self._api.reply(body)

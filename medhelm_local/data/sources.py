@@ -13,6 +13,12 @@ Read from the per-folder manifests shipped in `medhelm_local/scenarios/manifests
 
 Gated datasets (an account or a licence click-through) are in `manifests/gated/<name>.json`: where
 to obtain them and what that needs. They are listed, never fetched.
+
+Public datasets whose files no checksum shipped here pins yet (the publisher's copy could not be
+fetched and hashed when the benchmark was added) are in `manifests/unpinned/<folder>.json`: folder,
+benchmark, title, licence, note, and each file's published URL. `data stage` lists them with their
+URLs and never fetches them (it keeps only what matches a shipped checksum); a site fetches them,
+checks them, and brings the folder in with `data import FOLDER`, which records their checksums.
 """
 
 from __future__ import annotations
@@ -92,6 +98,18 @@ class GatedDataset:
     needs: str
 
 
+@dataclass(frozen=True)
+class UnpinnedDataset:
+    """A public dataset without shipped checksums: where each file is published; listed, never fetched."""
+
+    folder: str
+    benchmark: str
+    title: str
+    licence: str
+    note: str
+    files: tuple[tuple[str, str], ...]  # (name inside the folder, published URL)
+
+
 def _manifests() -> Traversable:
     return resources.files("medhelm_local.scenarios").joinpath("manifests")
 
@@ -140,3 +158,13 @@ def gated_datasets() -> tuple[GatedDataset, ...]:
     rows = [json.loads(e.read_text("utf-8")) for e in folder.iterdir() if e.name.endswith(".json")]
     return tuple(GatedDataset(r["benchmark"], r["title"], r["obtain_at"], r["needs"])
                  for r in sorted(rows, key=lambda r: str(r["benchmark"])))
+
+
+@lru_cache(maxsize=1)
+def unpinned_datasets() -> tuple[UnpinnedDataset, ...]:
+    """Public datasets whose checksums are not shipped: listed with their URLs, never fetched by this program."""
+    folder = _manifests().joinpath("unpinned")
+    rows = [json.loads(e.read_text("utf-8")) for e in folder.iterdir() if e.name.endswith(".json")]
+    return tuple(UnpinnedDataset(r["folder"], r["benchmark"], r["title"], r["licence"], r["note"],
+                                 tuple(sorted(r["files"].items())))
+                 for r in sorted(rows, key=lambda r: str(r["folder"])))

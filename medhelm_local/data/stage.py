@@ -30,9 +30,11 @@ from medhelm_local.data.download import Fetch, Progress, fetch_files
 from medhelm_local.data.sources import (
     DatasetSource,
     GatedDataset,
+    UnpinnedDataset,
     benchmark_source,
     dataset_sources,
     gated_datasets,
+    unpinned_datasets,
 )
 from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
 from medhelm_local.export.bundle import MANIFEST, SIGNATURE, write_manifest
@@ -57,6 +59,7 @@ class StagePlan:
 
     sources: tuple[DatasetSource, ...]
     gated: tuple[GatedDataset, ...]
+    unpinned: tuple[UnpinnedDataset, ...] = ()  # public, but no checksum ships: listed with their URLs, not fetched
 
     @property
     def hosts(self) -> list[tuple[str, int]]:
@@ -84,13 +87,20 @@ class StagePlan:
         return replace(self, sources=tuple(moved))
 
 
-def _resolve(name: str) -> DatasetSource | GatedDataset:
+def _resolve(name: str) -> DatasetSource | GatedDataset | UnpinnedDataset:
     sources = dataset_sources()
     gated = {g.benchmark: g for g in gated_datasets()}
+    unpinned = {key: u for u in unpinned_datasets() for key in (u.folder, u.benchmark)}
     if name in sources:
         return sources[name]
     if name in gated:
         return gated[name]
+    if name in unpinned:
+        return unpinned[name]
+    from medhelm_local.scenarios import get  # the registry; UnknownScenarioError lists the known names
+
+    if get(name).name in unpinned:  # an alias (e.g. medhelm_med_mcqa)
+        return unpinned[get(name).name]
     source = benchmark_source(name)
     if source is not None:
         return source
@@ -102,11 +112,13 @@ def _resolve(name: str) -> DatasetSource | GatedDataset:
 def plan_stage(names: Sequence[str] = ()) -> StagePlan:
     """The datasets behind the named benchmarks (or dataset folders); every public one if none is named."""
     if not names:
-        return StagePlan(tuple(dataset_sources().values()), gated_datasets())
+        return StagePlan(tuple(dataset_sources().values()), gated_datasets(), unpinned_datasets())
     chosen = [_resolve(n) for n in names]
     sources = {s.folder: s for s in chosen if isinstance(s, DatasetSource)}
     gated = {g.benchmark: g for g in chosen if isinstance(g, GatedDataset)}
-    return StagePlan(tuple(sources[k] for k in sorted(sources)), tuple(gated[k] for k in sorted(gated)))
+    unpinned = {u.folder: u for u in chosen if isinstance(u, UnpinnedDataset)}
+    return StagePlan(tuple(sources[k] for k in sorted(sources)), tuple(gated[k] for k in sorted(gated)),
+                     tuple(unpinned[k] for k in sorted(unpinned)))
 
 
 def staging_allowlist(policy: Policy) -> Allowlist:

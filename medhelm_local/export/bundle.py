@@ -5,8 +5,12 @@
       MANIFEST.json.sig    base64 Ed25519 signature over the exact bytes of MANIFEST.json
       runs.json ...        the artifacts, each listed in the manifest with its sha256 and size
 
-A bundle is written into a hidden folder beside its destination and renamed into place only when
-complete, so a failed export leaves nothing behind. `verify_bundle` needs only the public key.
+A bundle is written into a hidden folder beside its destination (`.NAME.PID.XXXX.partial`) and renamed
+into place only when complete, so a failed export leaves nothing behind. The signature is written
+last, after the audit log holds the export: a folder left by an export killed earlier has no valid
+signature, and a partial folder is refused by `verify` whatever it holds. Partial folders of
+exports whose process is gone are removed by the next export to the same destination.
+`verify_bundle` needs only the public key.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +37,33 @@ from medhelm_local.scenarios.datafiles import sha256_file
 BUNDLE_FORMAT = "medhelm-local-export/1"
 MANIFEST = "MANIFEST.json"
 SIGNATURE = "MANIFEST.json.sig"
+PARTIAL = ".partial"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def glob_escape(name: str) -> str:
+    """`name` with glob's special characters matched literally."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def remove_stale_partials(destination: Path) -> list[Path]:
+    """Remove the staging folders of earlier exports to `destination` whose process is gone; return them."""
+    removed = []
+    for folder in destination.parent.glob(f".{glob_escape(destination.name)}.*{PARTIAL}"):
+        pid = folder.name[len(destination.name) + 2:].split(".", 1)[0]
+        if folder.is_dir() and pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 @contextmanager
@@ -44,7 +75,8 @@ def staging_folder(destination: Path) -> Iterator[Path]:
     parent = destination.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+        remove_stale_partials(destination)
+        staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.{os.getpid()}.", suffix=PARTIAL, dir=parent))
     except OSError as exc:
         raise ConfigError(f"cannot write the export there ({exc.strerror})", where=str(parent),
                           fix="check that the folder is writable") from None
@@ -77,22 +109,28 @@ def bundle_files(folder: Path) -> list[str]:
                   if p.is_file() and p.relative_to(folder).as_posix() not in (MANIFEST, SIGNATURE))
 
 
-def write_manifest(folder: Path, manifest: Mapping[str, Any], key: SigningKey | None) -> bytes:
+def write_manifest(folder: Path, manifest: Mapping[str, Any], key: SigningKey | None, *, sign: bool = True) -> bytes:
     """List every file in `folder` with its sha256 in the manifest and write it, signed when a key is
-    given (an unsigned manifest says `signing_key_id: null`); return the manifest's bytes."""
+    given (an unsigned manifest says `signing_key_id: null`), unless `sign` is False: then the manifest
+    names the key and `sign_manifest` writes the signature later. Return the manifest's bytes."""
     files = {rel: {"sha256": sha256_file(folder / rel), "bytes": (folder / rel).stat().st_size}
              for rel in bundle_files(folder)}
     body = {**manifest, "files": files, "signing_key_id": key.key_id if key is not None else None}
     data = (json.dumps(body, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
     (folder / MANIFEST).write_bytes(data)
-    if key is not None:
-        (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
+    if key is not None and sign:
+        sign_manifest(folder, data, key)
     return data
 
 
-def seal_bundle(folder: Path, manifest: Mapping[str, Any], key: SigningKey) -> bytes:
-    """An export bundle's manifest, written and signed; return its bytes."""
-    return write_manifest(folder, {**manifest, "format": BUNDLE_FORMAT}, key)
+def sign_manifest(folder: Path, data: bytes, key: SigningKey) -> None:
+    """Write the signature over the manifest's bytes."""
+    (folder / SIGNATURE).write_text(base64.b64encode(key.sign(data)).decode() + "\n", encoding="ascii")
+
+
+def write_export_manifest(folder: Path, manifest: Mapping[str, Any], key: SigningKey) -> bytes:
+    """An export bundle's manifest, written but not yet signed (the signature comes after the audit record)."""
+    return write_manifest(folder, {**manifest, "format": BUNDLE_FORMAT}, key, sign=False)
 
 
 @dataclass(frozen=True)
@@ -159,6 +197,9 @@ def verify_bundle(folder: Path, public: Ed25519PublicKey) -> Verification:
     """Check the signature over the manifest, then every file against it; report each difference."""
     data = _read_manifest(folder)
     problems: list[str] = []
+    if folder.name.endswith(PARTIAL):
+        problems.append(f"the folder is the staging folder of an export that did not finish (named *{PARTIAL}); "
+                        "it was never delivered")
     signature = _read_signature(folder)
     if signature is None:
         problems.append(f"{SIGNATURE} is missing or not base64: the manifest is unsigned")
@@ -172,6 +213,17 @@ def verify_unsigned(folder: Path) -> Verification:
     """Check every file against the manifest, without a signature: proves only that nothing was damaged
     in transit, not who made the bundle (anyone can rewrite an unsigned manifest)."""
     return _check_files(folder, _read_manifest(folder), [])
+
+
+def bundle_problems(folder: Path, publics: Sequence[Ed25519PublicKey]) -> list[str]:
+    """What is wrong with a bundle: its signature under the key it names among `publics` (the first if it
+    names none of them) and every file against the manifest; without keys, the files only."""
+    try:
+        wanted = json.loads(_read_manifest(folder)).get("signing_key_id")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        wanted = None
+    public = next((p for p in publics if key_id(p) == wanted), publics[0] if publics else None)
+    return (verify_bundle(folder, public) if public is not None else verify_unsigned(folder)).problems
 
 
 def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:

@@ -21,11 +21,11 @@ import duckdb
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
-from medhelm_local.export.scrubber import Scrubber
+from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.rules import may_leave_unredacted
-from medhelm_local.redact import detector_for, load_policy
 from medhelm_local.store.database import StoreHandle, open_store
+from medhelm_local.store.integrity import explain_failure, is_damage
 from medhelm_local.store.keys import Envelope, Kek
 from medhelm_local.store.schema import Treatment, suite_tables
 
@@ -67,6 +67,15 @@ def redact_store_copy(source: Path, destination: Path, kek: Kek, policy: Policy,
     except MedhelmError as exc:
         audit.append("redact_store.failed", {**details, "error": type(exc).__name__, "message": exc.message})
         raise
+    except BaseException as exc:  # a crash is a failed attempt too, and is recorded as one
+        # Damage is found reading the source; anything else DuckDB raises comes from writing the copy.
+        explained = explain_failure(exc, source if is_damage(exc) else destination) \
+            if isinstance(exc, duckdb.Error) else None
+        audit.append("redact_store.failed", {**details, "error": type(explained or exc).__name__,
+                                             "message": explained.message if explained else "an unexpected error"})
+        if explained is None:
+            raise
+        raise explained from None
     record = audit.append("redact_store.done", {**details, "rows": rows, "redactions": redactions})
     return RedactedCopy(destination, rows, redactions, record.seq)
 
@@ -78,7 +87,7 @@ def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Pat
         if path.exists():
             raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
                               fix="give a new path for --out")
-    scrubber = Scrubber(detector_for(folder), policy.export.redaction.style, load_policy(folder / "surrogates.yaml"))
+    scrubber = scrubber_for(policy.export.redaction.style, folder)
     partial = _partial(destination)
     _remove(partial)  # left by a copy that was killed
     src = open_store(source, kek, read_only=True)

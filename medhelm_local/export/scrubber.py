@@ -1,7 +1,8 @@
 """Redaction as the export gate applies it: every free-text value, then a rescan of what came out.
 
 A value is redacted with the policy's style (masks or per-document surrogates); the scrubber
-remembers where it put each replacement and scans the output again. Anything the detector finds
+remembers where it put each replacement and scans the output again, with the configured rule pack
+and also with the shipped one (`floor`), so a weakened pack cannot weaken the check. Anything found
 outside those replacements is a residual: the gate refuses the export and names where it was
 (artifact, run, pseudonymous instance, field, identifier type), never the text.
 Instance ids of redacted data become pseudonyms, keyed by a secret made for this export alone,
@@ -16,10 +17,12 @@ import json
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span
+from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span, detector_for, load_policy
 from medhelm_local.redact.surrogates import replace_spans
+from medhelm_local.settings import default_redaction_dir
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,12 @@ class Residual:
     instance: str
     field: str
     type: str
+    note: str = ""
 
     def describe(self) -> str:
         """One line for messages and the audit record."""
-        return f"{self.artifact}: run {self.run_id}, instance {self.instance}, field {self.field}: {self.type}"
+        return (f"{self.artifact}: run {self.run_id}, instance {self.instance}, field {self.field}: {self.type}"
+                + (f" ({self.note})" if self.note else ""))
 
 
 @dataclass
@@ -44,6 +49,7 @@ class Scrubber:
     detector: Detector
     style: str  # "mask" or "surrogate"
     policy: Policy
+    floor: Detector | None = None  # the shipped rule pack: the rescan is never weaker than it
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     counts: Counter[str] = field(default_factory=Counter)
     residuals: list[Residual] = field(default_factory=list)
@@ -62,11 +68,24 @@ class Scrubber:
         out, inserted = replace_spans(value, spans, lambda span: self._replacement(value, span, doc))
         for span in spans:
             self.counts[span.type.value] += 1
-        for found in self.detector.detect(out):
+        for found in self._scan(out):
             outside = _outside(out, found, inserted)
             if any(ch.isalnum() for ch in outside):
                 self.residuals.append(Residual(*where, found.type.value))
         return out
+
+    def _scan(self, text: str) -> list[Span]:
+        """What the rule pack, and the shipped pack beneath it, find in `text`."""
+        found = self.detector.detect(text)
+        if self.floor is not None and self.floor is not self.detector:
+            found += self.floor.detect(text)
+        return found
+
+    def check(self, value: str | None, where: tuple[str, str, str, str], note: str) -> None:
+        """Scan a value that leaves as it is; each identifier type found in it is a residual."""
+        if value:
+            for kind in sorted({span.type.value for span in self._scan(value)}):
+                self.residuals.append(Residual(*where, kind, note))
 
     def json_text(self, value: str | None, doc: str, where: tuple[str, str, str, str]) -> str | None:
         """A JSON document with every string in it redacted (references, extra fields)."""
@@ -92,6 +111,13 @@ class Scrubber:
             surrogates = DocumentSurrogates(self.secret, doc, self.policy, self.detector.words)
             self._documents[doc] = surrogates
         return surrogates.surrogate(original, span.type)
+
+
+def scrubber_for(style: str, folder: Path) -> Scrubber:
+    """A scrubber for one export or redacted copy: the rule pack in `folder` redacts; the shipped pack
+    joins the rescan as its floor."""
+    return Scrubber(detector_for(folder), style, load_policy(folder / "surrogates.yaml"),
+                    floor=detector_for(default_redaction_dir().resolve()))
 
 
 def _outside(text: str, span: Span, inserted: list[tuple[int, int]]) -> str:

@@ -1,11 +1,17 @@
 """`export`: from a suite store to a signed bundle, through the gate, with an audit record either way.
 
     1. resolve the target (suite or run) and read its runs         nothing written yet
-    2. plan: role x access level x artifact, capped by code        refused -> audit, exit 5
-    3. open the signing key                                        missing -> audit, exit 2
-    4. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
-    5. write into a hidden folder, manifest, signature             failure -> nothing left behind
-    6. audit record (allowed, manifest sha256), then rename into place
+    2. open the signing key; check the approved policy and rules   missing -> audit, exit 2; other -> exit 5
+    3. plan: role x access level x artifact, capped by code        refused -> audit, exit 5
+    4. audit record `export.started`                                the attempt is on record before anything is built
+    5. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
+    6. write into a hidden folder, then the manifest (bound to the started record), then
+       audit record `export.allowed` with the manifest's sha256, then the signature, then rename
+    7. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
+
+A bundle with a valid signature therefore always has its `export.allowed` record: a process killed
+before that record leaves an unsigned `.partial` folder, which `verify` refuses and the next export
+to the same destination removes.
 """
 
 from __future__ import annotations
@@ -18,22 +24,30 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.audit.log import AuditLog, current_actor
+import duckdb
+
+from medhelm_local.audit.chain import AuditRecord
+from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
 from medhelm_local.export import artifacts as art
-from medhelm_local.export.bundle import seal_bundle, staging_folder, write_json, write_jsonl
+from medhelm_local.export.approval import check_pin, rule_pack_digest
+from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
-from medhelm_local.export.scrubber import Scrubber
+from medhelm_local.export.public_check import CheckedShaper, declared_public
+from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
 from medhelm_local.export.target import Target, open_target
+from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.policy.rules import may_leave_unredacted
-from medhelm_local.redact import detector_for, load_policy
 from medhelm_local.report.exported import report_tree
 from medhelm_local.settings import Settings
+from medhelm_local.store.integrity import explain_failure
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.schema import artifact_tables
+
+__all__ = ["ExportRequest", "ExportResult", "export", "rule_pack_digest", "signing_key_for"]
 
 
 @dataclass(frozen=True)
@@ -61,31 +75,61 @@ class ExportResult:
     runs: list[str] = field(default_factory=list)
 
 
-def rule_pack_digest(folder: Path) -> str:
-    """sha256 over every file of a redaction rule pack (names and bytes): the redactor's version."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+@dataclass
+class _Attempt:
+    """One export attempt as the audit log sees it: the key, once open, and the record that started it."""
 
+    request: ExportRequest
+    key: SigningKey | None = None
+    started: AuditRecord | None = None
 
-def _audit_details(request: ExportRequest, **extra: Any) -> dict[str, Any]:
-    return {"target": request.target.describe(), "destination": str(request.destination.resolve()),
-            "role": request.role,
-            "include": list(request.include) if request.include else "all permitted",
-            "unredacted_requested": request.unredacted, **extra}
+    def details(self, **extra: Any) -> dict[str, Any]:
+        request = self.request
+        started = {"started_seq": self.started.seq} if self.started else {}
+        return {"target": request.target.describe(), "destination": str(request.destination.resolve()),
+                "role": request.role, "include": list(request.include) if request.include else "all permitted",
+                "unredacted_requested": request.unredacted, **started, **extra}
 
 
 def export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, request: ExportRequest) -> ExportResult:
     """Run the export gate; every outcome, allowed, refused or failed, is one audit record."""
+    attempt = _Attempt(request)
     try:
-        return _export(settings, policy, kek, audit, request)
+        result = _export(settings, policy, kek, audit, attempt)
     except ExportRefusedError as exc:
-        audit.append("export.refused", _audit_details(request, reasons=[exc.what], policy=policy.digest))
+        _finish(audit, attempt, "export.refused", reasons=[exc.what], policy=policy.digest)
         raise
     except MedhelmError as exc:
-        audit.append("export.failed", _audit_details(request, error=type(exc).__name__, message=exc.message))
+        _finish(audit, attempt, "export.failed", error=type(exc).__name__, message=exc.message)
         raise
+    except BaseException as exc:  # a crash is a failed attempt too, and is recorded as one
+        explained = _explain(exc, request.target.store)
+        _finish(audit, attempt, "export.failed", error=type(explained or exc).__name__,
+                message=explained.message if explained else "an unexpected error (see the operational log)")
+        if explained is None:
+            raise
+        raise explained from None
+    _finish(audit, attempt, None)
+    return result
+
+
+def _explain(exc: BaseException, store: Path) -> MedhelmError | None:
+    """An unexpected exception as a clear error, where it has one."""
+    if isinstance(exc, duckdb.Error):
+        return explain_failure(exc, store)
+    if isinstance(exc, OSError):
+        return ConfigError(f"cannot write the export ({exc.strerror or exc})", where=str(exc.filename or store),
+                           fix="check that the destination's folder exists, is writable and has space")
+    return None
+
+
+def _finish(audit: AuditLog, attempt: _Attempt, kind: str | None, **details: Any) -> None:
+    """Record how the attempt ended (unless `kind` is None: already recorded) and, when the signing key
+    is open, cover the log with a signed checkpoint."""
+    if kind is not None:
+        audit.append(kind, attempt.details(**details))
+    if attempt.key is not None:
+        audit.checkpoint(attempt.key)
 
 
 def _refuse(reasons: Iterable[str], what: str) -> ExportRefusedError:
@@ -97,7 +141,8 @@ def _refuse(reasons: Iterable[str], what: str) -> ExportRefusedError:
                                   "written, and the refusal is in the audit log (`medhelm-local audit show`)")
 
 
-def _signing_key(settings: Settings, kek: Kek) -> SigningKey:
+def signing_key_for(settings: Settings, kek: Kek) -> SigningKey:
+    """The configured export signing key, opened with the KEK; ConfigError if none is configured."""
     if settings.signing_key_file is None:
         raise ConfigError("no export signing key is configured, and every bundle is signed",
                           where="setting signing_key_file / MEDHELM_SIGNING_KEY_FILE",
@@ -106,7 +151,9 @@ def _signing_key(settings: Settings, kek: Kek) -> SigningKey:
     return load_signing_key(settings.signing_key_file, kek)
 
 
-def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, request: ExportRequest) -> ExportResult:
+def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attempt: _Attempt) -> ExportResult:
+    request = attempt.request
+    folder = settings.redaction_dir.resolve()
     handle = open_target(request.target, kek, settings.store_memory_limit)
     try:
         runs = [r for r in art.read_runs(handle.con) if request.target.run_id in (None, r.run_id)]
@@ -114,14 +161,15 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, reque
             raise ConfigError(f"there is no {'run ' + request.target.run_id if request.target.run_id else 'run'} "
                               "to export in this store", where=str(request.target.store),
                               fix="list what is there with `medhelm-local runs list`")
+        key = attempt.key = signing_key_for(settings, kek)
+        approval = check_pin(audit, key, policy, rule_pack_digest(folder))
         plan = plan_export(policy, request.role, current_actor(), [RunAccess(r.run_id, r.access) for r in runs],
                            request.include, request.unredacted)
         if plan.refusals:
             raise _refuse(plan.refusals, "the export is refused")
-        key = _signing_key(settings, kek)
-        folder = settings.redaction_dir.resolve()
-        scrubber = Scrubber(detector_for(folder), policy.export.redaction.style,
-                            load_policy(folder / "surrogates.yaml"))
+        started = attempt.started = audit.append("export.started", attempt.details(
+            runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq))
+        scrubber = scrubber_for(policy.export.redaction.style, folder)
         files = _build(plan, runs, scrubber, handle.con)
         store_id = handle.store_id
     finally:
@@ -129,7 +177,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, reque
     redactions = dict(sorted(scrubber.counts.items()))
     if scrubber.residuals:
         raise _refuse([r.describe() for r in scrubber.residuals],
-                      "the redacted output still holds detectable PHI, so nothing leaves")
+                      "what would leave still holds detectable PHI, so nothing leaves")
     manifest = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "created_by": {"user": current_actor(), "role": request.role},
@@ -139,28 +187,26 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, reque
                   "artifacts": {a: {"treatment": d.treatment, "reason": d.reason}
                                 for a, d in plan.decisions[r.run_id].items()}} for r in runs],
         "withheld": plan.withheld,
-        "policy": {"sha256": policy.digest, "files": dict(policy.file_sha256)},
-        "redactor": {"medhelm_local": version("medhelm-local"), "rule_pack_sha256": rule_pack_digest(folder),
-                     "style": scrubber.style},
+        "policy": {"sha256": policy.digest, "files": dict(policy.file_sha256),
+                   "approved_in_audit_record": approval.seq},
+        "redactor": {"medhelm_local": version("medhelm-local"), "rule_pack_sha256": approval.rule_pack_sha256,
+                     "style": scrubber.style, "floor": "the shipped rule pack"},
         "redactions": redactions,
-        "audit_head_before": _head(audit),
+        # The export's own `export.started` record: the bundle is bound to it, and the log must keep it.
+        "audit_head_before": {"seq": started.seq, "hash": started.hash},
     }
     with staging_folder(request.destination) as staging:
         for name, write in files.items():
             write(staging, name)
-        data = seal_bundle(staging, manifest, key)
+        data = write_export_manifest(staging, manifest, key)
         digest = hashlib.sha256(data).hexdigest()
-        record = audit.append("export.allowed", _audit_details(
-            request, runs=[r.run_id for r in runs], manifest_sha256=digest, files=sorted(files),
+        record = audit.append("export.allowed", attempt.details(
+            runs=[r.run_id for r in runs], manifest_sha256=digest, files=sorted(files),
             redactions=redactions, withheld=len(plan.withheld), signing_key_id=key.key_id,
             policy=policy.digest))
+        sign_manifest(staging, data, key)
     return ExportResult(request.destination, digest, sorted(files), redactions, plan.withheld, key.key_id,
                         record.seq, [r.run_id for r in runs])
-
-
-def _head(audit: AuditLog) -> dict[str, Any] | None:
-    head = audit.head()
-    return None if head is None else {"seq": head[0], "hash": head[1]}
 
 
 Writer = Callable[[Path, str], None]
@@ -171,8 +217,9 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     files: dict[str, Writer] = {}
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
     access = {r.run_id: r.access for r in runs}
-    labels = art.Shaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted" for r in runs},
-                        scrubber, access)
+    checked = declared_public({r.run_id: (r.scenario, r.access) for r in runs})
+    labels = CheckedShaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted"
+                                    for r in runs}, scrubber, access, checked)
     run_rows = art.runs_artifact([r for r in runs if r.run_id in leaving], labels, con)
     files["runs.json"] = _json(run_rows)
 
@@ -185,12 +232,13 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         if not run_ids:
             continue
         plan.withheld += _withheld_columns(artifact, run_ids, carried)
-        shaper = art.Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
+        shaper = CheckedShaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access,
+                               checked)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
         elif artifact == "report":
             files["report"] = _tree(report_tree(con, plan.report_contents, access,
-                                                lambda name, how: art.Shaper(name, how, scrubber, access)))
+                                                lambda name, how: CheckedShaper(name, how, scrubber, access, checked)))
         else:
             files[f"{artifact}.jsonl"] = _jsonl(art.rows_artifact(artifact, run_ids, shaper, con, carried))
     return files

@@ -92,7 +92,8 @@ def write_signing_key(path: Path, kek: Kek) -> SigningKey:
     if not write_secret_file(path, json.dumps(_seal(private, kek), indent=2) + "\n", replace=False):
         raise _exists_error(path)
     opened = SigningKey(private, str(path))
-    pub.write_bytes(opened.public_pem())  # public: an ordinary file, readable by anyone
+    pub.write_bytes(opened.public_pem())
+    pub.chmod(0o644)  # public on purpose (the process umask makes everything else owner-only)
     return opened
 
 

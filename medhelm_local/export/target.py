@@ -10,6 +10,7 @@ from medhelm_local.errors import StoreNotFoundError
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek
+from medhelm_local.store.suites import is_suite_name, suite_store_path
 
 
 @dataclass(frozen=True)
@@ -38,9 +39,10 @@ def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) 
         if not store.exists():
             raise StoreNotFoundError("no store exists at this path", where=str(store), fix="check --store")
         return Target(store, None if _suite_of(store, kek) == name else name)
-    suite_store = settings.output_dir / f"{name}.duckdb"
-    if suite_store.exists():
-        return Target(suite_store, None)
+    if is_suite_name(name):  # anything else is looked up as a run id only, never used as a path
+        suite_store = suite_store_path(settings.output_dir, name)
+        if suite_store.exists():
+            return Target(suite_store, None)
     audit = audit_path(settings).resolve()
     candidates = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
     for path in candidates:

@@ -116,7 +116,8 @@ def explain(policy: Policy, settings: Settings | None = None, network: RenderedL
         rows += _network(policy, network, network_described_at)
     rows += _export(policy) + _retention(policy)
     rows += [Row("roles", name, role.description + (f" Members: {', '.join(role.members)}." if role.members is not None
-                                                    else " Anyone may name it (recorded)."), "roles.yaml")
+                                                    else " Anyone may name it (recorded).")
+                  + (" Approves the policy and rule pack exports use." if role.approves_policy else ""), "roles.yaml")
              for name, role in sorted(policy.roles.roles.items())]
     return rows
 

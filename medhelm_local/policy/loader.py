@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from medhelm_local.errors import ConfigError
-from medhelm_local.policy.models import EgressPolicy, ExportPolicy, RetentionPolicy, RolesPolicy
+from medhelm_local.policy.models import AuditPolicy, EgressPolicy, ExportPolicy, RetentionPolicy, RolesPolicy
 from medhelm_local.yaml_lines import LocatedYaml, load_located, validate_located
 
 M = TypeVar("M", bound=BaseModel)
@@ -27,6 +27,11 @@ POLICY_FILES: Mapping[str, tuple[type[BaseModel], str]] = {
     "retention.yaml": (RetentionPolicy, "retention policy"),
     "roles.yaml": (RolesPolicy, "roles policy"),
 }
+# Read when present: a folder without it forwards audit records nowhere beyond the appliance's log.
+OPTIONAL_FILES: Mapping[str, tuple[type[BaseModel], str]] = {
+    "audit.yaml": (AuditPolicy, "audit policy"),
+}
+_KNOWN = {**POLICY_FILES, **OPTIONAL_FILES}
 _FIX = "correct it as the comments at the top of the file explain; then check with `medhelm-local policy check`"
 
 
@@ -40,10 +45,12 @@ class Policy:
     retention: RetentionPolicy
     roles: RolesPolicy
     file_sha256: Mapping[str, str]
+    audit: AuditPolicy = field(default_factory=lambda: AuditPolicy(forward=[]))
 
     @property
     def digest(self) -> str:
-        """sha256 over every policy file (names and bytes): the policy version an export records."""
+        """sha256 over every policy file read (names and bytes): the policy version an export records and
+        `policy approve` pins."""
         h = hashlib.sha256()
         for name in sorted(self.file_sha256):
             h.update(f"{name}\0{self.file_sha256[name]}\n".encode())
@@ -57,13 +64,13 @@ class Policy:
 def located_error(doc: LocatedYaml, what: str, loc: tuple[str | int, ...], message: str) -> ConfigError:
     """A ConfigError worded like validate_located's, for checks that span entries or files."""
     line = doc.line_of(loc)
-    field = ".".join(str(p) for p in loc) or "(top level)"
+    key_path = ".".join(str(p) for p in loc) or "(top level)"
     where = f"{doc.path}, line {line}" if line else str(doc.path)
-    return ConfigError(f"{what} field '{field}': {message}", where=where, fix=_FIX)
+    return ConfigError(f"{what} field '{key_path}': {message}", where=where, fix=_FIX)
 
 
 def _load(directory: Path, name: str, model: type[M]) -> tuple[M, LocatedYaml]:
-    what = POLICY_FILES[name][1]
+    what = _KNOWN[name][1]
     doc = load_located(directory / name, what)
     if doc.data is not None and not isinstance(doc.data, dict):
         raise ConfigError(f"the {what} must be a mapping of keys to values", where=str(doc.path), fix=_FIX)
@@ -80,7 +87,7 @@ def _check_folder(directory: Path) -> None:
                           fix="set policy_dir (MEDHELM_POLICY_DIR) to the folder holding egress.yaml, export.yaml, "
                               "retention.yaml and roles.yaml, or restore the shipped policies/ folder")
     strays = sorted(p.name for p in directory.iterdir()
-                    if p.suffix in (".yaml", ".yml") and p.name not in POLICY_FILES)
+                    if p.suffix in (".yaml", ".yml") and p.name not in _KNOWN)
     if strays:
         # A misnamed file (egress.yml, export-extra.yaml) would otherwise look applied and be ignored.
         raise ConfigError(f"the policy folder holds YAML files this program does not read: {', '.join(strays)}",
@@ -116,8 +123,10 @@ def load_policy(policy_dir: Path) -> Policy:
     export, export_doc = _load(directory, "export.yaml", ExportPolicy)
     _check_roles(export, export_doc, roles)
     retention, _ = _load(directory, "retention.yaml", RetentionPolicy)
-    hashes = {name: hashlib.sha256((directory / name).read_bytes()).hexdigest() for name in POLICY_FILES}
-    return Policy(directory, egress, export, retention, roles, hashes)
+    audit = _load(directory, "audit.yaml", AuditPolicy)[0] if (directory / "audit.yaml").exists() else None
+    read = [name for name in _KNOWN if (directory / name).exists()]
+    hashes = {name: hashlib.sha256((directory / name).read_bytes()).hexdigest() for name in read}
+    return Policy(directory, egress, export, retention, roles, hashes, audit or AuditPolicy(forward=[]))
 
 
 def policy_summary(policy: Policy) -> dict[str, Any]:
@@ -130,4 +139,5 @@ def policy_summary(policy: Policy) -> dict[str, Any]:
         "export": policy.export.model_dump(),
         "retention": policy.retention.model_dump(),
         "roles": policy.roles.model_dump(),
+        "audit": policy.audit.model_dump(exclude_none=True),
     }

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from medhelm_local.client.allowlist import canonical_host
 
@@ -162,8 +163,11 @@ class Role(_Strict):
     """A role people hold."""
 
     description: str = Field(min_length=3, description="Who holds it and what they do")
-    members: list[str] | None = Field(None, description="Operating-system user names who may act in this role; "
+    members: list[str] | None = Field(None, description="Who may act in this role: operating-system user names, "
+                                                        "or system:serviceaccount:NAMESPACE:NAME in Kubernetes; "
                                                         "absent: anyone may name the role (it is recorded)")
+    approves_policy: bool = Field(False, description="May approve the policy and redaction rule pack exports "
+                                                     "must use (`medhelm-local policy approve`)")
 
 
 class RolesPolicy(_Strict):
@@ -178,3 +182,25 @@ class RolesPolicy(_Strict):
             if not _ROLE_NAME.match(name):
                 raise ValueError(f"role name '{name}' must be lower case letters, digits and _")
         return value
+
+
+class AuditSink(_Strict):
+    """One place outside the appliance's log where every audit record is also sent as it is written."""
+
+    syslog: str | None = Field(None, description="The local syslog/journald socket, e.g. /dev/log (a Unix socket)")
+    file: str | None = Field(None, description="An append-only file (e.g. chattr +a), one JSON record a line")
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> AuditSink:
+        chosen = [p for p in (self.syslog, self.file) if p is not None]
+        if len(chosen) != 1:
+            raise ValueError("give exactly one of syslog (a socket path) or file (a file path)")
+        if not PurePosixPath(chosen[0]).is_absolute():
+            raise ValueError(f"'{chosen[0]}' must be an absolute path")
+        return self
+
+
+class AuditPolicy(_Strict):
+    """audit.yaml (optional): where audit records are forwarded, beyond the appliance's own log."""
+
+    forward: list[AuditSink] = Field(description="Append-only sinks the hospital runs; [] for none")

@@ -4,12 +4,17 @@ Input lines are {"id": str or int, "text": str}; blank lines are skipped. A line
 not JSON, or not such an object stops the run with an error naming the line, and the output file
 is not touched: results go to a temporary file beside it, renamed over it only at the end.
 `apply` writes only {"id", "text"}, so no other field of the input can carry PHI through.
+
+A text longer than `WINDOW` characters (a whole chart on one line) is detected window by window,
+each with `CONTEXT` characters of context either side, so memory stays bounded by the window, not
+the line; a name found in one window still marks its other mentions in the whole text.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +25,11 @@ from typing import IO, Any
 from medhelm_local.errors import MedhelmError
 from medhelm_local.redact.detector import Detector
 from medhelm_local.redact.surrogates import DocumentSurrogates, Policy, Style, mask
+from medhelm_local.redact.types import PhiType, Span, merge_spans
+
+WINDOW = 32_768  # characters detected at once
+CONTEXT = 1_024  # characters of context either side of a window: more than any span or cue reaches
+_WORD = re.compile(r"\w+")
 
 
 class RedactionInputError(MedhelmError):
@@ -97,12 +107,45 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
         raise
 
 
+def _cut(text: str, at: int) -> int:
+    """A cut point at or just before `at` that splits no word (at most 64 characters back)."""
+    if at <= 0 or at >= len(text):
+        return max(0, min(at, len(text)))
+    for back in range(at, max(0, at - 64), -1):
+        if text[back - 1].isspace():
+            return back
+    return at
+
+
+def detect_long(detector: Detector, text: str) -> list[Span]:
+    """`detector.detect(text)`, in bounded memory for texts longer than one window."""
+    if len(text) <= WINDOW + 2 * CONTEXT:
+        return detector.detect(text)
+    spans: list[Span] = []
+    start = 0
+    while start < len(text):
+        end = _cut(text, start + WINDOW) if start + WINDOW < len(text) else len(text)
+        end = end if end > start else min(len(text), start + WINDOW)
+        low, high = _cut(text, start - CONTEXT), _cut(text, end + CONTEXT) if end < len(text) else len(text)
+        spans += [Span(s.start + low, s.end + low, s.type) for s in detector.detect(text[low:high])
+                  if start <= s.start + low < end]
+        start = end
+    return merge_spans(spans + _other_mentions(text, spans))
+
+
+def _other_mentions(text: str, spans: list[Span]) -> list[Span]:
+    """Every whole-word mention, anywhere in `text`, of a word of a name found in some window."""
+    names = {w for s in spans if s.type == PhiType.NAME for w in _WORD.findall(text[s.start:s.end])
+             if len(w) >= 3 and w.isalpha()}
+    return [Span(m.start(), m.end(), PhiType.NAME) for m in _WORD.finditer(text) if m.group() in names]
+
+
 def _run(input_path: Path, output_path: Path, detector: Detector,
          line_for: Callable[[str | int, str, list[Any]], dict[str, Any]]) -> BatchResult:
     documents = spans_found = 0
     with atomic_output(output_path) as out:
         for _number, doc_id, text in read_documents(input_path):
-            spans = detector.detect(text)
+            spans = detect_long(detector, text)
             out.write(json.dumps(line_for(doc_id, text, spans), ensure_ascii=False) + "\n")
             documents += 1
             spans_found += len(spans)

@@ -48,18 +48,23 @@ def reading(where: str) -> Iterator[None]:
 
 
 def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None) -> list[StoreHandle]:
-    """Every store opened read-only, without migrating; refused together when their schemas differ."""
+    """Every store opened read-only, never migrated; stores of another schema version are refused together,
+    each named with its version."""
     handles: list[StoreHandle] = []
+    refused: list[tuple[Path, StoreSchemaError]] = []
     try:
         for path in paths:
             try:
                 handles.append(open_store(path, kek, read_only=True, memory_limit=memory_limit or DEFAULT_MEMORY_LIMIT,
                                           migrate=False))
+            except StoreSchemaError as exc:
+                refused.append((path, exc))
             except OSError as exc:
                 raise StoreError(f"the store cannot be read ({exc.strerror or exc})", where=str(path),
                                  fix="check the file's permissions (the report needs to read it, never to "
                                      "write it)") from None
-        _check_versions(handles)
+        if refused:
+            raise _versions_error(refused, handles)
     except BaseException:
         for handle in handles:
             handle.close()
@@ -67,18 +72,15 @@ def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None
     return handles
 
 
-def _check_versions(handles: Sequence[StoreHandle]) -> None:
-    old = [h for h in handles if h.schema_version != SCHEMA_VERSION]
-    if not old:
-        return
-    listed = "; ".join(f"{h.path}: version {h.schema_version}" for h in handles)
-    mixed = len({h.schema_version for h in handles}) > 1
-    raise StoreSchemaError(
-        ("the stores have different schema versions" if mixed else "the store has an older schema version")
-        + f" ({listed}), and a report reads version {SCHEMA_VERSION} only, never changing a store",
-        where=", ".join(str(h.path) for h in old),
-        fix="migrate each older store once with `medhelm-local runs list --store PATH` (its original is kept "
-            "beside it until the migration commits), then make the report again")
+def _versions_error(refused: Sequence[tuple[Path, StoreSchemaError]], current: Sequence[StoreHandle]
+                    ) -> StoreSchemaError:
+    listed = "; ".join([*(f"{path}: {exc.what}" for path, exc in refused),
+                        *(f"{h.path}: version {SCHEMA_VERSION}" for h in current)])
+    what = "the stores have different schema versions" if current else "the store's schema version is not this one"
+    return StoreSchemaError(f"{what} ({listed}), and a report reads version {SCHEMA_VERSION} only, never changing a "
+                            "store", where=", ".join(str(path) for path, _ in refused),
+                            fix=refused[0][1].fix or "migrate each older store once with `medhelm-local runs list "
+                                                     "--store PATH`, then make the report again")
 
 
 def _placement(benchmark: str, declared: dict[str, Any]) -> tuple[str, str]:
@@ -106,7 +108,7 @@ class StoreReader:
     def info(self) -> StoreInfo:
         """The store as the methods page lists it."""
         runs = self.con.execute("SELECT count(*) FROM runs").fetchone()
-        return StoreInfo(str(self.handle.path), self.handle.store_id, self.handle.schema_version,
+        return StoreInfo(str(self.handle.path), self.handle.store_id, SCHEMA_VERSION,
                          int(runs[0]) if runs else 0)
 
     def runs(self) -> list[RunInfo]:

@@ -20,6 +20,7 @@ from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.settings import Deployment, Settings
+from medhelm_local.store.suites import check_suite_name
 
 SELECTION_SEED = "medhelm-local/sample/v2"
 
@@ -90,13 +91,15 @@ def deployment_for(settings: Settings, entry: RunEntry) -> Deployment:
 
 def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
             shard: Shard | None) -> tuple[int, list[str] | None]:
-    """Read every instance once (checking the data), keeping only the count and the sample's ids."""
-    count = 0
+    """Read every instance once (checking the data), keeping only the count and the sample's ids.
+
+    The sample is drawn over all instances, then a shard keeps its part of it: the shards of one
+    suite together evaluate exactly the sample an unsharded run would.
+    """
+    held = 0
     heap: list[tuple[bytes, str]] = []  # the `limit` smallest ranks, as a max-heap by negated rank
     for instance in benchmark.iter_instances(data):
-        if shard is not None and not shard.holds(instance.id):
-            continue
-        count += 1
+        held += shard is None or shard.holds(instance.id)
         if limit is not None:
             rank = bytes(255 - b for b in sample_rank(instance.id))
             if len(heap) < limit:
@@ -104,9 +107,10 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
             elif rank > heap[0][0]:
                 heapq.heapreplace(heap, (rank, instance.id))
     if limit is None:
-        return count, None
+        return held, None
     ordered = [instance_id for _, instance_id in sorted(heap, reverse=True)]
-    return min(count, limit), ordered
+    mine = [i for i in ordered if shard is None or shard.holds(i)]
+    return len(mine), ordered
 
 
 def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_instances: int | None,
@@ -131,4 +135,4 @@ def store_path_for(settings: Settings, suite: str, store: Path | None, shard: Sh
     if store is not None:
         return store
     suffix = f".{shard.label}" if shard is not None else ""
-    return settings.output_dir / f"{suite}{suffix}.duckdb"
+    return settings.output_dir / f"{check_suite_name(suite)}{suffix}.duckdb"

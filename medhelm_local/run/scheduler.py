@@ -21,11 +21,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import (
     RunSummary,
@@ -83,23 +85,30 @@ class _Run:
 
 
 def _sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:
-    """Ordinals of the sample: instances an earlier invocation stored keep their places, then the sample."""
+    """Ordinals of the sample, by its order over all instances (so shards' ordinals never collide).
+
+    A store written before sampling was keyed by id (schema v1) keeps its instances first, then
+    the sample extends it.
+    """
     if plan.sample is None or plan.limit is None:
         return None
-    order = list(dict.fromkeys([*stored, *plan.sample]))[:plan.limit]
-    return {instance_id: n for n, instance_id in enumerate(order)}
+    sampled = set(plan.sample)
+    legacy = [i for i in stored if i not in sampled]
+    order = list(dict.fromkeys([*legacy, *plan.sample]))[:plan.limit] if legacy else plan.sample
+    return {instance_id: n for n, instance_id in enumerate(order)
+            if plan.shard is None or plan.shard.holds(instance_id)}
 
 
 def _instances(run: _Run) -> Iterator[tuple[int, Instance]]:
-    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them)."""
+    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them).
+
+    Without a sample the ordinal is the instance's place among all instances, shard or not.
+    """
     plan = run.plan
-    position = 0
-    for instance in plan.benchmark.iter_instances(plan.data):
-        if plan.shard is not None and not plan.shard.holds(instance.id):
-            continue
+    for position, instance in enumerate(plan.benchmark.iter_instances(plan.data)):
         if run.order is None:
-            yield position, instance
-            position += 1
+            if plan.shard is None or plan.shard.holds(instance.id):
+                yield position, instance
         elif instance.id in run.order:
             yield run.order[instance.id], instance
 
@@ -112,9 +121,11 @@ def _instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ..
 
 
 def _request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
-    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(
-        {"max_tokens": p.max_tokens, "temperature": p.temperature, "stop": list(p.stop), "logprobs": p.logprobs,
-         "system": p.system}))
+    params = {"max_tokens": p.max_tokens, "temperature": p.temperature, "stop": list(p.stop), "logprobs": p.logprobs,
+              "system": p.system}
+    if p.cut_from_tokens is not None:  # the record was cut to fit the model: say from how long
+        params["cut_from_tokens"] = p.cut_from_tokens
+    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(params))
 
 
 def completion_row(run_id: str, c: Completion) -> tuple[object, ...]:
@@ -146,6 +157,7 @@ class _Suite:
         self.allowlist = allowlist
         self.concurrency = concurrency
         self.clients: dict[str, ModelClient] = {}
+        self.tokenizers: dict[tuple[str, str], ServerTokenizer] = {}
 
     def _open_clients(self) -> None:
         """One client per deployment (built inside the event loop, which aiohttp needs)."""
@@ -168,9 +180,25 @@ class _Suite:
         run.producing = False
         run.settle()
 
+    def _tokenizer(self, run: _Run) -> ServerTokenizer:
+        key = (run.plan.entry.deployment, run.plan.model_name)
+        if key not in self.tokenizers:
+            self.tokenizers[key] = ServerTokenizer(self.clients[key[0]], key[1])
+        return self.tokenizers[key]
+
+    async def _prompts(self, run: _Run, batch: list[tuple[int, Instance]]) -> list[Prompt]:
+        """The batch's prompts; a benchmark with long records has them cut to fit the model (run/truncation.py)."""
+        bench = run.plan.benchmark
+        prompts = [bench.prompt(inst) for _, inst in batch]
+        if bench.truncation is None:
+            return prompts
+        tokenizer = self._tokenizer(run)
+        return list(await asyncio.gather(*(fit(tokenizer, bench, inst, prompt) if inst.id not in run.done else
+                                           _same(prompt) for (_, inst), prompt in zip(batch, prompts, strict=True))))
+
     async def _flush(self, run: _Run, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
         run_id = run.plan.run_id
-        prompts = [run.plan.benchmark.prompt(inst) for _, inst in batch]
+        prompts = await self._prompts(run, batch)
         new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
         if new:
             self.writer.put_group([*(("instances", _instance_row(run_id, n, inst)) for n, inst, _ in new),
@@ -222,6 +250,10 @@ class _Suite:
                 await queue.put(None)
 
 
+async def _same(prompt: Prompt) -> Prompt:
+    return prompt
+
+
 def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
     """The error to report from a task group: a user-facing one if any, else the first."""
     leaves: list[BaseException] = []
@@ -245,7 +277,8 @@ def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concur
                    scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
                    deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
                    settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
-                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None},
+                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
+                             "planned_instances": plan.total},
                    benchmark={"name": bench.name, "display_name": bench.display_name,
                               "task_type": bench.task_type.value, "subcategory": bench.subcategory,
                               "category": bench.spec.card.taxonomy.category, "access": bench.access,

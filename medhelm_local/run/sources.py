@@ -14,11 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from medhelm_local.errors import ConfigError, RunEntryError
+from medhelm_local.errors import ConfigError, RunEntryError, UnknownScenarioError
 from medhelm_local.run.entries import RunEntry, parse_run_entry
 from medhelm_local.yaml_lines import load_located, validate_located
 
-SHIPPED_CONFS = {"public": "run_entries_public.conf"}
+SHIPPED_CONFS = {"public": "run_entries_public.conf", "gated": "run_entries_gated.conf"}
 _ENTRY = re.compile(r'\{\s*description\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*priority\s*:\s*(\d+)\s*,?\s*\}\s*,?')
 
 
@@ -32,7 +32,7 @@ class ConfEntry:
 
 
 def conf_path(name_or_path: str) -> Path:
-    """A conf file path; the shipped ones can be named (`public`)."""
+    """A conf file path; the shipped ones can be named (`public`, `gated`)."""
     if name_or_path in SHIPPED_CONFS:
         return Path(str(resources.files("medhelm_local").joinpath("confs", SHIPPED_CONFS[name_or_path])))
     return Path(name_or_path)
@@ -55,6 +55,9 @@ def read_conf(path: Path) -> list[ConfEntry]:
     except OSError as exc:
         raise ConfigError(f"cannot read the run-entries conf file ({exc.strerror})", where=str(path),
                           fix="check the path; `--conf public` names the shipped public conf") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"the run-entries conf file is not UTF-8 text (byte {exc.start + 1})", where=str(path),
+                          fix="give a text conf file (`entries: [ ... ]`), not a binary one") from None
     entries: list[ConfEntry] = []
     opened = closed = False
     for number, raw in enumerate(lines, start=1):
@@ -84,14 +87,17 @@ def read_conf(path: Path) -> list[ConfEntry]:
 
 def entries_from_conf(path: Path, priority: int | None, model: str | None, deployment: str | None) -> list[RunEntry]:
     """The conf's run entries up to `priority`; `model`/`deployment` replace the conf's own (duplicates merged)."""
+    from medhelm_local.scenarios import registry  # here: the registry imports every benchmark
+
     selected: dict[str, RunEntry] = {}
     for item in read_conf(path):
         if priority is not None and item.priority > priority:
             continue
         try:
             entry = parse_run_entry(item.description, default_deployment=deployment)
-        except RunEntryError as exc:
-            raise RunEntryError(exc.what, where=f"{path}, line {item.line}", fix=exc.fix) from None
+            registry.get(entry.scenario)  # an unknown benchmark is named with its line, not later without it
+        except (RunEntryError, UnknownScenarioError) as exc:
+            raise type(exc)(exc.what, where=f"{path}, line {item.line}", fix=exc.fix) from None
         if model or deployment:
             entry = RunEntry(entry.scenario, entry.args, model or entry.model, deployment or entry.deployment)
         selected.setdefault(entry.canonical, entry)

@@ -8,19 +8,22 @@ the network.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 
+from medhelm_local.data.sources import dataset_sources
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.records import Instance, Prompt, Score, TaskType
 from medhelm_local.scenarios.card import Card, CardArg, template_fields
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
+from medhelm_local.scenarios.formats import get_format
+from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
@@ -29,7 +32,9 @@ from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instanc
 # for reasoning models).
 COMMON_ARGS = {"num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens")}
 DUPLICATES_SHOWN = 5
-_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError)
+# What a damaged file raises while read: a bad field, a broken CSV, a truncated gzip or Parquet file.
+_READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError, csv.Error,
+                EOFError, OSError)
 
 
 @dataclass(frozen=True)
@@ -80,11 +85,31 @@ class BenchmarkSpec:
         """One line saying what it measures."""
         return self.card.description.strip().splitlines()[0]
 
+    @property
+    def provenance(self) -> str:
+        """Where the data is published: the card's word, else the shipped record of the public dataset."""
+        if self.card.provenance:
+            return self.card.provenance
+        source = dataset_sources().get(self.card.data.folder or "")
+        if source is None:
+            return "not recorded"
+        # The note says what the repository line does not (whose file a copy is); it names the repository too.
+        return source.note if source.repository.removeprefix("https://") in source.note else (
+            f"{source.provenance} ({source.note})")
+
+    @property
+    def licence(self) -> str:
+        """The data's licence as its publisher states it: the card's word, else the shipped record."""
+        if self.card.licence:
+            return self.card.licence
+        source = dataset_sources().get(self.card.data.folder or "")
+        return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
+
     def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
         """The benchmark with run-entry arguments applied (and checked)."""
         return Benchmark(self, args)
 
-    @cached_property
+    @property
     def reader_name(self) -> str | None:
         """The reader hook for a published layout; None for a card with its own data file."""
         return self.card.data.reader
@@ -106,17 +131,37 @@ class Benchmark:
         self.card = spec.card
         self.args = self._checked_args(dict(args or {}))
         self.max_tokens = int(self.args["num_output_tokens"]) if "num_output_tokens" in self.args else None
+        # MedHELM's max_length: the most tokens the prompt and its answer may take (besides the model's context).
+        self.max_length = int(self.args["max_length"]) if "max_length" in self.args else None
         self.metrics = self._resolve_metrics(available)
         self.main_metric = self.metrics[0].name
         self.context = self._scoring_context()
         self._shots: list[Instance] | None = None
 
-    # Identity, as the registry spec has it.
-    name = property(lambda self: self.spec.name)
-    display_name = property(lambda self: self.spec.display_name)
-    task_type = property(lambda self: self.spec.task_type)
-    access = property(lambda self: self.spec.access)
-    subcategory = property(lambda self: self.spec.subcategory)
+    @property
+    def name(self) -> str:
+        """The run-entry name."""
+        return self.spec.name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown in tables."""
+        return self.spec.display_name
+
+    @property
+    def task_type(self) -> TaskType:
+        """What kind of answer it expects."""
+        return self.spec.task_type
+
+    @property
+    def access(self) -> str:
+        """public, gated or private."""
+        return self.spec.access
+
+    @property
+    def subcategory(self) -> str:
+        """Its place in MedHELM's taxonomy."""
+        return self.spec.subcategory
 
     def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
         declared = {**self.card.args, **COMMON_ARGS}
@@ -131,11 +176,11 @@ class Benchmark:
             if key in args and arg.choices is not None and args[key] not in arg.choices:
                 raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
                                     fix=f"use one of: {', '.join(arg.choices)}")
-        if "num_output_tokens" in args:
-            value = args["num_output_tokens"]
-            if not value.isdigit() or not 0 < int(value) <= 1_000_000:
-                raise RunEntryError(f"num_output_tokens={value} is not a positive whole number", where=where,
-                                    fix="write e.g. num_output_tokens=4000")
+        for key in ("num_output_tokens", "max_length"):
+            value = args.get(key)
+            if value is not None and (not value.isdigit() or not 0 < int(value) <= 100_000_000):
+                raise RunEntryError(f"{key}={value} is not a positive whole number", where=where,
+                                    fix=f"write e.g. {key}=4000")
         if self.spec.reader_name:
             check = get_reader(self.spec.reader_name, str(self.spec.path)).check_args
             if check is not None:
@@ -169,6 +214,11 @@ class Benchmark:
                               tolerance_relative=(tolerance.relative or 0.0) if tolerance else 0.0,
                               args=dict(self.args))
 
+    @property
+    def truncation(self) -> str | None:
+        """Which part of a long record is kept when a prompt does not fit (keep_start, keep_end), or None."""
+        return self.card.prompt.truncate
+
     # Data.
     @property
     def data_files(self) -> tuple[str, ...]:
@@ -180,19 +230,28 @@ class Benchmark:
 
     def _paths(self, data: DataRoot) -> dict[str, Path]:
         spec = self.card.data
+        data_path = self.args.get("data_path")
+        published_at = self.spec.provenance
         if spec.file is not None:
             path = (self.spec.path.parent / spec.file).resolve()
-            if spec.sha256 and path.is_file() and sha256_file(path) != spec.sha256:
+            if data_path or spec.format is not None:
+                path = own_file(path, data_path)
+            if spec.sha256 and not data_path and path.is_file() and sha256_file(path) != spec.sha256:
                 raise DatasetCorruptError("the data file does not match the sha256 pinned in the card",
                                           where=str(path), fix="restore the file, or pin its new sha256 after "
                                           "checking it (`medhelm-local benchmarks validate CARD` prints it)")
             return {spec.file: path}
-        return data.verify(spec.folder or "", self.data_files, self.card.provenance or "its publisher")
+        if data_path:
+            return data_path_files(data_path, spec, tuple(spec.files or ()), published_at)
+        return data_root_files(data, spec, self.data_files, published_at)
 
     def _read(self, paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterable[Instance]:
         spec = self.card.data
         if spec.file is not None:
             path = paths[spec.file]
+            if spec.format is not None:
+                rows = get_format(spec.format, str(self.spec.path)).rows(path, args)
+                return row_instances(self.card, rows, str(path))
             rows = read_rows(path)
             return row_instances(self.card, medhelm_rows(rows) if self.spec.medhelm_config else rows, str(path))
         return get_reader(spec.reader or "", str(self.spec.path)).read(paths, args)
@@ -222,7 +281,7 @@ class Benchmark:
             raise DatasetCorruptError(
                 f"{self.name}: the data does not have the {layout} layout ({type(exc).__name__}: {str(exc)[:80]})",
                 where=where,
-                fix=f"replace the files with the published ones ({self.card.provenance or 'see the card'})",
+                fix=f"replace the files with the published ones ({self.spec.provenance})",
             ) from None
         if duplicates:
             shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
@@ -231,7 +290,7 @@ class Benchmark:
                                                        "out to number rows")
         if count == 0:
             raise DatasetCorruptError(f"{self.name}: the dataset holds no instances", where=where,
-                                      fix=f"replace the files with the published ones ({self.card.provenance})")
+                                      fix=f"replace the files with the published ones ({self.spec.provenance})")
 
     def load(self, data: DataRoot) -> list[Instance]:
         """Every instance, checked (ids unique, at least one)."""

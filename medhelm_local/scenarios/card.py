@@ -20,6 +20,8 @@ from medhelm_local.errors import ConfigError
 
 NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 TaskName = Literal["multiple_choice", "classification", "calculation", "generation"]
+# Which part of a long input (a record) is kept when the prompt does not fit the model's context.
+Truncation = Literal["keep_start", "keep_end"]
 # Placeholders the prompt fills in itself; every other {name} is a data column.
 PROMPT_FIELDS = frozenset({"options", "labels"})
 
@@ -42,6 +44,8 @@ class CardColumns(_Strict):
     id: str | None = None
     reference: str
     choices: list[str] | str | None = Field(None, description="Option columns, or one column with a JSON list")
+    long: str | None = Field(None, description="The column holding the record: with prompt.truncate, the part "
+                             "cut to fit the model's context")
 
 
 class CardTolerance(_Strict):
@@ -94,9 +98,13 @@ class CardPrompt(_Strict):
     system: str | None = None
     input_noun: str | None = Field(None, description='Written before the input, e.g. "Question"')
     output_noun: str | None = Field(None, description='The answer cue ending the prompt, e.g. "Answer"')
+    nouns_on_own_line: bool = Field(False, description="Break the line after the input noun and the answer cue "
+                                    "(HELM's newline_after_input_noun / newline_after_output_noun)")
     max_tokens: int = Field(16, ge=1, le=100_000)
     stop: list[str] = Field(default_factory=list)
     few_shot: CardFewShot | None = None
+    truncate: Truncation | None = Field(None, description="When the prompt does not fit the model's context, cut "
+                                        "the input's long part (the record) to fit, keeping its start or its end")
 
     @field_validator("template")
     @classmethod
@@ -109,13 +117,19 @@ class CardPrompt(_Strict):
 
 
 class CardData(_Strict):
-    """The data: a file beside the card (optionally pinned), or a data-root folder read by a reader hook."""
+    """The data: a file beside the card (optionally pinned, optionally in a MedHELM private format), or a
+    data-root folder read by a reader hook."""
 
     file: str | None = None
     sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    format: str | None = Field(None, description="A private-benchmark format hook that reads the file (or folder) "
+                               "into rows, e.g. shc_med, clear")
     folder: str | None = None
-    files: list[str] | None = Field(None, description="Default: every file of the folder's shipped checksums")
+    files: list[str] | None = Field(None, description="Default: every file of the folder's shipped checksums, or of "
+                                    "its MANIFEST.json for data brought in with `data import`")
     reader: str | None = Field(None, description="The format hook that reads a published layout")
+    below_data_path: str | None = Field(None, description="Where the files sit below MedHELM's data_path= argument, "
+                                        "e.g. files/discharge-me/1.3")
 
     @model_validator(mode="after")
     def _one_kind(self) -> CardData:
@@ -124,6 +138,8 @@ class CardData(_Strict):
                              "dataset in the data root)")
         if self.file is not None and (self.folder is not None or self.reader is not None):
             raise ValueError("data takes either file, or folder with reader, not both")
+        if self.format is not None and self.file is None:
+            raise ValueError("data.format reads a card's own file: give data.file too")
         return self
 
 
@@ -179,6 +195,8 @@ class Card(_Strict):
             raise ValueError("a multiple_choice card needs columns.choices (the option columns)")
         if self.metric is not None and self.metrics is not None:
             raise ValueError("give metrics (main, also), or the older metric, not both")
+        if self.columns and self.columns.long and self.columns.long not in template_fields(self.prompt.template):
+            raise ValueError(f"columns.long names '{self.columns.long}', which the prompt template does not place")
         if self.prompt.few_shot and self.prompt.few_shot.file and self.prompt.few_shot.file == self.data.file:
             raise ValueError("prompt.few_shot.file is the evaluated data file: examples must come from elsewhere")
         return self

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from medhelm_local.errors import DatasetMissingError, MedhelmError, ScenarioError
 from medhelm_local.scenarios.datafiles import DataRoot
+from medhelm_local.scenarios.formats import format_for
+from medhelm_local.scenarios.long_inputs import how_inputs_fit
 from medhelm_local.scenarios.registry import get, names
 from medhelm_local.taxonomy import Taxonomy, load_taxonomy
 
@@ -32,6 +34,7 @@ class BenchmarkStatus:
     notes: str
     args: dict[str, str]
     builtin: bool
+    inputs: str  # how prompts are fitted to the model's context
 
     @property
     def runnable(self) -> bool:
@@ -64,8 +67,31 @@ def benchmark_status(data_root: DataRoot, taxonomy: Taxonomy | None = None) -> l
         rows.append(BenchmarkStatus(
             name, spec.display_name, spec.task_type.value, spec.access, category, spec.subcategory,
             bench.main_metric, [m.name for m in bench.metrics], instances, data, problem, spec.summary(),
-            card.provenance or "not recorded", card.licence or "not recorded in the card", card.citation or "",
+            spec.provenance, spec.licence, card.citation or "",
             " ".join((card.notes or "").split()),
             {k: a.help + (f" (one of {', '.join(a.choices)})" if a.choices else "") for k, a in card.args.items()},
-            spec.builtin))
+            spec.builtin, how_inputs_fit(bench.truncation, bench.max_length)))
     return rows
+
+
+RUNNABLE = "runnable"
+WHEN_PRESENT = "runnable when data is present"
+FORMAT_SHIPPED = "format shipped: runnable when a card points at the hospital's file"
+NOT_INSTALLED = "not installed"
+
+
+def medhelm_status(taxonomy: Taxonomy, installed: list[BenchmarkStatus]) -> dict[str, str]:
+    """Where each of MedHELM's benchmarks stands here: runnable, runnable when its data is present (or its
+    data is invalid), a private benchmark whose format ships (a card pointing at the hospital's file runs
+    it), or not installed."""
+    rows = {name: r for r in installed for name in (r.name, *get(r.name).aliases)}
+    status = {}
+    for sub in taxonomy.subcategories.values():
+        for b in sub.benchmarks:
+            row = rows.get(b.name)
+            if row is not None:
+                status[b.name] = RUNNABLE if row.runnable else WHEN_PRESENT if row.data == "missing" else \
+                    f"data {row.data}"
+            else:
+                status[b.name] = FORMAT_SHIPPED if format_for(b.name) else NOT_INSTALLED
+    return status

@@ -25,7 +25,8 @@ def lettered_options(options: Sequence[str]) -> str:
 
 def _body(spec: CardPrompt, task: TaskType, instance: Instance, options_inline: bool) -> str:
     """The input block of one instance up to (not including) its answer."""
-    head = f"{spec.input_noun}: " if spec.input_noun else ""
+    after = "\n" if spec.nouns_on_own_line else " "
+    head = f"{spec.input_noun}:{after}" if spec.input_noun else ""
     if task is TaskType.MULTIPLE_CHOICE:
         cue = spec.output_noun or "Answer"
         # The options start on their own line: after "Question: ...\n", or after an input that ends one.
@@ -34,7 +35,7 @@ def _body(spec: CardPrompt, task: TaskType, instance: Instance, options_inline: 
         return f"{head}{instance.input}{tail}{options}{cue}:"
     if spec.output_noun:
         # HELM: "Noun: input\nCue:"; inputs that end in a newline (MedCalc's) keep their blank line.
-        return f"{head}{instance.input}\n{spec.output_noun.rstrip()}:"
+        return f"{head}{instance.input}\n{spec.output_noun.rstrip()}:{after.strip(' ')}"
     return f"{head}{instance.input}"
 
 

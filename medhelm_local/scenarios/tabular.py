@@ -8,19 +8,27 @@ label. MedHELM's configurable-benchmark CSV (correct_answer + incorrect_answers)
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import json
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from medhelm_local.errors import ConfigError, DatasetCorruptError, DatasetMissingError
 from medhelm_local.records import Instance, Reference
 from medhelm_local.scenarios.card import PROMPT_FIELDS, Card, template_fields
+from medhelm_local.scenarios.long_inputs import compose
 from medhelm_local.scenarios.prompting import LETTERS, lettered_options
 
 MEDHELM_CHOICES = "_medhelm_choices"
 PARQUET_BATCH = 1024
+# Clinical notes pass csv's default field limit (128 KiB); MedHELM lifts it for its private CSVs too.
+CSV_FIELD_LIMIT = 1 << 30
+csv.field_size_limit(CSV_FIELD_LIMIT)
+_LONG = "\x00long\x00"
 
 
 def require_columns(where: str, have: Iterable[str] | None, wanted: Sequence[str]) -> None:
@@ -31,21 +39,34 @@ def require_columns(where: str, have: Iterable[str] | None, wanted: Sequence[str
         raise ValueError(f"{where} lacks column(s) {', '.join(missing)}")
 
 
-def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        for row in csv.DictReader(fh):
+def delimited_rows(path: Path, delimiter: str = ",") -> Iterator[dict[str, str]]:
+    """Rows of a CSV (or, with delimiter "\\t", TSV) file, gzip-compressed when its name ends in .gz; streamed."""
+    opened = gzip.open(path, "rt", newline="", encoding="utf-8-sig") if path.suffix == ".gz" else \
+        path.open(newline="", encoding="utf-8-sig")
+    with opened as fh:
+        for row in csv.DictReader(fh, delimiter=delimiter):
             # A short row leaves its last columns None: keep them visible as missing, not as "None".
             yield {k: v for k, v in row.items() if k is not None and v is not None}
 
 
-def _jsonl_rows(path: Path) -> Iterator[dict[str, str]]:
+def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
+    return delimited_rows(path)
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; a line that is not an object is named."""
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if line.strip():
                 item = json.loads(line)
                 if not isinstance(item, dict):
                     raise ValueError(f"line {number} is not a JSON object")
-                yield {k: v if isinstance(v, str) else json.dumps(v) for k, v in item.items() if v is not None}
+                yield number, item
+
+
+def _jsonl_rows(path: Path) -> Iterator[dict[str, str]]:
+    for _, item in json_lines(path):
+        yield {k: v if isinstance(v, str) else json.dumps(v) for k, v in item.items() if v is not None}
 
 
 def _parquet_rows(path: Path) -> Iterator[dict[str, str]]:
@@ -148,10 +169,21 @@ def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str) -> Ite
         if "labels" in fields:
             values["labels"] = ", ".join(card.task.labels or [])
         ident = row[card.columns.id] if card.columns and card.columns.id else f"row-{number:05d}"
-        yield Instance(str(ident), card.prompt.template.format_map(values), references)
+        text, extra = _fill(card, values)
+        yield Instance(str(ident), text, references, extra=extra)
     if empty:
         raise DatasetCorruptError("the data file holds no rows", where=where,
                                   fix="add data, or point at the right file")
+
+
+def _fill(card: Card, values: dict[str, str]) -> tuple[str, Mapping[str, str]]:
+    """The template filled in, with the record column's place marked when the card names one."""
+    long = card.columns.long if card.columns else None
+    if long is None or long not in values:
+        return card.prompt.template.format_map(values), MappingProxyType({})
+    before, _, after = card.prompt.template.format_map({**values, long: _LONG}).partition(_LONG)
+    text, extra = compose(before, values[long], after.replace(_LONG, values[long]))
+    return text, MappingProxyType(extra)
 
 
 def medhelm_rows(rows: Iterable[dict[str, str]]) -> Iterator[dict[str, str]]:

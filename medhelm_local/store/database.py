@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ import duckdb
 
 from medhelm_local.errors import (
     ConfigError,
+    MedhelmWarning,
     NotAStoreError,
     StoreError,
     StoreKeyError,
@@ -27,6 +29,7 @@ from medhelm_local.errors import (
     StoreNotFoundError,
     StoreSchemaError,
 )
+from medhelm_local.store.integrity import explain_failure, is_damage, note_opened, torn_wal
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
 from medhelm_local.store.schema import SCHEMAS, StoreKind, ddl, migration
 
@@ -64,7 +67,6 @@ class StoreHandle:
     path: Path
     store_id: str
     con: duckdb.DuckDBPyConnection
-    schema_version: int = SCHEMAS["suite"][1]  # older only when opened with migrate=False
 
     def close(self) -> None:
         """Checkpoint and close; safe to call twice."""
@@ -121,7 +123,9 @@ def _explain_attach_error(text: str, path: Path) -> StoreError | StoreKeyError:
     if "not a valid DuckDB database" in text:
         return NotAStoreError("the file is not a DuckDB database", where=str(path),
                               fix="give the path of a medhelm-local store (a .duckdb file with its .key beside it)")
-    if "lock" in text.lower():
+    if is_damage(duckdb.Error(text)):
+        return explain_failure(duckdb.Error(text), path)
+    if "Could not set lock" in text or "Conflicting lock" in text:
         return StoreLockedError("another process has this store open for writing", where=str(path),
                                 fix="wait for that run to finish, or stop it, then try again")
     return StoreError(f"DuckDB could not open the store ({text.splitlines()[0]})", where=str(path),
@@ -232,6 +236,37 @@ def _migrate(path: Path, data_key: bytes, stored: int, kind: StoreKind) -> None:
     backup.with_name(backup.name + ".wal").unlink(missing_ok=True)
 
 
+def _warn_if_torn(path: Path) -> None:
+    """Say so when the write-ahead log is cut short: DuckDB would drop its last entries without a word."""
+    torn = torn_wal(path)
+    if torn:
+        warnings.warn(MedhelmWarning(
+            f"the store's write-ahead log {path.name}.wal is cut short ({torn}), so the writes in its last "
+            f"entry are lost: {path} opens without them. A run rerun with the same command redoes what is "
+            "missing; for anything else, restore the store, its .key and .wal from backup"), stacklevel=3)
+
+
+def _create_folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create the store's folder ({exc.strerror})", where=str(path.parent),
+                         fix="choose an output folder you can write to (--output, or the output_dir setting)") from None
+
+
+def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
+    envelope, data_key = seal_new_data_key(kek)
+    try:
+        created = envelope.create(envelope_path)
+    except OSError as exc:
+        raise StoreError(f"cannot write the store's key file ({exc.strerror})", where=str(envelope_path),
+                         fix="choose an output folder you can write to (--output, or the output_dir setting)") from None
+    if not created:  # another process is creating the same store
+        envelope = Envelope.read(envelope_path)
+        data_key = unwrap(envelope, kek, str(envelope_path))
+    return envelope, data_key
+
+
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
                memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False,
                migrate: bool = True) -> StoreHandle:
@@ -239,8 +274,7 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
 
     Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key.
     `streaming`: tuned for a run's stream of small writes (see STREAMING), not for large reads.
-    `migrate=False` (with `read_only`) leaves a store of an older schema as it is, its version in the
-    handle's `schema_version`, for readers that must not change the file (the report and viewer).
+    `migrate=False` refuses a store of an older schema version instead of migrating it.
     """
     envelope_path = Envelope.path_for(path)
     if path.is_dir():
@@ -259,16 +293,15 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
         raise StoreNotFoundError("no store exists at this path", where=str(path),
                                  fix="check the path, or list stores with `medhelm-local runs list --output DIR`")
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_folder(path)
         if envelope_path.exists():
             # A crash after the envelope was written but before the database: reuse its key.
             envelope = Envelope.read(envelope_path)
             data_key = unwrap(envelope, kek, str(envelope_path))
         else:
-            envelope, data_key = seal_new_data_key(kek)
-            if not envelope.create(envelope_path):  # another process is creating the same store
-                envelope = Envelope.read(envelope_path)
-                data_key = unwrap(envelope, kek, str(envelope_path))
+            envelope, data_key = _new_envelope(envelope_path, kek)
+    _warn_if_torn(path)
+    note_opened(path)
     con = _connect(path, streaming)
     try:
         _attach(con, path, data_key, read_only)
@@ -277,16 +310,20 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
         if stored is None:
             _create_schema(con, envelope.store_id, kind)
         elif stored < SCHEMAS[kind][1] and not migrate:
-            _lock_down(con, memory_limit)
-            return StoreHandle(path, envelope.store_id, con, stored)
+            raise StoreSchemaError(f"the store has schema version {stored}, and this needs version {SCHEMAS[kind][1]}",
+                                   where=str(path), fix="open it once with this version to migrate it (e.g. "
+                                   f"`medhelm-local runs list --store {path}`), then try again")
         elif stored < SCHEMAS[kind][1]:
             # Stores written by an earlier version keep opening: migrate, then open as asked.
             con.close()
             _migrate(path, data_key, stored, kind)
             return open_store(path, kek, read_only=read_only, memory_limit=memory_limit, kind=kind,
-                              streaming=streaming)
+                              streaming=streaming, migrate=migrate)
         _lock_down(con, memory_limit)
+    except duckdb.Error as exc:  # a damaged page met while reading the schema
+        con.close()
+        raise explain_failure(exc, path) from None
     except BaseException:
         con.close()
         raise
-    return StoreHandle(path, envelope.store_id, con, SCHEMAS[kind][1])
+    return StoreHandle(path, envelope.store_id, con)

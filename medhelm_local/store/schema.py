@@ -21,6 +21,7 @@ audit log (one per appliance, kept longer than any result, so never inside a sui
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -98,10 +99,15 @@ class Table:
         """The columns a store of `version` has."""
         return tuple(c for c in self.columns if c.since <= version)
 
-    @property
+    @functools.cached_property
     def given(self) -> tuple[Column, ...]:
         """Columns the caller supplies, in order (stamped ones are filled by the writer)."""
         return tuple(c for c in self.columns if not c.stamp)
+
+    @functools.cached_property
+    def given_names(self) -> tuple[str, ...]:
+        """Names of the columns the caller supplies, in order."""
+        return tuple(c.name for c in self.given)
 
     def ddl(self) -> str:
         """CREATE TABLE for a new store."""
@@ -243,7 +249,12 @@ def suite_tables() -> tuple[Table, ...]:
 
 def table(name: str) -> Table:
     """One suite table by name."""
-    return next(t for t in suite_tables() if t.name == name)
+    return _by_name(suite_tables())[name]
+
+
+@functools.lru_cache(maxsize=4)  # looked up for every row written; keyed by the declaration in force
+def _by_name(tables: tuple[Table, ...]) -> dict[str, Table]:
+    return {t.name: t for t in tables}
 
 
 def ddl(kind: StoreKind) -> str:

@@ -113,13 +113,16 @@ def test_audit_verify_on_the_cli_names_the_broken_record(appliance: Appliance, k
     for n in range(3):
         done = appliance.cli("export", "ward", "--to", str(appliance.root / f"b{n}"), "--role", "data_scientist")
         assert done.returncode == 0, done.stderr
+    records = appliance.audit_records()
+    allowed = [r["seq"] for r in records if r["kind"] == "export.allowed"]
     ok = appliance.cli("audit", "verify", "--bundle", str(appliance.root / "b2"))
-    assert ok.returncode == 0 and "3 record(s), chain unbroken" in ok.stdout and "1 bundle(s)" in ok.stdout
-    _tamper(appliance.audit, kek, "UPDATE audit SET actor = 'someone else' WHERE seq = 2")
+    assert ok.returncode == 0 and f"{len(records)} record(s), chain unbroken" in ok.stdout, ok.stderr
+    assert "1 bundle(s)" in ok.stdout
+    _tamper(appliance.audit, kek, f"UPDATE audit SET actor = 'someone else' WHERE seq = {allowed[1]}")
     broken = appliance.cli("audit", "verify")
-    assert broken.returncode == 4 and "record 2: its contents do not match its hash" in broken.stderr
-    _tamper(appliance.audit, kek, "DELETE FROM audit WHERE seq = 3")
+    assert broken.returncode == 4 and f"record {allowed[1]}: its contents do not match its hash" in broken.stderr
+    _tamper(appliance.audit, kek, f"DELETE FROM audit WHERE seq = {allowed[2]}")
     gone = appliance.cli("audit", "verify", "--bundle", str(appliance.root / "b2"))
     assert gone.returncode == 4 and "its export is not in the audit log" in gone.stderr
     shown = appliance.cli("audit", "show", "--kind", "export", "--last", "1", "--json")
-    assert [r["seq"] for r in json.loads(shown.stdout)] == [2]
+    assert [(r["seq"], r["kind"]) for r in json.loads(shown.stdout)] == [(allowed[2] - 1, "export.started")]

@@ -40,8 +40,22 @@ def test_taxonomy_shows_every_subcategory_with_installed_and_runnable_benchmarks
     assert subs["Conducting Literature Research"]["installed"] == [
         {"name": "pubmed_qa", "access": "public", "runnable": True}]
     assert any(b["access"] == "private" for b in subs["Supporting Diagnostic Decisions"]["medhelm_benchmarks"])
-    text = run_cli("taxonomy", "--data-root", str(data_root)).stdout
-    assert "pubmed_qa (public, runnable)" in text and "(private, not installed)" in text
+    text = " ".join(run_cli("taxonomy", "--data-root", str(data_root)).stdout.split())
+    assert "pubmed_qa (public, runnable)" in text
+    assert "ehrshot (gated, runnable when data is present)" in text
+    assert "(private, format shipped" in text
+
+
+def test_taxonomy_places_every_medhelm_benchmark_as_runnable_here(tmp_path: Path) -> None:
+    tree = json.loads(run_cli("taxonomy", "--data-root", str(tmp_path / "empty"), "--json").stdout)
+    status = {b["name"]: (b["access"], b["status"]) for c in tree for s in c["subcategories"]
+              for b in s["medhelm_benchmarks"]}
+
+    assert len(status) == 37
+    assert {access for access, state in status.values() if state == "runnable when data is present"} == {
+        "public", "gated"}
+    assert all(state.startswith("format shipped") for access, state in status.values() if access == "private")
+    assert not [name for name, (_, state) in status.items() if state == "not installed"]
 
 
 def test_every_builtin_benchmark_has_a_complete_card() -> None:
@@ -49,8 +63,8 @@ def test_every_builtin_benchmark_has_a_complete_card() -> None:
 
     for name in names():
         cls = get(name)
-        assert cls.summary() and cls.card.provenance, name
-        assert cls.card.licence, f"{name} has no licence recorded"
+        assert cls.summary() and cls.provenance != "not recorded", name
+        assert not cls.licence.startswith("not recorded"), f"{name} has no licence recorded"
         assert cls.card.citation, f"{name} has no citation"
 
 
@@ -62,3 +76,39 @@ def test_benchmarks_show_prints_the_card(data_root: Path) -> None:
         assert fragment in result.stdout
     missing = run_cli("benchmarks", "show", "no_such_benchmark")
     assert missing.returncode == 2 and "no benchmark is called" in missing.stderr
+
+
+def test_gated_benchmarks_list_with_their_access_and_main_metric_and_run_once_imported(
+        gated_root: Path, tmp_path: Path) -> None:
+    rows = {r["name"]: r for r in json.loads(run_cli("benchmarks", "list", "--data-root", str(gated_root),
+                                                     "--json").stdout)}
+
+    gated = {n: (r["access"], r["main_metric"], r["instances"]) for n, r in rows.items() if r["access"] == "gated"}
+    assert gated == {"dischargeme": ("gated", "rouge_l", 4), "ehrshot": ("gated", "exact_match", 4),
+                     "medalign": ("gated", "rouge_l", 3), "mimic_bhc": ("gated", "rouge_l", 3),
+                     "mimic_rrs": ("gated", "rouge_l", 3),
+                     "mimiciv_billing_code": ("gated", "mimiciv_billing_code_micro_f1", 3),
+                     "n2c2_ct_matching": ("gated", "exact_match", 3)}
+    assert rows["med_dialog"]["runnable"] and rows["med_mcqa"]["instances"] == 3
+
+
+def test_benchmarks_show_says_how_long_records_are_fitted_to_the_model() -> None:
+    shown = " ".join(run_cli("benchmarks", "show", "ehrshot").stdout.split())
+    plain = " ".join(run_cli("benchmarks", "show", "pubmed_qa").stdout.split())
+
+    assert "inputs when the prompt and its answer do not fit the model's context (or max_length=100000 tokens" in shown
+    assert "counted with the model's own tokenizer through the server's /tokenize" in shown
+    assert "keeping its end (the most recent part)" in shown
+    assert "inputs sent whole" in plain
+
+
+def test_every_private_example_card_validates_beside_its_file(tmp_path: Path) -> None:
+    from support.private_cards import PRIVATE_FILES, private_cards
+
+    folder = private_cards(tmp_path / "cards")
+    for name in PRIVATE_FILES:
+        result = run_cli("benchmarks", "validate", str(folder / f"{name}.yaml"), "--show", "1")
+        assert result.returncode == 0, f"{name}: {result.stderr[-500:]}"
+        text = " ".join(result.stdout.split())
+        assert f"benchmark {name}" in text and "access private" in text
+        assert "private data: its prompts and answers are treated as sensitive on export" in text

@@ -8,6 +8,7 @@ import pytest
 from support.staging import SHARED_DATASETS, published_mirror
 
 from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
+from medhelm_local.data.sources import unpinned_datasets
 from medhelm_local.errors import UnknownScenarioError
 from medhelm_local.scenarios import get, names
 from medhelm_local.scenarios.datafiles import published_checksums, sha256_file
@@ -21,7 +22,19 @@ UNLICENSED = {"medbullets", "medication_qa", "mediqa2019", "mtsamples_procedures
 def test_every_public_benchmark_has_a_recorded_source() -> None:
     folders = {get(n).card.data.folder for n in names() if get(n).access == "public"}
 
-    assert folders == set(dataset_sources())
+    assert folders == set(dataset_sources()) | {u.folder for u in unpinned_datasets()}
+
+
+def test_public_sets_without_shipped_checksums_name_each_file_and_where_it_is_published() -> None:
+    unpinned = {u.folder: u for u in unpinned_datasets()}
+
+    assert set(unpinned) == {"med_dialog", "medmcqa"}
+    for folder, source in unpinned.items():
+        card = get(source.benchmark).card
+        assert card.data.folder == folder and card.access == "public"
+        assert [name for name, _ in source.files] == sorted(card.data.files or [])
+        assert all(url.startswith("https://") for _, url in source.files)
+        assert folder not in dataset_sources(), "a pinned source must not also be listed as unpinned"
 
 
 @pytest.mark.parametrize("folder", sorted(dataset_sources()))

@@ -101,6 +101,23 @@ def test_gated_benchmarks_are_listed_with_where_to_obtain_them_and_never_fetched
     assert not (tmp_path / "bundle").exists()
 
 
+def test_public_sets_without_shipped_checksums_are_listed_with_their_urls_and_never_fetched(
+        mirror: Mirror, tmp_path: Path) -> None:
+    cfg = config(tmp_path, staging_policy(tmp_path / "policies", mirror.port))
+
+    result = stage_cli(cfg, mirror, "med_dialog", "medhelm_med_mcqa", "--to", str(tmp_path / "bundle"), "--yes")
+
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "Not fetched med_dialog" in text and "Not fetched med_mcqa" in text
+    assert ("healthcaremagic/test.json from https://worksheets.codalab.org/rest/bundles/"
+            "0x82f0c47f6d3e4462ae9ef8ea39eebe64/contents/blob/healthcaremagic/test.json") in text
+    assert "import a folder named medmcqa" in text and "medhelm-local data import FOLDER" in text
+    assert "Nothing to fetch." in text
+    assert mirror.faults.requests == []
+    assert not (tmp_path / "bundle").exists()
+
+
 def test_an_unknown_benchmark_is_a_clear_error(mirror: Mirror, tmp_path: Path) -> None:
     cfg = config(tmp_path, staging_policy(tmp_path / "policies", mirror.port))
 

@@ -59,6 +59,8 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     made = run_cli("-c", str(config), "keys", "signing-init", "--out", str(tmp_path / "sign.key"), env=env)
     assert made.returncode == 0, made.stderr
+    approved = run_cli("-c", str(config), "policy", "approve", "--role", "compliance_officer", env=env)
+    assert approved.returncode == 0, approved.stderr
     ran = run_cli("-c", str(config), "run", "ward_sepsis:model=local/tiny-llama,model_deployment=vllm-local",
                   "pubmed_qa:model=local/tiny-llama,model_deployment=vllm-local", "-m", "2", "--suite", "ward",
                   "--json", env=env)
@@ -73,7 +75,8 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
     for value in [v for v in PLANTED if v in notes] + [i for i, _, _ in _NOTES]:
         assert value.encode() not in blob, f"{value!r} left in the bundle"
     result = json.loads(exported.stdout)
-    assert {w["artifact"] for w in result["withheld"]} == {"prompts"}  # private prompts never leave
+    # Private prompts never leave, nor does anything that can echo them (a server's error message).
+    assert {w["artifact"] for w in result["withheld"]} == {"prompts", "completions.error_message"}
     assert "prompts.jsonl" in result["files"]  # the public benchmark's prompts do
     verified = run_cli("verify", str(out), "--public-key", str(tmp_path / "sign.pub"))
     assert verified.returncode == 0, verified.stderr

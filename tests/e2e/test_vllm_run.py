@@ -82,6 +82,7 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
     deadline = time.monotonic() + 120
     while vllm.http_request_count() - start < 15 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
+    time.sleep(0.5)  # the writer commits within 50 ms, after its first batch (which also loads pyarrow)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"

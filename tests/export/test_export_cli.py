@@ -11,10 +11,7 @@ from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
 
 
 def _audit(app: Appliance) -> list[dict[str, object]]:
-    shown = app.cli("audit", "show", "--json")
-    assert shown.returncode == 0, shown.stderr
-    records: list[dict[str, object]] = json.loads(shown.stdout)
-    return records
+    return app.audit_records(outcomes_only=True)
 
 
 def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance,
@@ -127,6 +124,7 @@ def test_residual_phi_after_redaction_refuses_the_export(appliance: Appliance, t
     (pack / "rules.yaml").write_text(rules.replace("\npatterns:\n", "\npatterns:\n" + extra, 1))
     with appliance.config.open("a") as fh:
         fh.write(f'redaction_dir = "{pack}"\n')
+    appliance.approve()
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "leaky"), "--role", "compliance_officer")
     assert done.returncode == 5, done.stderr
     assert "still holds detectable PHI" in done.stderr and f"run {PRIVATE_RUN}" in done.stderr

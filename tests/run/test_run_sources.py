@@ -11,7 +11,7 @@ from conftest import FakeServer, run_cli, write_config
 
 from medhelm_local.errors import ConfigError, RunEntryError
 from medhelm_local.run.sources import conf_path, entries_from_conf, read_conf, read_suite
-from medhelm_local.scenarios import get
+from medhelm_local.scenarios import create
 
 CONF = '''# a MedHELM-style conf
 entries: [
@@ -44,11 +44,23 @@ def test_priority_filters_and_model_override_merges_duplicates(tmp_path: Path) -
         "medcalc_bench:num_output_tokens=4000,model=local/qwen,model_deployment=vllm-local"]
 
 
-def test_shipped_public_conf_names_only_installed_benchmarks() -> None:
-    entries = entries_from_conf(conf_path("public"), 1, "local/m", "d")
+@pytest.mark.parametrize("conf", ["public", "gated"])
+def test_shipped_confs_name_only_installed_benchmarks_with_arguments_they_take(conf: str) -> None:
+    entries = entries_from_conf(conf_path(conf), 1, "local/m", "d")
     assert len(entries) >= 3
     for entry in entries:
-        get(entry.scenario)  # raises UnknownScenarioError if the conf names something not installed
+        bench = create(entry.scenario, entry.args)  # raises if the conf names something not installed, or an
+        assert bench.access == ("gated" if conf == "gated" else "public")  # argument the benchmark does not take
+
+
+def test_the_gated_conf_holds_every_gated_run_of_medhelm() -> None:
+    entries = entries_from_conf(conf_path("gated"), 1, "local/m", "d")
+
+    assert {(e.scenario, e.args.get("subject")) for e in entries} == {
+        ("ehrshot", "guo_readmission"), ("ehrshot", "new_hypertension"), ("ehrshot", "lab_anemia"),
+        ("medalign", None), ("dischargeme", None), ("mimic_bhc", None), ("mimic_rrs", None),
+        ("n2c2_ct_matching", "ABDOMINAL"), ("n2c2_ct_matching", "ADVANCED-CAD"), ("n2c2_ct_matching", "CREATININE"),
+        ("mimiciv_billing_code", None)}
 
 
 @pytest.mark.parametrize("text, line, fragment", [

@@ -1,12 +1,15 @@
-"""An appliance for export, audit and redacted-copy tests: a config, a KEK, a signing key, the 'ward' store."""
+"""An appliance for export, audit and redacted-copy tests: a config, a KEK, a signing key, the 'ward' store,
+and the shipped policy and rule pack approved for exports by a compliance officer."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,8 +36,15 @@ class Appliance:
     def store(self) -> Path:
         return self.results / "ward.duckdb"
 
-    def edit_policy(self, name: str, old: str, new: str) -> None:
-        """Use a copy of the shipped policies with `old` replaced by `new` in one file, as a hospital edits it."""
+    def approve(self) -> subprocess.CompletedProcess[str]:
+        """The compliance officer approves the configured policy and rule pack for exports."""
+        done = self.cli("policy", "approve", "--role", "compliance_officer")
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def write_policy(self, name: str, text: str, approve: bool = True) -> None:
+        """Write one file of the appliance's own copy of the shipped policies (made on first use), as a
+        hospital edits it, and (unless told not to) approve the result, as its compliance officer then does."""
         from conftest import SHIPPED_POLICIES
 
         policies = self.root / "policies"
@@ -42,9 +52,27 @@ class Appliance:
             shutil.copytree(SHIPPED_POLICIES, policies)
             with self.config.open("a") as fh:
                 fh.write(f'policy_dir = "{policies}"\n')
-        text = (policies / name).read_text()
+        (policies / name).write_text(text)
+        if approve:
+            self.approve()
+
+    def edit_policy(self, name: str, old: str, new: str, approve: bool = True) -> None:
+        """`write_policy` with `old` replaced by `new` in one file of the shipped policies."""
+        from conftest import SHIPPED_POLICIES
+
+        current = self.root / "policies" / name
+        text = (current if current.exists() else SHIPPED_POLICIES / name).read_text()
         assert old in text, f"{old!r} is not in {name}"
-        (policies / name).write_text(text.replace(old, new))
+        self.write_policy(name, text.replace(old, new), approve)
+
+    def audit_records(self, *, outcomes_only: bool = False) -> list[dict[str, Any]]:
+        """The audit log as `audit show --json` prints it; with `outcomes_only`, without the bookkeeping
+        around each attempt (approvals, `export.started`, signed checkpoints)."""
+        shown = self.cli("audit", "show", "--json")
+        assert shown.returncode == 0, shown.stderr
+        records: list[dict[str, Any]] = json.loads(shown.stdout)
+        bookkeeping = ("policy.approved", "export.started", "audit.checkpoint")
+        return [r for r in records if not outcomes_only or r["kind"] not in bookkeeping]
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
         from conftest import run_cli
@@ -63,6 +91,7 @@ def appliance(tmp_path: Path, kek_file: Path, kek: Kek) -> Appliance:
     app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
     made = app.cli("keys", "signing-init", "--out", str(signing))
     assert made.returncode == 0, made.stderr
+    app.approve()
     return app
 
 

@@ -5,7 +5,12 @@ delay, and can inject faults at a seeded rate: 429, 500, dropped connections, ha
 malformed JSON. GET /stats returns its counters (requests per prompt, per outcome) as JSON.
 Answers are deterministic: a letter derived from the prompt's hash, so reruns agree.
 
-Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1]
+With `--context N` it also has a model context of N tokens, one token per character (a chat
+message costs 3 more, the generation prompt 2): it serves vLLM's /tokenize and /detokenize at its
+root and refuses, with HTTP 400 as vLLM does, a request whose prompt and max_tokens pass N.
+Without it, like Ollama, it has no tokenizer endpoints (404).
+
+Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--context N]
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class FakeServerState:
     in_flight: int = 0
     max_in_flight: int = 0
     shapes: Counter[str] = field(default_factory=Counter)  # message roles and request options seen
+    context: int | None = None  # the model's context in tokens (one per character); None: no tokenizer
+    longest_prompt: int = 0  # the most tokens a prompt that was answered had
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -54,7 +61,7 @@ class FakeServerState:
                 "per_prompt": dict(self.per_prompt), "first_request_at": self.first_request_at,
                 "last_reply_at": self.last_reply_at, "per_model": dict(self.per_model),
                 "first_at_by_model": self.first_at_by_model, "max_in_flight": self.max_in_flight,
-                "shapes": dict(self.shapes)}
+                "shapes": dict(self.shapes), "longest_prompt": self.longest_prompt}
 
     def record(self, body: dict[str, Any]) -> None:
         """Count one request by model, and the shape of its body."""
@@ -87,6 +94,34 @@ def _reply(path: str, body: dict[str, Any]) -> dict[str, Any]:
         choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
     return {"id": "fake-1", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
             "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 1, "total_tokens": len(prompt) // 4 + 1}}
+
+
+def _tokens(body: dict[str, Any]) -> list[int]:
+    """The fake model's tokens for a /tokenize or completion body: one per character, plus the chat framing."""
+    if "messages" in body:
+        framing = [0] * (3 * len(body["messages"]) + (2 if body.get("add_generation_prompt", True) else 0))
+        return framing + [ord(ch) for m in body["messages"] for ch in str(m.get("content") or "")]
+    return [ord(ch) for ch in str(body["prompt"])]
+
+
+def _tokenizer_reply(state: FakeServerState, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    if state.context is None:
+        return 404, {"error": {"message": "not found"}}
+    if path == "/detokenize":
+        return 200, {"prompt": "".join(chr(t) for t in body["tokens"])}
+    tokens = _tokens(body)
+    return 200, {"count": len(tokens), "max_model_len": state.context, "tokens": tokens}
+
+
+def _too_long(state: FakeServerState, body: dict[str, Any]) -> int | None:
+    """The prompt's token count when it and max_tokens pass the context (None when it fits)."""
+    if state.context is None:
+        return None
+    count = len(_tokens(body))
+    if count + int(body.get("max_tokens") or 0) > state.context:
+        return count
+    state.longest_prompt = max(state.longest_prompt, count)
+    return None
 
 
 def _http(status: int, payload: bytes, content_type: str = "application/json") -> bytes:
@@ -126,6 +161,9 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 writer.write(_http(200, json.dumps(models).encode()))
             elif method == "GET" and path == "/stats":
                 writer.write(_http(200, json.dumps(state.stats()).encode()))
+            elif method == "POST" and path in ("/tokenize", "/detokenize"):
+                status, reply = _tokenizer_reply(state, path, json.loads(raw))
+                writer.write(_http(status, json.dumps(reply).encode()))
             elif method == "POST" and path.endswith("completions"):
                 if state.first_request_at is None:
                     state.first_request_at = time.time()
@@ -142,6 +180,14 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                         await asyncio.sleep(state.delay_s)
                 finally:
                     state.in_flight -= 1
+                too_long = _too_long(state, body)
+                if too_long is not None and fault is None:
+                    message = (f"This model's maximum context length is {state.context} tokens. However, you "
+                               f"requested {too_long + int(body.get('max_tokens') or 0)} tokens.")
+                    writer.write(_http(400, json.dumps({"error": {"message": message, "type": "BadRequestError"}})
+                                       .encode()))
+                    await writer.drain()
+                    continue
                 if fault == "drop":
                     writer.transport.abort()
                     return
@@ -192,8 +238,10 @@ def main() -> None:
     parser.add_argument("--faults", default=",".join(FAULTS))
     parser.add_argument("--hang", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--context", type=int, default=None)
     args = parser.parse_args()
-    state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang)
+    state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
+                            context=args.context)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

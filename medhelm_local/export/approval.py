@@ -1,0 +1,144 @@
+"""The export pin: the one policy and redaction rule pack exports may use, approved in the audit log.
+
+Settings (so environment variables and flags too) choose the policy folder and the rule pack of
+every command, and that must not decide what may leave. An export therefore runs only under the
+pair a compliance officer approved last: `medhelm-local policy approve --role ROLE` records the
+digests of both in the audit log (kind `policy.approved`) and covers the record at once with a
+checkpoint signed by the export signing key. An approval counts only when such a checkpoint
+covers it, so one written with the KEK alone is ignored; under any other pair the export is
+refused (exit 5) and the refusal recorded. Whatever pack is approved, the gate's rescan also runs
+the shipped rules (`scrubber.Scrubber.floor`), so an approved pack can add rules, never remove them.
+
+Who may approve: someone who may act in ROLE, a role with `approves_policy: true`, under the policy
+in force, which is the last approved one (for the very first approval, the one being approved).
+Each approval stores those roles and their members, so the next one is checked against them and
+not against files the caller can edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from medhelm_local.audit.chain import AuditRecord, verify_chain
+from medhelm_local.audit.checkpoints import check_checkpoints, covered_seq
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.errors import ExportRefusedError, IntegrityError
+from medhelm_local.export.signing import SigningKey
+from medhelm_local.policy.identity import current_actor
+from medhelm_local.policy.loader import Policy
+
+APPROVAL_KIND = "policy.approved"
+Approvers = Mapping[str, Sequence[str] | None]  # role -> members (None: anyone may name the role)
+
+
+def rule_pack_digest(folder: Path) -> str:
+    """sha256 over every file of a redaction rule pack (names and bytes): the redactor's version."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One `policy.approved` record, as the gate reads it."""
+
+    seq: int
+    policy_sha256: str
+    rule_pack_sha256: str
+    approvers: Approvers
+
+
+def approvers_of(policy: Policy) -> dict[str, list[str] | None]:
+    """Each role that may approve the export policy, with its members."""
+    return {name: role.members for name, role in sorted(policy.roles.roles.items()) if role.approves_policy}
+
+
+def _read(record: AuditRecord) -> Approval | None:
+    d = record.details
+    approvers = d.get("approvers")
+    if not isinstance(approvers, dict) or not all(isinstance(d.get(k), str) for k in ("policy_sha256",
+                                                                                    "rule_pack_sha256")):
+        return None
+    return Approval(record.seq, d["policy_sha256"], d["rule_pack_sha256"], approvers)
+
+
+def trusted_records(audit: AuditLog, key: SigningKey) -> tuple[list[AuditRecord], int]:
+    """The log's records and how far checkpoints signed by `key` vouch for them; IntegrityError if the
+    log does not verify (then no approval in it can be trusted)."""
+    if not audit.path.exists():
+        return [], 0
+    store_id, records = audit.records()
+    public = key.private.public_key()
+    problems = verify_chain(records, store_id) + check_checkpoints(records, store_id, [public], ignore_foreign=True)
+    if problems:
+        raise IntegrityError("the audit log does not verify, so which policy was approved for exports cannot be "
+                             "trusted: " + "; ".join(p.describe() for p in problems[:3]), where=str(audit.path),
+                             fix="run `medhelm-local audit verify`, restore the log from backup and investigate")
+    return records, covered_seq(records, store_id, public)
+
+
+def approval_in_force(records: Sequence[AuditRecord], covered: int) -> Approval | None:
+    """The newest approval a signed checkpoint covers."""
+    for record in reversed(records):
+        if record.kind == APPROVAL_KIND and record.seq <= covered:
+            return _read(record)
+    return None
+
+
+def may_approve(approvers: Approvers, role: str, actor: str) -> str | None:
+    """Why `actor` may not approve in `role` under these approving roles, or None if they may."""
+    if role not in approvers:
+        return (f"role '{role}' may not approve the export policy under the policy in force (roles.yaml "
+                f"approves_policy: {', '.join(sorted(approvers)) or 'no role'})")
+    members = approvers[role]
+    if members is not None and actor not in members:
+        return f"user '{actor}' does not hold role '{role}' (members under the policy in force)"
+    return None
+
+
+def approve(audit: AuditLog, policy: Policy, rule_pack: Path, key: SigningKey, role: str) -> AuditRecord:
+    """Record (policy, rule pack) as the pair exports must use, covered by a signed checkpoint."""
+    records, covered = trusted_records(audit, key)
+    current = approval_in_force(records, covered)
+    actor = current_actor()
+    reason = may_approve(current.approvers if current else approvers_of(policy), role, actor)
+    details: dict[str, Any] = {"policy_sha256": policy.digest, "rule_pack_sha256": rule_pack_digest(rule_pack),
+                               "policy_dir": str(policy.directory.resolve()), "redaction_dir": str(rule_pack.resolve()),
+                               "role": role, "approvers": approvers_of(policy), "signing_key_id": key.key_id,
+                               "replaces": current.seq if current else None}
+    if reason:
+        audit.append("policy.approve_refused", {**details, "reasons": [reason]}, actor=actor)
+        audit.checkpoint(key)
+        raise ExportRefusedError(f"the policy approval is refused: {reason}", where="policy approve",
+                                 fix="someone in a role with approves_policy under the policy in force approves "
+                                     "changes; the refusal is in the audit log")
+    record = audit.append(APPROVAL_KIND, details, actor=actor)
+    audit.checkpoint(key)
+    return record
+
+
+def check_pin(audit: AuditLog, key: SigningKey, policy: Policy, rule_pack_sha256: str) -> Approval:
+    """The approval this export runs under; ExportRefusedError if the policy or rule pack differ from it."""
+    records, covered = trusted_records(audit, key)
+    approval = approval_in_force(records, covered)
+    fix = ("a compliance officer reviews the policy and rule pack and runs `medhelm-local policy approve --role "
+           "ROLE` (or sets policy_dir and redaction_dir back to the approved folders)")
+    if approval is None:
+        raise ExportRefusedError("no policy and redaction rule pack have been approved for exports (or no approval "
+                                 "is covered by a checkpoint signed with this signing key)",
+                                 where="the export gate (approved policy)", fix=fix)
+    differs = [f"the policy in {policy.directory} (sha256 {policy.digest[:16]}...) is not the approved one "
+               f"({approval.policy_sha256[:16]}..., audit record {approval.seq})"] \
+        if policy.digest != approval.policy_sha256 else []
+    if rule_pack_sha256 != approval.rule_pack_sha256:
+        differs.append(f"the redaction rule pack (sha256 {rule_pack_sha256[:16]}...) is not the approved one "
+                       f"({approval.rule_pack_sha256[:16]}..., audit record {approval.seq})")
+    if differs:
+        raise ExportRefusedError("the export would run under rules nobody approved: " + "; ".join(differs),
+                                 where="the export gate (approved policy)", fix=fix)
+    return approval

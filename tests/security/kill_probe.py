@@ -1,0 +1,63 @@
+"""Run `medhelm-local ARGS...` and die, as `kill -9` would, at the Nth step that writes something.
+
+Steps counted: each file opened for writing under KILL_UNDER (the bundle's parent folder), each
+rename there, and each audit record (just before it is written and just after it is committed).
+KILL_AT=N dies at the Nth step with exit status 137; with fewer steps the command finishes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+KILL_AT = int(os.environ["KILL_AT"])
+UNDER = os.environ["KILL_UNDER"]
+_count = 0
+
+
+def _step() -> None:
+    global _count
+    _count += 1
+    if _count == KILL_AT:
+        os._exit(137)  # no cleanup, no flush: what kill -9 leaves
+
+
+def _path(value: Any) -> str:
+    try:
+        return os.fsdecode(os.fspath(value))
+    except TypeError:
+        return ""
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open" and _path(args[0]).startswith(UNDER):
+        mode, flags = args[1], args[2]
+        if (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                mode is None and isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR)):
+            _step()
+    elif event == "os.rename" and _path(args[0]).startswith(UNDER):
+        _step()
+
+
+def main() -> None:
+    sys.addaudithook(_hook)
+    from medhelm_local.audit.log import AuditLog
+
+    append = AuditLog.append
+
+    def counted_append(self: AuditLog, *args: Any, **kwargs: Any) -> Any:
+        _step()
+        record = append(self, *args, **kwargs)
+        _step()
+        return record
+
+    AuditLog.append = counted_append  # type: ignore[method-assign]
+    sys.argv = ["medhelm-local", *sys.argv[1:]]
+    from medhelm_local.cli.entry import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

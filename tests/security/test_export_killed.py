@@ -1,0 +1,58 @@
+"""Item 4: an export killed at any moment leaves no bundle that verifies without its audit record."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from support.appliance import Appliance
+
+from medhelm_local.audit import AuditLog
+from medhelm_local.export import load_public_key, verify_bundle
+from medhelm_local.export.bundle import audit_anchor
+from medhelm_local.store.keys import Kek
+
+PROBE = Path(__file__).with_name("kill_probe.py")
+
+
+def _killed_at(appliance: Appliance, step: int, destination: Path) -> int:
+    env = {**os.environ, **appliance.env, "KILL_AT": str(step), "KILL_UNDER": str(destination.parent)}
+    done = subprocess.run([sys.executable, str(PROBE), "-c", str(appliance.config), "export", "ward", "--to",
+                           str(destination), "--role", "compliance_officer"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode in (0, 137), done.stderr
+    return done.returncode
+
+
+def _recorded(appliance: Appliance, kek: Kek) -> set[str]:
+    _, records = AuditLog(appliance.audit, kek).records()
+    return {str(r.details.get("manifest_sha256")) for r in records if r.kind == "export.allowed"}
+
+
+def test_whatever_the_moment_of_a_kill_a_verifying_bundle_is_recorded(appliance: Appliance, kek: Kek) -> None:
+    public = load_public_key(appliance.public_key)
+    destination = appliance.root / "exports" / "ward-2026-11"
+    destination.parent.mkdir()
+    step, partials_seen = 0, 0
+    while True:
+        step += 1
+        finished = _killed_at(appliance, step, destination) == 0
+        recorded = _recorded(appliance, kek)
+        for folder in (p for p in destination.parent.iterdir() if (p / "MANIFEST.json").exists()):
+            partials_seen += folder.name.endswith(".partial")
+            verified = verify_bundle(folder, public)
+            if folder.name.endswith(".partial"):
+                assert not verified.ok, f"step {step}: verify accepted the unfinished {folder.name}"
+            if verified.ok:
+                assert audit_anchor(folder)[1] in recorded, f"step {step}: {folder.name} verifies, unrecorded"
+        if finished or destination.exists():
+            break
+        assert step < 60, "the export never finished"
+    assert step > 8 and partials_seen  # it really was killed while writing the bundle, many times over
+    # The export that finished removed what the killed ones left behind.
+    if finished:
+        assert [p.name for p in destination.parent.iterdir()] == [destination.name]
+        assert verify_bundle(destination, public).ok
+

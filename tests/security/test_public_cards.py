@@ -1,0 +1,109 @@
+"""Item 5: a card that calls its data public is not taken at its word: what leaves as is is scanned first."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import FakeServer, run_cli, write_config
+
+CARD = """name: ward_public
+description: Triage notes the card's author calls public.
+access: {access}
+taxonomy:
+  subcategory: Predicting Patient Risks and Outcomes
+data:
+  file: ward_public.csv
+task:
+  type: classification
+  labels: ["yes", "no"]
+columns:
+  id: note_id
+  reference: label
+prompt:
+  template: |
+    Triage note:
+    {{note}}
+
+    Sepsis? Answer yes or no.
+  max_tokens: 3
+"""
+PHI_NOTES = [("n1", "Wojciech Przybylski, MRN 48213377, phone (617) 555-0143. Fever 39.2, lactate 4.1.", "yes"),
+             ("n2", "Ankle sprain after a fall, vitals normal.", "no")]
+CLEAN_NOTES = [("n1", "Fever 39.2, heart rate 124, lactate 4.1, suspected pneumonia.", "yes"),
+               ("n2", "Ankle sprain after a fall, vitals normal.", "no")]
+
+
+@dataclass
+class Hospital:
+    """A configured appliance with the hospital's card folder, a signing key and an approved policy."""
+
+    root: Path
+    config: Path
+    cards: Path
+    env: dict[str, str]
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return run_cli("-c", str(self.config), *args, env=self.env)
+
+    def run_card(self, access: str, rows: list[tuple[str, str, str]]) -> None:
+        """Write the card with this access level and these rows, and run it against the fake server."""
+        (self.cards / "ward_public.yaml").write_text(CARD.format(access=access))
+        with (self.cards / "ward_public.csv").open("w", newline="") as fh:
+            csv.writer(fh).writerows([("note_id", "note", "label"), *rows])
+        ran = self.cli("run", "ward_public:model=local/fake,model_deployment=fake", "--suite", "ward")
+        assert ran.returncode == 0, ran.stderr
+
+    def export(self) -> subprocess.CompletedProcess[str]:
+        return self.cli("export", "ward", "--to", str(self.root / "out"), "--role", "compliance_officer")
+
+
+@pytest.fixture
+def hospital(tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> Hospital:
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
+                          {"fake": {"base_url": server.base_url}})
+    cards, signing = tmp_path / "cards", tmp_path / "keys" / "export-signing.key"
+    cards.mkdir()
+    extra = (f'benchmark_cards = ["{cards}"]\naudit_store = "{tmp_path / "audit.duckdb"}"\n'
+             f'signing_key_file = "{signing}"\n')
+    config.write_text(extra + config.read_text())
+    made = Hospital(tmp_path, config, cards, {"MEDHELM_KEK_FILE": str(kek_file)})
+    for args in (["keys", "signing-init", "--out", str(signing)],
+                 ["policy", "approve", "--role", "compliance_officer"]):
+        done = made.cli(*args)
+        assert done.returncode == 0, done.stderr
+    return made
+
+
+def test_a_card_that_says_public_and_holds_phi_is_refused(hospital: Hospital) -> None:
+    hospital.run_card("public", PHI_NOTES)
+    done = hospital.export()
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "the benchmark's card says public" in done.stderr and "prompts: run ward_public" in done.stderr
+    for value in ("Przybylski", "48213377", "555-0143", "n1"):
+        assert value not in done.stderr
+    assert not (hospital.root / "out").exists()
+    shown = json.loads(hospital.cli("audit", "show", "--kind", "export.refused", "--json").stdout)
+    assert len(shown) == 1 and "says public" in json.dumps(shown[0]["details"])
+
+
+def test_a_public_card_whose_text_is_clean_leaves_as_it_is(hospital: Hospital) -> None:
+    hospital.run_card("public", CLEAN_NOTES)
+    done = hospital.export()
+    assert done.returncode == 0, done.stderr
+    prompts = [json.loads(line) for line in (hospital.root / "out" / "prompts.jsonl").read_text().splitlines()]
+    assert [p["instance"] for p in prompts] == ["n1", "n2"] and "lactate 4.1" in prompts[0]["prompt"]
+
+
+def test_the_same_notes_marked_private_leave_redacted(hospital: Hospital) -> None:
+    hospital.run_card("private", PHI_NOTES)
+    done = hospital.export()
+    assert done.returncode == 0, done.stderr
+    blob = b"".join(p.read_bytes() for p in (hospital.root / "out").iterdir())
+    assert b"Przybylski" not in blob and b"555-0143" not in blob
