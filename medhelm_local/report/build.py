@@ -74,9 +74,9 @@ def _combine(column: Column, model: str, runs: Sequence[RunInfo], summaries: Seq
     normalised = None
     if column.main and spec is not None and spec.bounded and value is not None:
         normalised = min(1.0, max(0.0, spec.normalise(value)))
-    return Cell(column.key, model, value, low, high, total([s.n for s in summaries]),
-                total([s.n_scored for s in summaries]), total([s.n_failed for s in summaries]),
-                tuple(r.key for r in runs), normalised, interval)
+    return Cell(value, low, high, total([s.n for s in summaries]), total([s.n_scored for s in summaries]),
+                total([s.n_failed for s in summaries]), interval, column=column.key, model=model,
+                runs=tuple(r.key for r in runs), normalised=normalised)
 
 
 def _cells(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, MetricSummary]],

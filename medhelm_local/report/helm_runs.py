@@ -108,7 +108,7 @@ def _summary(metric: str, stat: dict[str, Any]) -> MetricSummary:
         spec = all_metrics().get(metric)
         if spec is not None and spec.bounded:
             low, high = max(low, spec.lower), min(high, spec.upper)
-    return MetricSummary(metric, None if mean is None else float(mean), low, high, count, count, None, None, "normal")
+    return MetricSummary(None if mean is None else float(mean), low, high, count, count, None, "normal", metric=metric)
 
 
 def _test_stats(stats: Any, where: Path) -> dict[str, dict[str, Any]]:

@@ -59,18 +59,16 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
-class MetricSummary:
-    """One metric over one run: the value, its 95 % interval, and the counts beside it."""
+class Estimate:
+    """A value with its 95 % interval and the counts beside it (None: not known, e.g. for published results)."""
 
-    metric: str
     value: float | None
     ci_low: float | None
     ci_high: float | None
     n: int | None
     n_scored: int | None
     n_failed: int | None
-    detail: Mapping[str, Any] | None = None
-    interval: str = "bootstrap"  # how ci_low/ci_high were made: bootstrap, normal (external), combined
+    interval: str = "bootstrap"  # how ci_low/ci_high were made: bootstrap, normal (published), combined
 
     @property
     def n_pending(self) -> int | None:
@@ -78,6 +76,14 @@ class MetricSummary:
         if self.n is None or self.n_scored is None or self.n_failed is None:
             return None
         return max(0, self.n - self.n_scored - self.n_failed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricSummary(Estimate):
+    """One metric over one run."""
+
+    metric: str
+    detail: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -113,21 +119,14 @@ class Column:
         return {"higher": "↑", "lower": "↓"}.get(self.direction or "", "?")
 
 
-@dataclass(frozen=True)
-class Cell:
+@dataclass(frozen=True, kw_only=True)
+class Cell(Estimate):
     """A model on one column: its runs combined (instances within a run, then runs equally)."""
 
     column: str
     model: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n: int | None
-    n_scored: int | None
-    n_failed: int | None
     runs: tuple[str, ...]
     normalised: float | None = None  # 0-1 by the metric's declared range, 1 best (main columns)
-    interval: str = "bootstrap"
 
 
 @dataclass(frozen=True)

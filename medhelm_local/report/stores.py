@@ -134,11 +134,12 @@ class StoreReader:
         for row in self.con.execute("SELECT run_id, metric, value, ci_low, ci_high, n, n_scored, n_failed, "
                                     "detail_json FROM run_metrics ORDER BY run_id, metric").fetchall():
             by_run.setdefault(row[0], {})[row[1]] = MetricSummary(
-                row[1], row[2], row[3], row[4], row[5], row[6], row[7], json.loads(row[8]) if row[8] else None)
+                row[2], row[3], row[4], row[5], row[6], row[7], metric=row[1],
+                detail=json.loads(row[8]) if row[8] else None)
         for (run_id,) in self.con.execute("SELECT run_id FROM runs").fetchall():
             if run_id not in by_run:  # a run stopped before it was summarised: its aggregates as of now
-                by_run[run_id] = {a.metric: MetricSummary(a.metric, a.mean, a.ci_low, a.ci_high, a.n, a.n_scored,
-                                                          a.n_failed, a.detail)
+                by_run[run_id] = {a.metric: MetricSummary(a.mean, a.ci_low, a.ci_high, a.n, a.n_scored, a.n_failed,
+                                                          metric=a.metric, detail=a.detail)
                                   for a in compute_aggregates(self.con, run_id)}
         return by_run
 

@@ -43,7 +43,7 @@ def _run(model: str, benchmark: str, args: dict[str, str] | None = None) -> RunI
 
 def _m(metric: str, value: float | None, half: float = 0.1) -> MetricSummary:
     low = None if value is None else value - half
-    return MetricSummary(metric, value, low, None if value is None else value + half, 100, 95, 5)
+    return MetricSummary(value, low, None if value is None else value + half, 100, 95, 5, metric=metric)
 
 
 def _suite() -> tuple[list[RunInfo], dict[str, dict[str, MetricSummary]]]:
@@ -116,7 +116,7 @@ def test_a_metric_the_registry_does_not_know_is_shown_and_never_ranked() -> None
 def test_a_model_whose_every_instance_failed_has_no_value_and_is_not_ranked_last() -> None:
     runs, metrics = _suite()
     runs.append(_run("M3", "pubmed_qa"))
-    metrics[runs[-1].key] = {"exact_match": MetricSummary("exact_match", None, None, None, 100, 0, 100)}
+    metrics[runs[-1].key] = {"exact_match": MetricSummary(None, None, None, 100, 0, 100, metric="exact_match")}
     report = build_report(runs, metrics)
     m3 = next(r for r in report.leaderboard.rows if r.model == "M3")
     assert m3.win_rate.value is None and m3.macro is None
