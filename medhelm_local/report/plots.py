@@ -34,7 +34,7 @@ def _config_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
 
 
-def _figure(width: float, height: float) -> Any:
+def _figure(width: float, height: float, layout: str | None = "constrained") -> Any:
     """A matplotlib Figure drawn by the SVG backend; pyplot (and its GUI machinery) is never imported."""
     os.environ["MPLCONFIGDIR"] = str(_config_dir())
     os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
@@ -46,7 +46,7 @@ def _figure(width: float, height: float) -> Any:
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), layout="constrained")
+    figure = Figure(figsize=(width, height), layout=layout)
     FigureCanvasSVG(figure)
     return figure
 
@@ -65,7 +65,13 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
     from matplotlib import colormaps
 
     data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
-    figure = _figure(6.5 + 0.8 * len(models), max(2.5, 0.26 * len(rows) + 1.6))
+    # Margins from the labels' lengths (DejaVu Sans at 9 pt: about 0.06 in a character), not a layout engine:
+    # constrained layout draws the figure again to measure it, doubling the time to draw.
+    left = 0.063 * max(len(r.name) + 3 for r in rows) + 0.2
+    bottom = 0.06 * max(len(m) for m in models) + 0.4
+    width, height = left + 0.8 * len(models) + 1.6, 0.26 * len(rows) + bottom + 0.5
+    figure = _figure(width, height, layout=None)
+    figure.subplots_adjust(left=left / width, right=1 - 1.5 / width, bottom=bottom / height, top=1 - 0.4 / height)
     axes = figure.add_subplot()
     cmap = colormaps["viridis"].with_extremes(bad="#eeeeee")
     # Cells as vector shapes (pcolormesh), not an embedded raster image.
@@ -77,7 +83,7 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
                     labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
     for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
         tick.set_fontweight("bold" if row.level == "category" else "normal")
-    figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, label="normalised score (1 best)")
+    figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, pad=0.02, label="normalised score (1 best)")
     axes.set_title("Macro averages by category and subcategory", loc="left")
     return _svg(figure)
 
