@@ -10,7 +10,6 @@ import typer
 
 from medhelm_local.cli.output import err, out
 from medhelm_local.errors import ConfigError, StoreNotFoundError
-from medhelm_local.report.site import DEFAULT_INSTANCES
 from medhelm_local.settings import Settings
 
 _SUITES = typer.Argument(None, metavar="[SUITE]...", help="Suites to report (their stores in the output folder). "
@@ -58,7 +57,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         helm_runs: list[Path] | None = _HELM,
         baseline: str | None = typer.Option(None, "--baseline", help="The model others are compared with "
                                                                      "(default: the leaderboard's first)."),
-        instances: str = typer.Option(str(DEFAULT_INSTANCES), "--instances", metavar="N|all",
+        instances: str = typer.Option("1000", "--instances", metavar="N|all",
                                       help="HTML: instances of each run in its per-instance browser (and as many "
                                            "with a failure); `all` writes every one."),
     ) -> None:

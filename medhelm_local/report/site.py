@@ -46,7 +46,8 @@ from medhelm_local.report.sources import RunReader
 MARKER = ".medhelm-local-report"
 Sink = Callable[[str, str], None]  # (path relative to the report's folder, text): where each file goes
 # Instances of each run in a static report's browser, unless asked otherwise: a report to hand to a
-# committee stays small (the viewer and `report --instances all` show every one).
+# committee stays small (the viewer and `report --instances all` show every one). The same default is
+# written out in cli/report_cmd.py, which must not import this module when the program starts.
 DEFAULT_INSTANCES = 1000
 _BATCH_ROWS = 50_000
 

@@ -156,3 +156,13 @@ def test_a_folder_that_is_not_an_earlier_report_is_never_overwritten(results: Pa
     code, _, err = _report(results, kek_file, "ward", "--out", str(keep))
     assert code == 2 and "not an earlier report" in err
     assert (keep / "mine.txt").read_text() == "do not delete" and [p.name for p in keep.iterdir()] == ["mine.txt"]
+
+
+def test_other_commands_never_load_the_report_stack() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, medhelm_local.cli.main; print(sorted(m for m in sys.modules if m.startswith("
+             "('medhelm_local.report', 'jinja2', 'starlette', 'uvicorn', 'matplotlib'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
