@@ -128,3 +128,22 @@ def test_a_baseline_that_is_not_a_model_is_a_clear_error() -> None:
     with pytest.raises(Exception, match="the baseline 'M9' has no runs") as caught:
         build_report(runs, metrics, baseline="M9")
     assert "M1, M2" in str(caught.value)
+
+
+def test_a_cost_metric_brings_a_cost_against_score_plot_drawn_offline() -> None:
+    from medhelm_local.report.site import build_site
+
+    runs, metrics = _suite()
+    report = build_report(runs, metrics)
+    files: dict[str, str] = {}
+    build_site(report, {}, files.__setitem__)
+    svg = files["plots/cost.svg"]
+    assert svg.startswith("<svg") and "test cost usd, mean per run (USD)" in svg and "M1" in svg
+    assert "plots/cost.svg" in files["index.html"] and "Cost against score" in files["index.html"]
+    assert "<svg" in files["plots/heatmap.svg"] and "http://" not in svg.replace('xmlns="http://www.w3.org/2000/svg"',
+                                                                                 "").replace(
+        'xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+    without = build_report(runs, {k: {m: s for m, s in v.items() if m != "test_cost_usd"} for k, v in metrics.items()})
+    files = {}
+    build_site(without, {}, files.__setitem__)
+    assert "plots/cost.svg" not in files and "Cost against score" not in files["index.html"]
