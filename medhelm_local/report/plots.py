@@ -16,7 +16,7 @@ import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from medhelm_local.report.model import CostPoint, TaxonomyRow
 
@@ -34,7 +34,7 @@ def _config_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
 
 
-def _figure(width: float, height: float, layout: str | None = "constrained") -> Any:
+def _figure(width: float, height: float, layout: Literal["constrained"] | None = "constrained") -> Any:
     """A matplotlib Figure drawn by the SVG backend; pyplot (and its GUI machinery) is never imported."""
     os.environ["MPLCONFIGDIR"] = str(_config_dir())
     os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
