@@ -170,8 +170,8 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
             return HTMLResponse("<!doctype html><title>Busy</title><p>A run is writing to a store right now; "
                                 "DuckDB lets nothing else open it meanwhile. Reload in a moment.</p>",
                                 status_code=503, headers={"Retry-After": "5"})
-        except MedhelmError as exc:
-            return PlainTextResponse(exc.message, status_code=500)
+        except MedhelmError as exc:  # a bad baseline in the query (400), or a store that cannot be read (500)
+            return PlainTextResponse(exc.message, status_code=400 if isinstance(exc, ConfigError) else 500)
 
     def top(name: str) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
