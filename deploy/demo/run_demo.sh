@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The demo behind `make demo`: a real vLLM (CPU build) serving the project's tiny model on
-# 127.0.0.1, PubMedQA and MedCalc-Bench (50 instances each) into an encrypted store, the results
-# table, then a signed export bundle checked with the public key alone. Everything it makes lives
-# in .cache/demo (git-ignored).
+# 127.0.0.1, PubMedQA and MedCalc-Bench (50 instances each) asked through the server's chat and
+# completions APIs (two "models" to compare) into an encrypted store, the results table, a signed
+# export bundle checked with the public key alone, then the HTML report of the suite. Everything it
+# makes lives in .cache/demo (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,7 +19,7 @@ for dataset in pubmedqa medcalc_bench; do
 done
 # A fresh store each time, so the demo always shows a whole run (rerunning a suite resumes it).
 rm -f "$work/results/demo.duckdb" "$work/results/demo.duckdb.key" "$work/results/demo.duckdb.wal"
-rm -rf "$work/bundle"
+rm -rf "$work/bundle" "$work/report"
 
 echo "Starting vLLM (CPU) with the tiny test model on 127.0.0.1 (about 20 s)..."
 "$python" deploy/local_vllm/vllm_server.py start --model-dir .cache/tiny-model \
@@ -51,11 +52,20 @@ model = "tiny-llama"
 api = "chat"
 max_concurrency = 8
 timeout_s = 60
+
+[deployments.vllm-completions]
+base_url = "http://127.0.0.1:$(cat "$work/port")/v1"
+model = "tiny-llama"
+api = "completions"
+max_concurrency = 8
+timeout_s = 60
 TOML
 
 "$cli" --config "$work/config.toml" run \
   "pubmed_qa:model=local/tiny-llama,model_deployment=vllm-local" \
   "medcalc_bench:model=local/tiny-llama,model_deployment=vllm-local" \
+  "pubmed_qa:model=local/tiny-llama-completions,model_deployment=vllm-completions" \
+  "medcalc_bench:model=local/tiny-llama-completions,model_deployment=vllm-completions" \
   --suite demo --max-eval-instances 50
 
 echo
@@ -71,3 +81,10 @@ echo "The tiny model has random weights, so its answers are nonsense; every byte
 echo "vLLM server and into the encrypted store $work/results/demo.duckdb. Explore it with:"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml runs list"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml audit show"
+
+echo
+echo "Comparing the two models: the report of the demo suite (read from the store; no model is asked)..."
+"$cli" --config "$work/config.toml" report demo --out "$work/report"
+echo "In it: the leaderboard, the taxonomy heat map, paired comparisons, and every answer with its scores."
+echo "To browse the live store instead (it prints a link carrying its access token):"
+echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml serve demo"

@@ -21,6 +21,7 @@ from medhelm_local.cli import (
     judge_cmd,
     policy_cmd,
     redact_cmd,
+    report_cmd,
     run_cmd,
     runs_cmd,
     store_cmd,
@@ -105,6 +106,7 @@ policy_cmd.register(app, settings_from)
 redact_cmd.register(app, settings_from)
 export_cmd.register(app, settings_from)
 audit_cmd.register(app, settings_from)
+report_cmd.register(app, settings_from)
 
 
 def main() -> None:

@@ -16,8 +16,10 @@ if TYPE_CHECKING:  # rich.progress and rich.table load on first use: `run --quie
     from rich.text import Text
 
 from medhelm_local.records import Aggregate
-from medhelm_local.run.scheduler import RunOutcome
 from medhelm_local.store.queries import RunSummary, aggregate_dict
+
+if TYPE_CHECKING:  # the scheduler loads the HTTP client: only `run` needs it
+    from medhelm_local.run.scheduler import RunOutcome
 
 out = Console()
 err = Console(stderr=True)

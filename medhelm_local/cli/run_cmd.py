@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -17,11 +18,13 @@ from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.run.entries import parse_run_entry
 from medhelm_local.run.plan import Shard, plan, store_path_for
 from medhelm_local.run.progress import NoProgress
-from medhelm_local.run.scheduler import RunOutcome, execute
 from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
+
+if TYPE_CHECKING:
+    from medhelm_local.run.scheduler import RunOutcome
 
 log = logging.getLogger("medhelm_local.cli")
 
@@ -92,6 +95,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
+        from medhelm_local.run.scheduler import execute  # loads the HTTP client: only this command needs it
+
         settings = settings_from(ctx, output_dir=output, data_root=data_root)
         parsed = [parse_run_entry(e) for e in entries or []]
         for item in conf or []:

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import ARTIFACTS, Artifact
-from medhelm_local.policy.rules import ExportDecision, export_treatment
+from medhelm_local.policy.models import ARTIFACTS, ON_REQUEST, Artifact, Treatment
+from medhelm_local.policy.rules import ExportDecision, export_treatment, stricter
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class ExportPlan:
     decisions: dict[str, dict[Artifact, ExportDecision]] = field(default_factory=dict)
     withheld: list[dict[str, str]] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
+    # Per run whose report leaves: how each part of it may leave (the report's treatment, capped by each part's).
+    report_contents: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def treatment(self, run_id: str, artifact: Artifact) -> str:
         """as_is, redacted or never for one run's artifact."""
@@ -40,6 +42,14 @@ class ExportPlan:
     def leaving(self, artifact: Artifact) -> list[str]:
         """The runs whose `artifact` goes into the bundle."""
         return [run for run, chosen in self.decisions.items() if chosen[artifact].allowed]
+
+
+def report_contents(policy: Policy, role: str, access: str, report: Treatment) -> dict[str, str]:
+    """What a run's page in an exported report may show, part by part: its aggregates, answers, prompts and
+    references, judges' ratings, each as the policy lets that artifact leave for this role (whether or not it
+    was asked for), and never more loosely than the report itself."""
+    return {part: stricter(report, export_treatment(policy, role, access, part).treatment)
+            for part in ("aggregates", "completions", "prompts", "ratings")}
 
 
 def plan_export(policy: Policy, role: str, user: str, runs: Sequence[RunAccess],
@@ -55,11 +65,14 @@ def plan_export(policy: Policy, role: str, user: str, runs: Sequence[RunAccess],
     if members is not None and user not in members:
         plan.refusals.append(f"user '{user}' does not hold role '{role}' (roles.yaml members)")
         return plan
-    asked: tuple[Artifact, ...] = tuple(include) if include is not None else ARTIFACTS
+    asked: tuple[Artifact, ...] = (tuple(include) if include is not None
+                                   else tuple(a for a in ARTIFACTS if a not in ON_REQUEST))
     for run in runs:
         chosen = {artifact: (export_treatment(policy, role, run.access, artifact) if artifact in asked
                              else ExportDecision("never", "not asked for (--include)")) for artifact in ARTIFACTS}
         plan.decisions[run.run_id] = chosen
+        if chosen["report"].allowed:
+            plan.report_contents[run.run_id] = report_contents(policy, role, run.access, chosen["report"].treatment)
         for artifact in asked:
             decision = chosen[artifact]
             if not decision.allowed:

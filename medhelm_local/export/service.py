@@ -41,6 +41,7 @@ from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.report.exported import report_tree
 from medhelm_local.settings import Settings
 from medhelm_local.store.integrity import explain_failure
 from medhelm_local.store.keys import Kek
@@ -234,12 +235,15 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
                                checked)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
-            continue
-        rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
-        if not rows:
-            continue  # nothing of it is stored (ratings of a suite no jury rated): no file
-        plan.withheld += _withheld_columns(artifact, run_ids, carried)
-        files[f"{artifact}.jsonl"] = _jsonl(rows)
+        elif artifact == "report":
+            files["report"] = _tree(report_tree(con, plan.report_contents, access,
+                                                lambda name, how: CheckedShaper(name, how, scrubber, access, checked)))
+        else:
+            rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
+            if not rows:
+                continue  # nothing of it is stored (ratings of a suite no jury rated): no file
+            plan.withheld += _withheld_columns(artifact, run_ids, carried)
+            files[f"{artifact}.jsonl"] = _jsonl(rows)
     return files
 
 
@@ -253,6 +257,16 @@ def _withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str,
 
 def _json(value: Any) -> Writer:
     return lambda folder, name: write_json(folder, name, value)
+
+
+def _tree(files: dict[str, str]) -> Writer:
+    """A folder of text files (the report), by path relative to it."""
+    def write(folder: Path, name: str) -> None:
+        for relative, text in files.items():
+            path = folder / name / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return write
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> Writer:

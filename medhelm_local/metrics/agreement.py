@@ -128,4 +128,4 @@ def pairwise_icc(columns: Mapping[str, Sequence[float | None]], pairs: Sequence[
 add(Metric(JURY_ALPHA, "Judge agreement (Krippendorff's alpha)", "higher", -1.0, 1.0, TEXT_TASKS,
            frozenset({"judge"}), "agreement", "Krippendorff's alpha, ordinal (the krippendorff package), per criterion "
            "between the judges of a jury; the mean over criteria",
-           "How far the judges of a jury agree (1 perfect, 0 as by chance)", None, family="agreement"))
+           "How far the judges of a jury agree (1 perfect, 0 as by chance)", None, group="agreement"))

@@ -101,8 +101,8 @@ _FOLLOWS = "HELM's calibration (ECE, 10 equal-width bins); this project reads th
            "renormalised over the option letters"
 add(Metric(ECE, "Expected calibration error", "lower", 0.0, 1.0, CHOICE_TASKS, frozenset({"logprobs"}), "calibration",
            _FOLLOWS, "How far confidence is from accuracy (10 equal-width bins); not available without logprobs",
-           None, family="calibration"))
+           None, group="calibration"))
 add(Metric(BRIER, "Brier score", "lower", 0.0, 1.0, CHOICE_TASKS, frozenset({"logprobs"}), "calibration",
            "Brier (1950): mean squared error of the chosen option's probability",
            "Mean squared error of the chosen option's probability; not available without logprobs", None,
-           family="calibration"))
+           group="calibration"))

@@ -14,9 +14,10 @@ Read from the stored completions (and ratings), never from a clock of this machi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from medhelm_local.metrics.registry import ALL_TASKS, TEXT_TASKS, Aggregation, Direction, Family, Metric, add
+from medhelm_local.metrics.registry import ALL_TASKS, TEXT_TASKS, Aggregation, Direction, Group, Metric, add
 
 LATENCY_P50, LATENCY_P95 = "latency_p50", "latency_p95"
 OUTPUT_TOKENS_PER_S, TOKENS_IN, TOKENS_OUT = "output_tokens_per_s", "tokens_in", "tokens_out"
@@ -43,29 +44,30 @@ def token_cost(tokens_in: int, tokens_out: int, input_per_million: float | None,
     return tokens_in / 1e6 * (input_per_million or 0.0) + tokens_out / 1e6 * (output_per_million or 0.0)
 
 
-def _declare(name: str, title: str, direction: Direction, upper: float, aggregation: Aggregation, family: Family,
-             unit: str, description: str, task_types: frozenset = ALL_TASKS) -> None:  # type: ignore[type-arg]
-    add(Metric(name, title, direction, 0.0, upper, task_types, frozenset(), aggregation,
+def _declare(name: str, title: str, direction: Direction, aggregation: Aggregation, group: Group, unit: str,
+             description: str, task_types: frozenset = ALL_TASKS) -> None:  # type: ignore[type-arg]
+    # Unbounded: never normalised to 0-1 or averaged with scores (reports read `bounded`).
+    add(Metric(name, title, direction, 0.0, math.inf, task_types, frozenset(), aggregation,
                "medhelm-local (from the stored requests; MedHELM reports cost only in its paper)", description, None,
-               family=family, unit=unit))
+               group=group, unit=unit))
 
 
-_SECONDS, _COUNT, _MONEY = 3600.0, 1e12, 1e12
-_declare(LATENCY_P50, "Latency p50", "lower", _SECONDS, "efficiency", "efficiency", "s",
+_declare(LATENCY_P50, "Latency p50", "lower", "efficiency", "efficiency", "s",
          "Median seconds from sending a request to its whole reply")
-_declare(LATENCY_P95, "Latency p95", "lower", _SECONDS, "efficiency", "efficiency", "s",
+_declare(LATENCY_P95, "Latency p95", "lower", "efficiency", "efficiency", "s",
          "95th percentile of seconds from sending a request to its whole reply")
-_declare(OUTPUT_TOKENS_PER_S, "Output tokens per second", "higher", 1e7, "efficiency", "efficiency", "tokens/s",
+_declare(OUTPUT_TOKENS_PER_S, "Output tokens per second", "higher", "efficiency", "efficiency", "tokens/s",
          "Generated tokens over the time the run had requests in flight")
-_declare(TOKENS_IN, "Tokens in", "lower", _COUNT, "efficiency", "efficiency", "tokens",
+_declare(TOKENS_IN, "Tokens in", "lower", "efficiency", "efficiency", "tokens",
          "Prompt tokens of the run, as the server counted them")
-_declare(TOKENS_OUT, "Tokens out", "lower", _COUNT, "efficiency", "efficiency", "tokens",
+_declare(TOKENS_OUT, "Tokens out", "lower", "efficiency", "efficiency", "tokens",
          "Generated tokens of the run, as the server counted them")
-_declare(COST, "Cost", "lower", _MONEY, "cost", "cost", "currency",
+# Costs are in the currency of the deployments' declared prices (each figure's detail names it).
+_declare(COST, "Cost", "lower", "cost", "cost", "",
          "What generating the run's answers cost, by the deployment's declared price")
-_declare(COST_PER_1K, "Cost per 1,000 instances", "lower", _MONEY, "cost", "cost", "currency",
+_declare(COST_PER_1K, "Cost per 1,000 instances", "lower", "cost", "cost", "",
          "Generation cost per 1,000 answered instances")
-_declare(JUDGING_COST, "Judging cost", "lower", _MONEY, "cost", "cost", "currency",
+_declare(JUDGING_COST, "Judging cost", "lower", "cost", "cost", "",
          "What the jury's ratings of the run cost, by each judge's declared price", TEXT_TASKS)
-_declare(JUDGING_COST_PER_1K, "Judging cost per 1,000 instances", "lower", _MONEY, "cost", "cost", "currency",
+_declare(JUDGING_COST_PER_1K, "Judging cost per 1,000 instances", "lower", "cost", "cost", "",
          "Judging cost per 1,000 judged instances", TEXT_TASKS)

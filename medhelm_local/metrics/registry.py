@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import math
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -33,8 +34,12 @@ Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge
 Aggregation = Literal["mean", "macro_f1", "micro_f1", "jury", "agreement", "calibration", "efficiency", "cost",
                       "robustness"]
 PER_INSTANCE: frozenset[str] = frozenset({"mean", "macro_f1", "micro_f1", "jury"})
-# What a metric tells a reader: the quality of answers, or something about the run (for grouping in reports).
-Family = Literal["quality", "agreement", "calibration", "robustness", "efficiency", "cost"]
+# What a metric is about, for reports: each group gets its own columns and its own mean win rate (as
+# HELM groups accuracy, calibration, robustness and efficiency); a cost metric makes the report draw
+# cost against score. "agreement" (how far a jury's judges agree) is about the judges, not the model:
+# its own columns, no win rate.
+Group = Literal["quality", "calibration", "robustness", "efficiency", "cost", "agreement"]
+GROUPS: tuple[Group, ...] = ("quality", "calibration", "robustness", "efficiency", "cost")
 
 ALL_TASKS = frozenset(TaskType)
 CHOICE_TASKS = frozenset({TaskType.MULTIPLE_CHOICE})
@@ -99,8 +104,8 @@ class Metric:
     # Benchmark-specific metrics read fields only one reader gives its instances (MedCalc's limits,
     # MEDEC's error sentence): they apply only to benchmarks read by these readers. Empty: any.
     readers: frozenset[str] = frozenset()
-    family: Family = "quality"
-    unit: str | None = None  # of a run-level figure: "s", "tokens", "tokens/s", "currency"
+    group: Group = "quality"
+    unit: str = ""  # shown beside values and on plot axes ("s", "USD", "tokens/s"); "" for a score
     # A per-instance metric with its own way over a run (the jury: failures per judge, agreement):
     # (metric, n instances, every score row, failed requests) -> Aggregate.
     aggregator: Callable[..., Any] | None = None
@@ -109,6 +114,11 @@ class Metric:
     def per_instance(self) -> bool:
         """True for metrics with a value per instance (cards may name them); False for run-level figures."""
         return self.aggregation in PER_INSTANCE
+
+    @property
+    def bounded(self) -> bool:
+        """True when the declared range is finite, so values can be normalised to 0-1."""
+        return math.isfinite(self.lower) and math.isfinite(self.upper)
 
     @property
     def higher_is_better(self) -> bool:
@@ -131,13 +141,13 @@ _REGISTRY: dict[str, Metric] = {}
 def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
            direction: Direction = "higher", value_range: tuple[float, float] = (0.0, 1.0),
            needs: Iterable[Need] = (), aggregation: Aggregation = "mean", readers: Iterable[str] = (),
-           description: str | None = None) -> Callable[[S], S]:
+           description: str | None = None, group: Group = "quality", unit: str = "") -> Callable[[S], S]:
     """Decorator: register `scorer` under `name` with its declaration."""
 
     def register(scorer: S) -> S:
         doc = description or (getattr(scorer, "__doc__", None) or title).strip().splitlines()[0]
         add(Metric(name, title, direction, value_range[0], value_range[1], frozenset(task_types),
-                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers)))
+                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers), group, unit))
         return scorer
 
     return register

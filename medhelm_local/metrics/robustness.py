@@ -19,8 +19,8 @@ PERTURBATION_ARGS = frozenset({"perturbation", "perturbation_seed"})
 add(Metric(ROBUSTNESS, "Robustness (worst perturbation)", "higher", 0.0, 1.0, ALL_TASKS, frozenset(), "robustness",
            "HELM's robustness (worst case over perturbations), on the paired instances, main metric normalised to 0-1",
            "The main score (0-1) under the worst input perturbation, on the instances the clean run also scored",
-           None, family="robustness"))
+           None, group="robustness"))
 add(Metric(ROBUSTNESS_DROP, "Drop under the worst perturbation", "lower", -1.0, 1.0, ALL_TASKS, frozenset(),
            "robustness", "medhelm-local: clean minus worst perturbed, paired bootstrap interval",
            "How much the main score (0-1) falls under the worst perturbation, paired by instance", None,
-           family="robustness"))
+           group="robustness"))

@@ -17,10 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from medhelm_local.client.allowlist import canonical_host
 
 AccessLevel = Literal["public", "gated", "private"]
-Artifact = Literal["aggregates", "scores", "completions", "prompts", "ratings"]
+Artifact = Literal["aggregates", "scores", "completions", "prompts", "ratings", "report"]
 Treatment = Literal["never", "redacted", "as_is"]
 
-ARTIFACTS: tuple[Artifact, ...] = ("aggregates", "scores", "completions", "prompts", "ratings")
+ARTIFACTS: tuple[Artifact, ...] = ("aggregates", "scores", "completions", "prompts", "ratings", "report")
+# Built only when asked for with --include: the report shows, readably, what the other artifacts hold.
+ON_REQUEST: tuple[Artifact, ...] = ("report",)
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
 _ROLE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _UNREDACTED_MESSAGE = ("'as_is' is not allowed for gated or private data: nothing derived from it leaves "
@@ -87,19 +89,22 @@ class PublicRules(_Strict):
     # Judges' ratings with their explanations (free text that can quote the answer). A policy written
     # before juries existed does not name them: they then never leave.
     ratings: Treatment = "never"
+    report: Treatment | None = Field(None, description="The HTML report (`export --include report`); its "
+                                                       "per-instance pages also follow completions and prompts. "
+                                                       "Absent: as aggregates")
 
     def treatment(self, artifact: Artifact) -> Treatment:
         """The treatment this file gives an artifact."""
-        value: Treatment = getattr(self, artifact)
-        return value
+        value: Treatment | None = getattr(self, artifact)
+        return self.aggregates if value is None else value
 
 
 class SensitiveRules(PublicRules):
     """Treatments for gated or private data: nothing leaves `as_is`."""
 
-    @field_validator("aggregates", "scores", "completions", "prompts", "ratings")
+    @field_validator("aggregates", "scores", "completions", "prompts", "ratings", "report")
     @classmethod
-    def _never_unredacted(cls, value: Treatment) -> Treatment:
+    def _never_unredacted(cls, value: Treatment | None) -> Treatment | None:
         if value == "as_is":
             raise ValueError(_UNREDACTED_MESSAGE)
         return value

@@ -81,7 +81,7 @@ def test_a_typo_names_the_file_line_and_key(tmp_path: Path, name: str, old: str,
     ("export.yaml", "  style: mask", "  style: blackout", "redaction.style", "'mask' or 'surrogate'"),
     ("export.yaml", "  data_scientist:", "  statistician:", "who_may_export.statistician", "no role 'statistician'"),
     ("export.yaml", "[aggregates, scores, ratings]", "[aggregates, scores, ratings, notes]",
-     "who_may_export.data_scientist.3", "'aggregates', 'scores', 'completions', 'prompts' or 'ratings'"),
+     "who_may_export.data_scientist.3", "'aggregates', 'scores', 'completions', 'prompts', 'ratings' or 'report'"),
     ("retention.yaml", "  keep_days: 2190", "  keep_days: 30", "audit", "must outlive what it describes"),
 ])
 def test_a_forbidden_value_names_the_file_line_and_reason(tmp_path: Path, name: str, old: str, new: str, key: str,

@@ -1,0 +1,163 @@
+"""`medhelm-local report` and `serve`: compare models from stores (read-only, never a model)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from medhelm_local.cli.output import err, out
+from medhelm_local.errors import ConfigError, StoreNotFoundError
+from medhelm_local.settings import Settings
+
+_SUITES = typer.Argument(None, metavar="[SUITE]...", help="Suites to report (their stores in the output folder). "
+                                                           "Default: every suite store there.")
+_STORES = typer.Option(None, "--store", dir_okay=False, help="A store file to include (repeatable).")
+_OUTPUT = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of suite stores (default: output_dir).")
+_HELM = typer.Option(None, "--helm-runs", file_okay=False,
+                     help="A folder of HELM-format run folders (run_spec.json + stats.json, e.g. a MedHELM release) "
+                          "to show beside local results, marked as published (repeatable).")
+
+
+def report_stores(settings: Settings, suites: list[str] | None, stores: list[Path] | None) -> list[Path]:
+    """The store of each named suite and each --store; with neither, every suite store in the output folder."""
+    from medhelm_local.audit import audit_path
+
+    paths = list(stores or [])
+    for suite in suites or []:
+        path = settings.output_dir / f"{suite}.duckdb"
+        if not path.exists():
+            known = ", ".join(sorted(p.stem for p in settings.output_dir.glob("*.duckdb"))) or "none"
+            raise StoreNotFoundError(f"there is no store for suite '{suite}' (suites here: {known})",
+                                     where=str(path), fix="check the suite name, or pass the store with --store")
+        paths.append(path)
+    if not paths:
+        audit = audit_path(settings).resolve()
+        paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
+        if not paths:
+            raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
+                                     fix="run a benchmark first, or pass suites, --output or --store")
+    return list(dict.fromkeys(p.resolve() for p in paths))
+
+
+def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
+    """Add `report` and `serve` to the app."""
+
+    @app.command()
+    def report(
+        ctx: typer.Context,
+        suites: list[str] | None = _SUITES,
+        out_path: Path | None = typer.Option(None, "--out", help="HTML: a new folder (an earlier report there is "
+                                                                 "replaced). Other formats: a file (default: stdout)."),
+        fmt: str = typer.Option("html", "--format", "-f", help="html, json, csv, md or latex."),
+        stores: list[Path] | None = _STORES,
+        output: Path | None = _OUTPUT,
+        helm_runs: list[Path] | None = _HELM,
+        baseline: str | None = typer.Option(None, "--baseline", help="The model others are compared with "
+                                                                     "(default: the leaderboard's first)."),
+        instances: str = typer.Option("1000", "--instances", metavar="N|all",
+                                      help="HTML: instances of each run in its per-instance browser (and as many "
+                                           "with a failure); `all` writes every one."),
+    ) -> None:
+        """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
+        opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
+        from medhelm_local.report import FORMATS, open_sources, render_text, write_site
+        from medhelm_local.report.stores import reading
+        from medhelm_local.store.keys import load_kek
+
+        if fmt not in FORMATS:
+            raise ConfigError(f"--format '{fmt}' is not a report format", where="option --format",
+                              fix=f"use one of: {', '.join(FORMATS)}")
+        folder = out_path if fmt == "html" else None
+        if fmt == "html" and folder is None:
+            raise ConfigError("an HTML report is a folder, and none was given", where="option --out",
+                              fix="add --out DIR (a new folder), or choose --format json, csv, md or latex")
+        cap = _instances(instances)
+        settings = settings_from(ctx, output_dir=output)
+        paths = report_stores(settings, suites, stores)
+        sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
+        try:
+            with reading(", ".join(str(p) for p in paths)):
+                built = sources.report(baseline)
+                if folder is not None:
+                    result = write_site(built, sources.by_run(), folder, cap)
+                else:
+                    text = render_text(built, fmt)
+        finally:
+            sources.close()
+        if folder is None:
+            if out_path is None:
+                sys.stdout.write(text)
+            else:
+                _write_text(out_path, text)
+            return
+        out.print(f"[green]Wrote the report[/] of {len(built.runs)} run(s), {len(built.models)} model(s) to "
+                  f"{result.folder}: {result.pages} pages, {result.data_files} instance pages.", soft_wrap=True)
+        out.print(f"Open {result.folder / 'index.html'} in a browser (it needs no network), or serve the live "
+                  "stores with `medhelm-local serve`.", soft_wrap=True)
+
+    @app.command()
+    def serve(
+        ctx: typer.Context,
+        suites: list[str] | None = _SUITES,
+        port: int = typer.Option(8080, "--port", min=0, max=65535, help="Port to listen on (0: a free one)."),
+        host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on. Default: loopback only; another "
+                                                             "address exposes the viewer (still behind its token)."),
+        token_file: Path | None = typer.Option(None, "--token-file", dir_okay=False,
+                                               help="Read the access token from this file (e.g. a mounted Secret) "
+                                                    "instead of making a random one."),
+        stores: list[Path] | None = _STORES,
+        output: Path | None = _OUTPUT,
+        helm_runs: list[Path] | None = _HELM,
+    ) -> None:
+        """A read-only local viewer of the report over live stores, behind an access token."""
+        from medhelm_local.report.live import LiveStores
+        from medhelm_local.report.server import new_token, read_token
+        from medhelm_local.report.stores import reading
+        from medhelm_local.report.viewer import bind
+        from medhelm_local.report.viewer import serve as run_viewer
+        from medhelm_local.store.keys import load_kek
+
+        settings = settings_from(ctx, output_dir=output)
+        paths = report_stores(settings, suites, stores)
+        token = read_token(token_file) if token_file is not None else new_token()
+        live = LiveStores(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
+        with reading(", ".join(str(p) for p in paths)):
+            live.report()  # every store opens and reads before anything listens: bad input stops here
+        sock = bind(host, port)
+
+        def announce(url: str) -> None:
+            out.print(f"Serving the report of {len(paths)} store(s), read-only, at {url}", soft_wrap=True)
+            if token_file is None:
+                out.print("Open this link (it carries the access token; keep it private):", soft_wrap=True)
+                out.print(f"    {url}?token={token}", soft_wrap=True, highlight=False)
+            else:
+                out.print(f"The access token is the one in {token_file}: open {url}?token=TOKEN once, or send "
+                          "`Authorization: Bearer TOKEN`.", soft_wrap=True)
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                err.print(f"Warning: listening on {host}, not only on this machine; anyone who can reach it and "
+                          "holds the token can read these results.", soft_wrap=True)
+            out.print("Press Ctrl+C to stop.")
+            out.file.flush()
+
+        run_viewer(live, sock, token, announce)
+
+
+def _instances(text: str) -> int | None:
+    if text == "all":
+        return None
+    if not text.isdigit():
+        raise ConfigError(f"--instances '{text}' is not a number of instances", where="option --instances",
+                          fix="give a whole number (0 leaves instances out) or `all`")
+    return int(text)
+
+
+def _write_text(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the report file ({exc.strerror})", where=str(path),
+                          fix="check that the folder is writable") from None

@@ -1,0 +1,154 @@
+"""The report as an export artifact: built only from what the policy lets leave, through the gate's shaper.
+
+For each run whose report may leave, the export plan says how each part may leave for this role
+(`decisions.report_contents`): aggregates, answers (completions), prompts and references (prompts),
+judges' ratings (ratings). A part that may not leave is not in the report at all; one that must be
+redacted goes through the same scrubber as every other artifact, so the gate's rescan covers it, and
+instance ids become the bundle's pseudonyms. Labels of gated and private runs (benchmark names, run
+entries, arguments, per-label breakdowns) are redacted as they are in runs.json. The report is built in
+memory and written into the bundle, where the manifest lists and signs every file of it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import duckdb
+
+from medhelm_local.report.model import MetricSummary, RunInfo, StoreInfo
+from medhelm_local.report.site import DEFAULT_INSTANCES, build_site
+from medhelm_local.report.sources import Sources
+from medhelm_local.report.stores import StoreReader
+from medhelm_local.store.database import StoreHandle
+
+
+class Shaper(Protocol):
+    """The export gate's shaper for one artifact (export.artifacts.Shaper or a subclass)."""
+
+    def instance(self, run_id: str, instance_id: str) -> str: ...
+    def text(self, run_id: str, instance_id: str, field: str, value: str | None, force: bool = False) -> str | None: ...
+    def json_text(self, run_id: str, instance_id: str, field: str, value: str | None,
+                  force: bool = False) -> str | None: ...
+
+
+# (artifact name, {run id: as_is | redacted}) -> a shaper applying those treatments.
+ShaperFor = Callable[[str, Mapping[str, str]], Shaper]
+
+
+class ShapedReader(StoreReader):
+    """A store as an exported report may show it: only the runs and parts that may leave, shaped."""
+
+    def __init__(self, handle: StoreHandle, contents: Mapping[str, Mapping[str, str]], access: Mapping[str, str],
+                 shaper_for: ShaperFor) -> None:
+        super().__init__(handle)
+        self.contents = contents
+        self.access = access
+
+        def shaper(part: str) -> Shaper:
+            return shaper_for(f"report.{part}", {r: how[part] for r, how in contents.items() if how[part] != "never"})
+
+        self.shapers = {part: shaper(part) for part in ("aggregates", "completions", "prompts", "ratings")}
+
+    def _how(self, run_id: str, part: str) -> str:
+        return self.contents.get(run_id, {}).get(part, "never")
+
+    def _sensitive(self, run_id: str) -> bool:
+        return self.access.get(run_id, "private") != "public"
+
+    def _label(self, run_id: str, field: str, value: str) -> str:
+        if not self._sensitive(run_id):
+            return value
+        return self.shapers["aggregates"].text(run_id, "", field, value, force=True) or ""
+
+    def runs(self) -> list[RunInfo]:
+        """The runs whose aggregates may leave, their labels redacted for gated and private data."""
+        shown = []
+        for run in super().runs():
+            if self._how(run.run_id, "aggregates") == "never":
+                continue
+            rid = run.run_id
+            shown.append(replace(run, source="store", display_name=self._label(rid, "display_name", run.display_name),
+                                 run_entry=self._label(rid, "run_entry", run.run_entry),
+                                 args={k: self._label(rid, f"args.{k}", v) for k, v in run.args.items()}))
+        return shown
+
+    def metrics(self) -> dict[str, dict[str, MetricSummary]]:
+        """The aggregates of runs that may leave; per-label breakdowns of sensitive runs redacted."""
+        shaped: dict[str, dict[str, MetricSummary]] = {}
+        for run_id, metrics in super().metrics().items():
+            if self._how(run_id, "aggregates") == "never":
+                continue
+            shaped[run_id] = {name: replace(m, detail=self._detail(run_id, m.detail)) for name, m in metrics.items()}
+        return shaped
+
+    def _detail(self, run_id: str, detail: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        if detail is None or not self._sensitive(run_id):
+            return detail
+        text = self.shapers["aggregates"].json_text(run_id, "", "detail", json.dumps(detail), force=True)
+        return json.loads(text) if text else None
+
+    def info(self) -> StoreInfo:
+        """The store as the report names it: its id, never its path on the appliance."""
+        found = super().info()
+        return replace(found, path=Path(found.path).name)
+
+    def instances_withheld(self, run_id: str) -> str | None:
+        """Why this run's instances are not in the report, if they are not."""
+        if self._how(run_id, "completions") == "never":
+            return ("Instances are not in this exported report: the export policy does not let this run's answers "
+                    "leave for the role that exported it. Its aggregates are above.")
+        return None
+
+    def instances_json_runs(self, run_ids: Sequence[str], limit: int | None = None, failed_only: bool = False,
+                            offset: int = 0) -> Iterator[tuple[str, str]]:
+        """Each instance with only the parts that may leave, shaped."""
+        for run_id, text in super().instances_json_runs(run_ids, limit, failed_only, offset):
+            yield run_id, json.dumps(self._instance(run_id, json.loads(text)), ensure_ascii=False)
+
+    def _instance(self, run_id: str, item: dict[str, Any]) -> dict[str, Any]:
+        raw_id = str(item["id"])
+        prompts, answers, ratings = (self._how(run_id, p) for p in ("prompts", "completions", "ratings"))
+        out: dict[str, Any] = {"id": self.shapers["completions"].instance(run_id, raw_id), "ordinal": item["ordinal"]}
+        for key in ("ok", "finish_reason", "error_type", "attempts"):
+            out[key] = item[key]
+        answer_shaper, prompt_shaper = self.shapers["completions"], self.shapers["prompts"]
+        out["answer"] = answer_shaper.text(run_id, raw_id, "answer", item["answer"])
+        if prompts != "never":
+            out["prompt"] = prompt_shaper.text(run_id, raw_id, "prompt", item["prompt"])
+            out["references"] = json.loads(prompt_shaper.json_text(run_id, raw_id, "references",
+                                                                    json.dumps(item["references"])) or "[]")
+            # A server's error message can echo the prompt: it leaves only where prompts do, as strictly.
+            out["error_message"] = prompt_shaper.text(run_id, raw_id, "error_message", item["error_message"],
+                                                      force=answers == "redacted")
+        out["scores"] = [{"metric": s["metric"], "value": s["value"], "error": s["error"],
+                          "extracted": answer_shaper.text(run_id, raw_id, "extracted", s["extracted"])}
+                         for s in item["scores"]]
+        out["ratings"] = ([] if ratings == "never" else
+                          [self._rating(run_id, raw_id, r, prompts) for r in item["ratings"]])
+        return out
+
+    def _rating(self, run_id: str, raw_id: str, rating: dict[str, Any], prompts: str) -> dict[str, Any]:
+        shaper = self.shapers["ratings"]
+        explained = shaper.json_text(run_id, raw_id, "ratings", json.dumps(rating["ratings"])) if rating["ratings"] \
+            else None
+        shown = {k: rating[k] for k in ("jury", "judge", "ok", "mean", "error_type")}
+        shown["ratings"] = json.loads(explained) if explained else None
+        if prompts != "never":
+            shown["error_message"] = self.shapers["prompts"].text(run_id, raw_id, "error_message",
+                                                                  rating["error_message"])
+        return shown
+
+
+def report_tree(con: duckdb.DuckDBPyConnection, contents: Mapping[str, Mapping[str, str]], access: Mapping[str, str],
+                shaper_for: ShaperFor, instances: int | None = DEFAULT_INSTANCES) -> dict[str, str]:
+    """Every file of the exported report, by path relative to its folder (built now, written later)."""
+    row = con.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+    reader = ShapedReader(StoreHandle(Path("store"), row[0] if row else "", con), contents, access, shaper_for)
+    sources = Sources([reader])
+    files: dict[str, str] = {}
+    build_site(sources.report(), sources.by_run(), files.__setitem__, instances)
+    return files

@@ -1,0 +1,197 @@
+"""A report as data for scripts and papers: JSON (everything), CSV (one row per cell), Markdown, LaTeX.
+
+The numbers are the read model's, formatted by the same helpers the HTML pages use.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from medhelm_local.report.model import Board, Column, Report
+
+FORMATS = ("html", "json", "csv", "md", "latex")
+
+
+def number(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """A value as shown: three decimals, its unit, or an en dash when there is none."""
+    if value is None:
+        return "–"
+    shown = f"{value:.{digits}f}"
+    return f"{shown} {unit}" if unit else shown
+
+
+def interval(low: float | None, high: float | None, digits: int = 3) -> str:
+    """A 95 % interval as shown, or "" when there is none."""
+    if low is None or high is None:
+        return ""
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat() + ("" if value.tzinfo else "Z")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _column(column: Column) -> dict[str, Any]:
+    return asdict(column) | {"key": column.key}
+
+
+def _board(report: Report, board: Board) -> dict[str, Any]:
+    return {"columns": [c.key for c in board.columns], "rows": [
+        asdict(row) | {"cells": {c.key: asdict(report.cells[(c.key, row.model)]) for c in board.columns
+                                 if (c.key, row.model) in report.cells}} for row in board.rows]}
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    """The whole read model as plain data (what `--format json` prints)."""
+    data: dict[str, Any] = _plain({
+        "format": "medhelm-local-report/1",
+        "generated_at": report.generated_at,
+        "stores": [asdict(s) for s in report.stores],
+        "external_sources": list(report.external_sources),
+        "metric_groups": list(report.groups),
+        "columns": [_column(c) for c in report.columns],
+        "leaderboard": _board(report, report.leaderboard),
+        "taxonomy": [asdict(r) for r in report.taxonomy],
+        "baseline": report.baseline,
+        "comparisons": [asdict(c) for c in report.comparisons],
+        "published": _board(report, report.published) if report.published else None,
+        "cost": [asdict(p) for p in report.cost],
+        "runs": [asdict(r) | {"metrics": {m: asdict(s) for m, s in report.metrics.get(r.key, {}).items()}}
+                 for r in report.runs],
+    })
+    return data
+
+
+def to_json(report: Report) -> str:
+    """`--format json`."""
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+CSV_FIELDS = ("model", "external", "benchmark", "benchmark_name", "metric", "main", "group", "direction", "value",
+              "ci_low", "ci_high", "interval", "n", "n_scored", "n_failed", "normalised", "runs")
+
+
+def to_csv(report: Report) -> str:
+    """`--format csv`: one row per (model, benchmark, metric) cell."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    external = {r.model for r in report.runs if r.external}
+    for column in report.columns:
+        for (key, model), cell in report.cells.items():
+            if key != column.key:
+                continue
+            writer.writerow([model, model in external, column.benchmark, column.display_name, column.metric,
+                             column.main, column.group, column.direction or "", _csv(cell.value), _csv(cell.ci_low),
+                             _csv(cell.ci_high), cell.interval, _csv(cell.n), _csv(cell.n_scored),
+                             _csv(cell.n_failed), _csv(cell.normalised), " ".join(cell.runs)])
+    return buffer.getvalue()
+
+
+def _csv(value: Any) -> str:
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+def _cell_text(report: Report, column: Column, model: str) -> str:
+    cell = report.cells.get((column.key, model))
+    if cell is None:
+        return "–"
+    failed = f", {cell.n_failed} failed" if cell.n_failed else ""
+    counts = f" (n={cell.n_scored}{failed})" if cell.n_scored is not None else ""
+    return f"{number(cell.value)} {interval(cell.ci_low, cell.ci_high)}".strip() + counts
+
+
+def _md_board(report: Report, board: Board, title: str) -> list[str]:
+    categories = list(board.rows[0].categories) if board.rows else []
+    header = ["Model", "Mean win rate", "Macro avg", *categories, *(f"{c.title} {c.arrow}" for c in board.columns),
+              "n", "failed"]
+    lines = [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in board.rows:
+        cells = [row.model + (" (published)" if row.external else ""),
+                 f"{number(row.win_rate.value)} ({row.win_rate.columns} cols)", number(row.macro),
+                 *(number(row.categories[c]) for c in categories),
+                 *(_cell_text(report, c, row.model) for c in board.columns), str(row.n), str(row.n_failed)]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return lines
+
+
+def to_markdown(report: Report) -> str:
+    """`--format md`: the leaderboard, the taxonomy averages, comparisons, published results."""
+    lines = [f"# MedHELM-local report ({report.generated_at:%Y-%m-%d %H:%M} UTC)", ""]
+    lines += _md_board(report, report.leaderboard, "Leaderboard")
+    lines += ["", "## Taxonomy (main scores normalised to 0-1, macro averages)", "",
+              "| " + " | ".join(["Category / subcategory", *report.models]) + " |",
+              "|" + "---|" * (len(report.models) + 1)]
+    for row in report.taxonomy:
+        if row.level == "category" or row.benchmarks:
+            name = f"**{row.name}**" if row.level == "category" else row.name
+            lines.append("| " + " | ".join([name, *(number(row.values.get(m)) for m in report.models)]) + " |")
+    if report.comparisons:
+        lines += ["", f"## Paired comparisons against {report.baseline}", "",
+                  "| Benchmark | Model | Difference | 95% interval | pairs | unpaired |", "|---|---|---|---|---|---|"]
+        for c in report.comparisons:
+            column = report.column(c.column)
+            lines.append(f"| {column.title if column else c.column} | {c.model} | {number(c.difference)} | "
+                         f"{interval(c.ci_low, c.ci_high) or c.note} | {c.n_pairs} | {c.n_unpaired} |")
+    if report.published:
+        lines += ["", *_md_board(report, report.published, "Published results side by side (HELM rules)")]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """Text safe inside a LaTeX table cell."""
+    return re.sub(r"[\\&%$#_{}~^]", lambda m: _LATEX_SPECIAL[m.group()], text)
+
+
+def to_latex(report: Report) -> str:
+    """`--format latex`: the leaderboard as a booktabs table (main metrics, 95 % intervals in the notes)."""
+    board = report.leaderboard
+    columns = board.columns
+    spec = "l" + "r" * (2 + len(columns))
+    head = ["Model", "Win rate", "Macro", *(latex_escape(c.display_name) + f" ({c.arrow})" for c in columns)]
+    lines = [r"% Requires \usepackage{booktabs}. Generated by medhelm-local report --format latex.",
+             r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(head) + r" \\", r"\midrule"]
+    best = {c.key: _best(report, board, c) for c in columns}
+    for row in board.rows:
+        cells = [latex_escape(row.model), number(row.win_rate.value), number(row.macro)]
+        for c in columns:
+            cell = report.cells.get((c.key, row.model))
+            text = number(cell.value if cell else None)
+            cells.append(rf"\textbf{{{text}}}" if cell is not None and cell.value == best[c.key] else text)
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}",
+              r"\caption{Mean win rate over the benchmarks' main metrics (ties count half), macro average of "
+              r"the main metrics normalised to 0--1 by their declared ranges (categories, then overall), and "
+              r"each benchmark's main metric (best in bold).}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _best(report: Report, board: Board, column: Column) -> float | None:
+    cells = [report.cells.get((column.key, row.model)) for row in board.rows]
+    values = [c.value for c in cells if c is not None and c.value is not None]
+    if not values or column.direction is None:
+        return None
+    return max(values) if column.direction == "higher" else min(values)
+
+
+def render_text(report: Report, fmt: str) -> str:
+    """A non-HTML format as text."""
+    writers = {"json": to_json, "csv": to_csv, "md": to_markdown, "latex": to_latex}
+    return writers[fmt](report)

@@ -1,0 +1,276 @@
+"""The report's read model: what every page, table and file of a report is made of.
+
+Built from stores (and HELM-format run folders) by `report.build`, never from a model. Plain frozen
+records, so the HTML pages, the viewer, JSON, CSV, Markdown and LaTeX all read the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from medhelm_local.metrics.registry import Metric
+
+
+def slug(text: str) -> str:
+    """A file- and URL-safe name for `text` (stable: the same text gives the same name)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._")
+    return cleaned[:120] or "_"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run as the report shows it: who ran what, where it sits in the taxonomy, and its counts."""
+
+    key: str  # unique within a report: the run id, or "helm:<folder>" for an external run
+    run_id: str
+    source: str  # the store file, or the HELM run folder
+    suite: str
+    model: str
+    deployment: str
+    benchmark: str
+    display_name: str
+    task_type: str
+    category: str
+    subcategory: str
+    access: str
+    main_metric: str
+    run_entry: str
+    args: Mapping[str, str]
+    n_instances: int | None
+    n_completed: int | None
+    n_failed: int | None
+    updated_at: datetime | None = None
+    external: bool = False
+
+    @property
+    def slug(self) -> str:
+        """The run's file name in a static report."""
+        return slug(self.key)
+
+    @property
+    def subset(self) -> tuple[tuple[str, str], ...]:
+        """What makes runs of one benchmark different subsets (its arguments), for pairing two models."""
+        return tuple(sorted(self.args.items()))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its 95 % interval and the counts beside it (None: not known, e.g. for published results)."""
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int | None
+    n_scored: int | None
+    n_failed: int | None
+    interval: str = "bootstrap"  # how ci_low/ci_high were made: bootstrap, normal (published), combined
+
+    @property
+    def n_pending(self) -> int | None:
+        """Instances neither scored nor failed."""
+        if self.n is None or self.n_scored is None or self.n_failed is None:
+            return None
+        return max(0, self.n - self.n_scored - self.n_failed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricSummary(Estimate):
+    """One metric over one run."""
+
+    metric: str
+    detail: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A benchmark and one of its metrics: a column of the leaderboard, with the metric's declaration."""
+
+    benchmark: str
+    metric: str
+    display_name: str
+    metric_title: str
+    category: str
+    subcategory: str
+    direction: str | None  # higher | lower; None for a metric this program does not know (never ranked)
+    group: str
+    unit: str
+    lower: float | None
+    upper: float | None
+    main: bool  # the benchmark's main metric (counts in the mean win rate and the macro averages)
+
+    @property
+    def key(self) -> str:
+        """Unique within a report; safe in file names and URLs."""
+        return slug(f"{self.benchmark}.{self.metric}")
+
+    @property
+    def title(self) -> str:
+        """For table headers."""
+        return f"{self.display_name} · {self.metric_title}"
+
+    @property
+    def arrow(self) -> str:
+        """↑ when higher is better, ↓ when lower is, ? when unknown."""
+        return {"higher": "↑", "lower": "↓"}.get(self.direction or "", "?")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cell(Estimate):
+    """A model on one column: its runs combined (instances within a run, then runs equally)."""
+
+    column: str
+    model: str
+    runs: tuple[str, ...]
+    normalised: float | None = None  # 0-1 by the metric's declared range, 1 best (main columns)
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """A model's mean win rate over the columns where it could be compared."""
+
+    value: float | None
+    columns: int
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One model: mean win rates (main metrics, then per metric group), macro averages, counts."""
+
+    model: str
+    external: bool
+    win_rate: WinRate
+    group_win_rates: Mapping[str, WinRate]
+    macro: float | None  # mean over categories of the category macro averages
+    categories: Mapping[str, float | None]
+    n: int
+    n_failed: int
+    runs: int
+
+
+@dataclass(frozen=True)
+class TaxonomyRow:
+    """A category or subcategory: per model, the mean of its normalised main scores."""
+
+    level: str  # category | subcategory
+    name: str
+    category: str
+    values: Mapping[str, float | None]
+    benchmarks: tuple[str, ...]  # the benchmarks with results in it
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Model against the baseline on one column, on the instances both scored: the mean difference
+    (model minus baseline) with a paired bootstrap interval."""
+
+    column: str
+    model: str
+    baseline: str
+    n_pairs: int
+    n_unpaired: int  # instances either of them could not score (or only one ran)
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CostPoint:
+    """One model's mean cost per run (the first registered cost metric) against its macro average."""
+
+    model: str
+    metric: str
+    cost: float
+    score: float
+
+
+@dataclass(frozen=True)
+class JudgeSummary:
+    """One judge of one jury over a run: ratings given, failures by reason, mean rating."""
+
+    jury: str
+    judge: str
+    rated: int
+    failed: int
+    mean: float | None
+    failures: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class FailureCount:
+    """How many instances of a run failed, and why (a request, or one metric's scorer)."""
+
+    stage: str  # request | metric name
+    reason: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Board:
+    """A table of models over columns with mean win rates: the leaderboard, or published results side by side."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    """A source store as the methods page lists it."""
+
+    path: str
+    store_id: str
+    schema_version: int
+    runs: int
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows."""
+
+    generated_at: datetime
+    stores: tuple[StoreInfo, ...]
+    external_sources: tuple[str, ...]
+    runs: tuple[RunInfo, ...]
+    metrics: Mapping[str, Mapping[str, MetricSummary]]  # run key -> metric -> summary
+    columns: tuple[Column, ...]  # every (benchmark, metric) with a value anywhere
+    cells: Mapping[tuple[str, str], Cell]  # (column key, model) -> cell
+    leaderboard: Board  # local models on main metrics
+    taxonomy: tuple[TaxonomyRow, ...]
+    baseline: str | None
+    comparisons: tuple[Comparison, ...]
+    published: Board | None  # local and external models on HELM-rule metrics, when external runs are given
+    cost: tuple[CostPoint, ...]
+    groups: tuple[str, ...] = field(default=())  # metric groups with columns, in registry order
+    specs: Mapping[str, Metric] = field(default_factory=dict)  # the registry's declaration of each metric shown
+
+    @property
+    def models(self) -> list[str]:
+        """Local models in leaderboard order."""
+        return [row.model for row in self.leaderboard.rows]
+
+    def run(self, key: str) -> RunInfo | None:
+        """One run by key."""
+        return next((r for r in self.runs if r.key == key), None)
+
+    def column(self, key: str) -> Column | None:
+        """One column by key."""
+        return next((c for c in self.columns if c.key == key), None)
+
+    def benchmark_columns(self, benchmark: str) -> list[Column]:
+        """A benchmark's columns, main first."""
+        return sorted((c for c in self.columns if c.benchmark == benchmark), key=lambda c: (not c.main, c.group,
+                                                                                            c.metric))
+
+    @property
+    def benchmarks(self) -> list[str]:
+        """Benchmarks with local results, in leaderboard column order."""
+        return list(dict.fromkeys(c.benchmark for c in self.leaderboard.columns))
+
+    def runs_of(self, benchmark: str) -> list[RunInfo]:
+        """Runs of one benchmark (local and external), by model."""
+        return sorted((r for r in self.runs if r.benchmark == benchmark), key=lambda r: (r.external, r.model, r.key))

@@ -1,0 +1,134 @@
+"""The report's pages, rendered by Jinja2 from the read model: the same templates for the static report
+(files with relative links) and the viewer (URLs on the server). Every stored value is escaped.
+
+    index        leaderboard (mean win rates, macro averages, every main metric with its interval and
+                 counts), the cost plot when a cost metric exists
+    taxonomy     heat map of the macro averages by category and subcategory
+    compare      paired comparisons against the baseline
+    published    local and published (HELM-format) results side by side, when given
+    methods      how every number is computed, the metrics' declarations, the sources read
+    benchmark    one benchmark: every metric of every model, grouped as the registry groups them
+    run          one run: its metrics, failures by reason, judges, and the per-instance browser
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import jinja2
+from markupsafe import Markup
+
+from medhelm_local.report.formats import interval, number
+from medhelm_local.report.model import Report, RunInfo, slug
+
+PAGE_SIZE = 100  # instances per page of the per-instance browser
+ASSETS = ("style.css", "instances.js", "favicon.svg")
+Mode = Literal["static", "server"]
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where a page's links point: relative files (static, `depth` folders below the root) or server URLs."""
+
+    mode: Mode
+    depth: int = 0
+
+    @property
+    def _root(self) -> str:
+        return "../" * self.depth if self.mode == "static" else "/"
+
+    def page(self, name: str) -> str:
+        """A top-level page: index, taxonomy, compare, published, methods, or a download (report.json)."""
+        if self.mode == "server":
+            return "/" if name == "index" else f"/{name}"
+        return self._root + (name if "." in name else f"{name}.html")
+
+    def benchmark(self, name: str) -> str:
+        """One benchmark's page."""
+        return f"{self._root}benchmarks/{slug(name)}" + (".html" if self.mode == "static" else "")
+
+    def run(self, run: RunInfo) -> str:
+        """One run's page."""
+        return f"{self._root}runs/{run.slug}" + (".html" if self.mode == "static" else "")
+
+    def asset(self, name: str) -> str:
+        """A stylesheet or script of our own."""
+        return f"{self._root}assets/{name}"
+
+    def plot(self, name: str) -> str:
+        """A plot (an SVG file)."""
+        return f"{self._root}plots/{name}.svg"
+
+    def instances(self, run: RunInfo) -> str:
+        """Where the per-instance browser reads pages: a data folder, or the viewer's JSON endpoint."""
+        return f"{self._root}data/{run.slug}/" if self.mode == "static" else f"/runs/{run.slug}/instances"
+
+
+def _environment() -> jinja2.Environment:
+    loader = jinja2.FunctionLoader(lambda name: resources.files(__package__).joinpath("templates").joinpath(name)
+                                   .read_text("utf-8"))
+    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = number
+    env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}%"
+    env.filters["heat"] = lambda v: "h-none" if v is None else f"h{min(9, int(v * 10))}"
+    env.globals["interval"] = interval
+    return env
+
+
+_ENV: list[jinja2.Environment] = []
+
+
+def environment() -> jinja2.Environment:
+    """The shared template environment (built once)."""
+    if not _ENV:
+        _ENV.append(_environment())
+    return _ENV[0]
+
+
+def asset_text(name: str) -> str:
+    """One of our own assets, by name (nothing else can be read)."""
+    if name not in ASSETS:
+        raise KeyError(name)
+    return resources.files(__package__).joinpath("assets").joinpath(name).read_text("utf-8")
+
+
+@dataclass
+class PageContext:
+    """What every page needs beside its own data."""
+
+    report: Report
+    links: Links
+    has_plots: dict[str, bool]
+    metric_specs: dict[str, Any]
+
+
+def render(template: str, ctx: PageContext, **values: Any) -> str:
+    """One page as HTML."""
+    return environment().get_template(template).render(report=ctx.report, links=ctx.links, plots=ctx.has_plots,
+                                                       specs=ctx.metric_specs, page_size=PAGE_SIZE, **values)
+
+
+def context(report: Report, links: Links) -> PageContext:
+    """The context for pages of this report."""
+    return PageContext(report, links, {"heatmap": True, "cost": bool(report.cost)}, dict(report.specs))
+
+
+# Which page of a static report is where: the top-level pages, by name.
+TOP_PAGES: dict[str, Callable[[Report], bool]] = {
+    "index": lambda r: True, "taxonomy": lambda r: True, "compare": lambda r: True,
+    "published": lambda r: r.published is not None, "methods": lambda r: True}
+
+
+def script_data(json_text: str) -> Markup:
+    """JSON text safe inside <script type="application/json">: no character can close the element (the
+    escapes are JSON's own, so the text parses to the same value)."""
+    return Markup(json_text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def instance_page(rows: list[str], page: int, pages: int, total: int) -> str:
+    """One page of the per-instance browser as JSON text (rows are JSON objects already)."""
+    return f'{{"page":{page},"pages":{pages},"total":{total},"instances":[{",".join(rows)}]}}'

@@ -1,0 +1,103 @@
+"""Plots drawn offline by matplotlib to SVG: the taxonomy heat map and cost against score.
+
+matplotlib is set up before it is imported: no pyplot and no display (a Figure on the SVG canvas),
+only the fonts it ships (`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts,
+so the egress guard has nothing to refuse and every machine draws the same figure), and its config
+and font cache in a folder of our own under the temporary directory, never in the user's home.
+Text stays text in the SVG (`svg.fonttype: none`, browsers draw it with a local font), cells are
+vector shapes, and nothing in a file references anything outside it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from medhelm_local.report.model import CostPoint, TaxonomyRow
+
+
+def _config_dir() -> Path:
+    """A private folder for matplotlib's config and font cache (created 0700, ours, not a link)."""
+    folder = Path(tempfile.gettempdir()) / f"medhelm-local-matplotlib-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = folder.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
+            return folder
+    except OSError:
+        pass
+    return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
+
+
+def _figure(width: float, height: float, layout: Literal["constrained"] | None = "constrained") -> Any:
+    """A matplotlib Figure drawn by the SVG backend; pyplot (and its GUI machinery) is never imported."""
+    os.environ["MPLCONFIGDIR"] = str(_config_dir())
+    os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "medhelm-local", "font.family": "DejaVu Sans",
+                                "font.size": 9, "axes.titlesize": 10})
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), layout=layout)
+    FigureCanvasSVG(figure)
+    return figure
+
+
+def _svg(figure: Any) -> str:
+    """The figure as one <svg> element: no date (reproducible), no RDF metadata, no DOCTYPE pointing at a DTD."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
+    """Categories and their subcategories (rows) by models (columns): normalised macro averages, 0-1."""
+    import numpy as np
+    from matplotlib import colormaps
+
+    data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
+    # Margins from the labels' lengths (DejaVu Sans at 9 pt: about 0.06 in a character), not a layout engine:
+    # constrained layout draws the figure again to measure it, doubling the time to draw.
+    left = 0.063 * max(len(r.name) + 3 for r in rows) + 0.2
+    bottom = 0.06 * max(len(m) for m in models) + 0.4
+    width, height = left + 0.8 * len(models) + 1.6, 0.26 * len(rows) + bottom + 0.5
+    figure = _figure(width, height, layout=None)
+    figure.subplots_adjust(left=left / width, right=1 - 1.5 / width, bottom=bottom / height, top=1 - 0.4 / height)
+    axes = figure.add_subplot()
+    cmap = colormaps["viridis"].with_extremes(bad="#eeeeee")
+    # Cells as vector shapes (pcolormesh), not an embedded raster image.
+    image = axes.pcolormesh(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, edgecolors="white",
+                            linewidth=0.5)
+    axes.invert_yaxis()
+    axes.set_xticks([i + 0.5 for i in range(len(models))], labels=list(models), rotation=30, ha="right")
+    axes.set_yticks([i + 0.5 for i in range(len(rows))],
+                    labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
+    for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
+        tick.set_fontweight("bold" if row.level == "category" else "normal")
+    figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, pad=0.02, label="normalised score (1 best)")
+    axes.set_title("Macro averages by category and subcategory", loc="left")
+    return _svg(figure)
+
+
+def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
+    """Each model's mean cost per run against its macro average."""
+    figure = _figure(6.0, 4.0)
+    axes = figure.add_subplot()
+    axes.scatter([p.cost for p in points], [p.score for p in points], color="#1f77b4")
+    for point in points:
+        axes.annotate(point.model, (point.cost, point.score), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    axes.set_xlabel(f"{metric_title}, mean per run" + (f" ({unit})" if unit else ""))
+    axes.set_ylabel("macro average (normalised, 1 best)")
+    axes.set_ylim(0, 1.05)
+    axes.grid(alpha=0.3)
+    axes.set_title("Cost against score")
+    return _svg(figure)

@@ -1,0 +1,106 @@
+"""What a report reads: suite stores (read-only) and HELM-format run folders, behind one interface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from medhelm_local.errors import ConfigError
+from medhelm_local.report.build import build_report
+from medhelm_local.report.helm_runs import ExternalRuns, read_external
+from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, Report, RunInfo, StoreInfo
+from medhelm_local.report.stores import StoreReader, open_stores
+from medhelm_local.store.keys import Kek
+
+
+class RunReader(Protocol):
+    """What pages read about local runs (a store, or the export gate's shaped view of one)."""
+
+    def failures(self, run_id: str) -> list[FailureCount]: ...
+    def judges(self, run_id: str) -> list[JudgeSummary]: ...
+    def instance_count(self, run_id: str, failed_only: bool = False) -> int: ...
+    def instances_json(self, run_id: str, offset: int = 0, limit: int | None = None,
+                       failed_only: bool = False) -> Iterator[str]: ...
+    def instances_json_runs(self, run_ids: Sequence[str], limit: int | None = None, failed_only: bool = False,
+                            offset: int = 0) -> Iterator[tuple[str, str]]: ...
+    def score_values(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], tuple[Any, Any]]: ...
+    def instances_withheld(self, run_id: str) -> str | None: ...
+
+
+class Sources:
+    """Open stores and external runs; which reader holds which run."""
+
+    def __init__(self, readers: Sequence[StoreReader], external: ExternalRuns | None = None) -> None:
+        self.readers = list(readers)
+        self.external = external
+        self._runs: list[RunInfo] = []
+        self._metrics: dict[str, dict[str, MetricSummary]] = {}
+        self._holder: dict[str, RunReader] = {}
+        for reader in self.readers:
+            for run in reader.runs():
+                self._runs.append(run)
+                self._holder.setdefault(run.key, reader)
+            self._metrics.update(reader.metrics())
+        if external is not None:
+            self._runs += external.runs
+            self._metrics.update(external.metrics)
+
+    @property
+    def runs(self) -> list[RunInfo]:
+        """Every run, local then external."""
+        return self._runs
+
+    def reader(self, run: RunInfo) -> RunReader | None:
+        """The reader that holds a local run (None for an external one)."""
+        return None if run.external else self._holder.get(run.key)
+
+    def by_run(self) -> dict[str, RunReader]:
+        """The reader of every local run, by run key."""
+        return dict(self._holder)
+
+    def scores(self, wanted: Sequence[tuple[RunInfo, str]]) -> dict[tuple[str, str], tuple[Any, Any]]:
+        """Per (local run key, metric), its scored instances: one read per store."""
+        found: dict[tuple[str, str], tuple[Any, Any]] = {}
+        by_reader: dict[int, tuple[RunReader, list[tuple[RunInfo, str]]]] = {}
+        for run, metric in wanted:
+            reader = self.reader(run)
+            if reader is not None:
+                by_reader.setdefault(id(reader), (reader, []))[1].append((run, metric))
+        for reader, mine in by_reader.values():
+            values = reader.score_values([(r.run_id, m) for r, m in mine])
+            found.update({(r.key, m): values[(r.run_id, m)] for r, m in mine if (r.run_id, m) in values})
+        return found
+
+    def stores(self) -> list[StoreInfo]:
+        """The stores read."""
+        return [r.info() for r in self.readers]
+
+    def report(self, baseline: str | None = None) -> Report:
+        """The report over everything read."""
+        return build_report(self._runs, self._metrics, self.stores(),
+                            self.external.sources if self.external else (), self.scores, baseline)
+
+    def close(self) -> None:
+        """Close every store."""
+        for reader in self.readers:
+            reader.close()
+
+
+def open_sources(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None,
+                 helm_runs: Sequence[Path] = ()) -> Sources:
+    """Open every store read-only (refusing empty ones and mixed schemas) and read the HELM folders."""
+    external = read_external(list(helm_runs)) if helm_runs else None
+    handles = open_stores(paths, kek, memory_limit)
+    readers = [StoreReader(h) for h in handles]
+    try:
+        for reader in readers:
+            if reader.info().runs == 0:
+                raise ConfigError("the suite store has no runs, so there is nothing to report", where=str(
+                    reader.handle.path), fix="run benchmarks into the suite first (`medhelm-local run ... --suite "
+                                             "NAME`), or leave this store out")
+        return Sources(readers, external)
+    except BaseException:
+        for reader in readers:
+            reader.close()
+        raise

@@ -1,0 +1,168 @@
+"""`medhelm-local report` as a user runs it: every format from real encrypted stores, the store untouched,
+and every bad input a clear error with a non-zero exit."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_cli
+from support.report_store import FakeRun, Rating, write_store
+
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek, write_new_kek
+
+V1 = REPO / "tests" / "data" / "stores" / "v1"
+RUNS = [FakeRun("local/big_model", "pubmed_qa", 120, accuracy=0.8, failed=4, seed=1),
+        FakeRun("local/small", "pubmed_qa", 120, accuracy=0.4, failed=1, unscored=2, seed=2),
+        FakeRun("local/big_model", "medication_qa", 30, values=[0.6] * 30, seed=3,
+                ratings=lambda i: [Rating("judge-a", {"accuracy": 4, "clarity": 5}, "Accurate <b>and</b> clear."),
+                                   Rating("judge-b", None, error_type="unparseable")]),
+        FakeRun("local/small", "medication_qa", 30, values=[0.3] * 30, seed=4)]
+
+
+def _fingerprint(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def results(tmp_path: Path, kek: Kek) -> Path:
+    folder = tmp_path / "results"
+    write_store(folder / "ward.duckdb", kek, "ward", RUNS)
+    return folder
+
+
+def _report(results: Path, kek_file: Path, *args: str) -> tuple[int, str, str]:
+    done = run_cli("report", "--output", str(results), *args, env={"MEDHELM_KEK_FILE": str(kek_file)})
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_json_csv_markdown_and_latex_hold_the_same_leaderboard(results: Path, kek_file: Path) -> None:
+    before = _fingerprint(results)
+    code, out, err = _report(results, kek_file, "ward", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    rows = data["leaderboard"]["rows"]
+    assert [r["model"] for r in rows] == ["local/big_model", "local/small"]
+    assert rows[0]["win_rate"] == {"value": 1.0, "columns": 2} and rows[0]["n_failed"] == 4
+    cell = rows[0]["cells"]["pubmed_qa.exact_match"]
+    assert cell["n"] == 120 and cell["n_scored"] == 116 and cell["n_failed"] == 4
+    assert cell["ci_low"] < cell["value"] < cell["ci_high"]
+    assert [c["model"] for c in data["comparisons"]] == ["local/small", "local/small"]
+    code, out, err = _report(results, kek_file, "ward", "--format", "csv")
+    assert code == 0, err
+    table = list(csv.DictReader(io.StringIO(out)))
+    main = {(r["model"], r["benchmark"]): r for r in table if r["main"] == "True"}
+    assert float(main[("local/big_model", "pubmed_qa")]["value"]) == pytest.approx(cell["value"])
+    assert main[("local/small", "pubmed_qa")]["n_failed"] == "3"  # 1 failed request + 2 unscorable answers
+    code, out, err = _report(results, kek_file, "--format", "md")
+    assert code == 0 and "| local/big_model | 1.000 (2 cols) |" in out, err
+    latex = results.parent / "paper" / "table.tex"
+    code, out, err = _report(results, kek_file, "--format", "latex", "--out", str(latex))
+    assert code == 0 and out == "", err
+    tex = latex.read_text()
+    assert r"\begin{tabular}" in tex and r"local/big\_model" in tex and r"\textbf{" in tex
+    assert _fingerprint(results) == before  # nothing in the store's folder changed
+
+
+def test_the_html_report_is_a_folder_with_no_address_outside_it(results: Path, kek_file: Path) -> None:
+    out = results.parent / "report"
+    code, stdout, err = _report(results, kek_file, "ward", "--out", str(out), "--instances", "50")
+    assert code == 0, err
+    assert "index.html" in stdout
+    names = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert {"index.html", "taxonomy.html", "compare.html", "methods.html", "plots/heatmap.svg", "assets/style.css",
+            "assets/instances.js", "report.json", "report.csv"} <= names
+    run = "pubmed_qa-local_big_model-ward"
+    assert {f"runs/{run}.html", f"data/{run}/page-00001.js", f"data/{run}/failed-00001.js"} <= names
+    assert f"data/{run}/page-00002.js" not in names  # --instances 50: one page of 50
+    assert "the first 50 of 120 instances" in (out / "runs" / f"{run}.html").read_text()
+    for path in out.rglob("*"):
+        if path.is_file():
+            text = re.sub(r'xmlns(:xlink)?="http://www\.w3\.org/(2000/svg|1999/xlink)"', "", path.read_text())
+            assert not re.search(r"(https?:)?//[a-z0-9]", text, re.I), f"an address in {path.name}"
+    judged = (out / "data" / "medication_qa-local_big_model-ward" / "page-00001.js").read_text()
+    assert "Accurate <b>and</b> clear." in judged and "unparseable" in judged  # data; the page writes it as text
+    page = (out / "runs" / "medication_qa-local_big_model-ward.html").read_text()
+    assert "judge-b" in page and "unparseable: 30" in page
+    # Written again over itself: an earlier report is replaced.
+    code, _, err = _report(results, kek_file, "ward", "--out", str(out))
+    assert code == 0, err
+
+
+def test_a_suite_with_no_runs_is_a_clear_error(results: Path, kek_file: Path, kek: Kek) -> None:
+    open_store(results / "empty.duckdb", kek, create=True).close()
+    code, _, err = _report(results, kek_file, "empty", "--format", "md")
+    assert code == 2 and "the suite store has no runs" in err and "empty.duckdb" in err
+
+
+def test_stores_of_two_schema_versions_are_refused_and_left_as_they_were(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    shutil.copytree(V1, folder)
+    kek_file = folder / "kek"
+    kek = Kek(bytes.fromhex(kek_file.read_text().strip()), "fixture")
+    write_store(folder / "new.duckdb", kek, "new", RUNS[:1])
+    before = _fingerprint(folder)
+    code, _, err = _report(folder, kek_file, "--store", str(folder / "v1fixture.duckdb"), "--store",
+                           str(folder / "new.duckdb"), "--format", "json")
+    assert code == 2 and "different schema versions" in err and "version 1" in err and "version 2" in err
+    assert "runs list --store" in err
+    assert _fingerprint(folder) == before  # never migrated by a report
+    assert not list(folder.glob("*.bak"))
+
+
+def test_unreadable_stores_are_clear_errors(results: Path, kek_file: Path, tmp_path: Path) -> None:
+    (results / "noise.duckdb").write_bytes(os.urandom(4096))
+    code, _, err = _report(results, kek_file, "noise", "--format", "md")
+    assert code == 2 and "not a DuckDB database" in err
+    other = tmp_path / "other.kek"
+    write_new_kek(other)
+    code, _, err = _report(results, other, "ward", "--format", "md")
+    assert code == 2 and "another key-encryption key" in err
+    code, _, err = _report(results, kek_file, "nosuch", "--format", "md")
+    assert code == 2 and "no store for suite 'nosuch'" in err and "ward" in err
+
+
+def test_one_run_in_two_stores_is_refused(results: Path, kek_file: Path) -> None:
+    for suffix in ("", ".key"):
+        shutil.copy(results / f"ward.duckdb{suffix}", results / f"copy.duckdb{suffix}")
+    code, _, err = _report(results, kek_file, "ward", "copy", "--format", "md")
+    assert code == 2 and "is in two stores" in err and "store merge" in err
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["ward"], "an HTML report is a folder"),
+    (["ward", "--format", "pdf"], "is not a report format"),
+    (["ward", "--format", "md", "--instances", "many"], "not a number of instances"),
+    (["ward", "--format", "md", "--baseline", "local/none"], "the baseline 'local/none' has no runs"),
+])
+def test_bad_options_are_clear_errors(results: Path, kek_file: Path, args: list[str], words: str) -> None:
+    code, _, err = _report(results, kek_file, *args)
+    assert code == 2 and words in err
+
+
+def test_a_folder_that_is_not_an_earlier_report_is_never_overwritten(results: Path, kek_file: Path) -> None:
+    keep = results.parent / "notes"
+    keep.mkdir()
+    (keep / "mine.txt").write_text("do not delete")
+    code, _, err = _report(results, kek_file, "ward", "--out", str(keep))
+    assert code == 2 and "not an earlier report" in err
+    assert (keep / "mine.txt").read_text() == "do not delete" and [p.name for p in keep.iterdir()] == ["mine.txt"]
+
+
+def test_other_commands_never_load_the_report_stack() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, medhelm_local.cli.main; print(sorted(m for m in sys.modules if m.startswith("
+             "('medhelm_local.report', 'jinja2', 'starlette', 'uvicorn', 'matplotlib'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
