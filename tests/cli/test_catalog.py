@@ -98,9 +98,9 @@ def test_gated_benchmarks_list_with_their_access_and_main_metric_and_run_once_im
                                                      "--json").stdout)}
 
     gated = {n: (r["access"], r["main_metric"], r["instances"]) for n, r in rows.items() if r["access"] == "gated"}
-    assert gated == {"dischargeme": ("gated", "rouge_l", 4), "ehrshot": ("gated", "exact_match", 4),
-                     "medalign": ("gated", "rouge_l", 3), "mimic_bhc": ("gated", "rouge_l", 3),
-                     "mimic_rrs": ("gated", "rouge_l", 3),
+    assert gated == {"dischargeme": ("gated", "jury_score", 4), "ehrshot": ("gated", "exact_match", 4),
+                     "medalign": ("gated", "jury_score", 3), "mimic_bhc": ("gated", "jury_score", 3),
+                     "mimic_rrs": ("gated", "jury_score", 3),
                      "mimiciv_billing_code": ("gated", "mimiciv_billing_code_micro_f1", 3),
                      "n2c2_ct_matching": ("gated", "exact_match", 3)}
     assert rows["med_dialog"]["runnable"] and rows["med_mcqa"]["instances"] == 3

@@ -1,4 +1,4 @@
-"""MedicationQA: the published workbook read with the standard library, MedHELM's prompt, ROUGE-L until the jury."""
+"""MedicationQA: the published workbook read with the standard library, MedHELM's prompt, the jury as main metric and ROUGE-L beside it."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import GATED_FIXTURES
 
 from medhelm_local.errors import DatasetCorruptError, DatasetMissingError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.scenarios import DataRoot, create
 
@@ -21,7 +22,9 @@ def test_bhc_keeps_lines_with_a_note_and_a_summary(gated_root: Path) -> None:
     text = bench.render(instances[0]).text
     assert text.startswith("Summarize the clinical note into a brief hospital course.\n\nClinical Note:\n<SEX> F")
     assert text.endswith("invented history one.\nBrief Hospital Course:\n")
-    assert bench.main_metric == ROUGE_L and bench.prompt(instances[0]).max_tokens == 1024
+    assert bench.prompt(instances[0]).max_tokens == 1024
+    assert [m.name for m in bench.metrics] == [JURY_SCORE, ROUGE_L]
+    assert bench.spec.rubric is not None and bench.spec.rubric.name == "hospital_course"
 
 
 def test_bhc_data_path_may_name_the_file_itself(tmp_path: Path) -> None:
