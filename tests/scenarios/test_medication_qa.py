@@ -1,4 +1,4 @@
-"""MedicationQA: the published workbook read with the standard library, MedHELM's prompt, the jury as main metric and ROUGE-L beside it."""
+"""MedicationQA: the published workbook read with the standard library, MedHELM's prompt, jury then ROUGE-L."""
 
 from __future__ import annotations
 
