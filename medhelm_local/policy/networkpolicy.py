@@ -27,7 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
-from medhelm_local.policy.loader import POLICY_FILES, Policy
+from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import EgressEntry
 
 # Where the chart mounts its account of the NetworkPolicy it rendered (pods of the release only).
@@ -66,7 +66,8 @@ def egress_digest(endpoints: list[dict[str, Any]]) -> str:
 
 def chart_values(policy: Policy) -> dict[str, Any]:
     """The chart's `policy` value for a loaded (validated) policy."""
-    files = {name: policy.path_of(name).read_bytes().decode("utf-8") for name in sorted(POLICY_FILES)}
+    # Every file the policy was read from (the optional audit.yaml too): the digest covers them all.
+    files = {name: policy.path_of(name).read_bytes().decode("utf-8") for name in sorted(policy.file_sha256)}
     changed = [name for name, text in files.items()
                if hashlib.sha256(text.encode()).hexdigest() != policy.file_sha256[name]]
     if changed:  # edited between load and now: the values would describe another policy

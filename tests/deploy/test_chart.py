@@ -207,6 +207,30 @@ def test_each_ci_policy_block_is_what_the_program_generates(tmp_path: Path) -> N
         assert chart_values(load_policy(folder))["policy"] == block, f"{path.name}: regenerate its policy block"
 
 
+def test_each_ci_policy_lets_a_role_approve_the_policy_exports_run_under() -> None:
+    """Exports run only under an approved policy: a deployment whose roles.yaml lets nobody approve one
+    could never export."""
+    for path in CI_VALUES:
+        roles = yaml.safe_load(ci_values(path)["policy"]["files"]["roles.yaml"])["roles"]
+        assert any(role.get("approves_policy") for role in roles.values()), path.name
+
+
+def test_a_site_policy_with_audit_forwarding_reaches_the_pods(tmp_path: Path) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    for shipped in (REPO / "policies").glob("*.yaml"):
+        (folder / shipped.name).write_text(shipped.read_text())
+    (folder / "audit.yaml").write_text("forward:\n  - file: /var/lib/medhelm-local/audit/forwarded.jsonl\n")
+    policy = load_policy(folder)
+    values = _with(ci_values(CHART / "ci" / "job.yaml"), policy=chart_values(policy)["policy"],
+                   **{"deployments.vllm.baseUrl": "http://127.0.0.1:8000/v1"})
+
+    objects = manifests(render(values))
+
+    assert config_file(objects, "audit.yaml") == (folder / "audit.yaml").read_text()
+    assert network_description(objects)["policy_digest"] == policy.digest
+
+
 def test_the_charts_default_policy_is_generated_from_the_shipped_policies() -> None:
     shipped = (CHART / "files" / "policy-values.yaml").read_text()
     assert shipped == values_file(load_policy(REPO / "policies")), (
