@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo behind `make demo`: a real vLLM (CPU build) serving the project's tiny model on
 # 127.0.0.1, PubMedQA and MedCalc-Bench (50 instances each) asked through the server's chat and
-# completions APIs (two "models" to compare) into an encrypted store, the results table, a signed
+# completions APIs (two "models" to compare), and an open-ended card (deploy/demo/cards) whose
+# answers a two-judge LLM jury rates, all into one encrypted store; the results table, a signed
 # export bundle checked with the public key alone, then the HTML report of the suite. Everything it
 # makes lives in .cache/demo (git-ignored).
 set -euo pipefail
@@ -27,7 +28,8 @@ echo "Starting vLLM (CPU) with the tiny test model on 127.0.0.1 (about 20 s)..."
 trap '"$python" deploy/local_vllm/vllm_server.py stop --pid-file "$work/pid" >/dev/null 2>&1 || true' EXIT
 
 # The policy: the shipped files, with an egress allowlist naming this one vLLM server (nothing
-# else is reachable: not the internet, not another local port).
+# else is reachable: not the internet, not another local port). Its purpose is judge: here the one
+# server also plays the jury (a judge endpoint may also serve models under evaluation).
 mkdir -p "$work/policies"
 cp policies/export.yaml policies/retention.yaml policies/roles.yaml "$work/policies/"
 cat > "$work/policies/egress.yaml" <<YAML
@@ -35,8 +37,8 @@ default: deny
 allow:
   - host: 127.0.0.1
     port: $(cat "$work/port")
-    purpose: inference
-    why: the demo's vLLM server (CPU build, tiny test model) on this host
+    purpose: judge
+    why: the demo's vLLM server (CPU build, tiny test model) on this host, model and judges
 YAML
 
 cat > "$work/config.toml" <<TOML
@@ -45,6 +47,13 @@ output_dir = "$PWD/$work/results"
 policy_dir = "$PWD/$work/policies"
 audit_store = "$PWD/$work/audit.duckdb"
 signing_key_file = "$PWD/$work/signing.key"
+benchmark_cards = ["$PWD/deploy/demo/cards"]
+# The jury that rates open-ended answers: two judge deployments (in a hospital, two different
+# models on their own servers; here the same tiny model under two names).
+jury = "demo"
+
+[juries.demo]
+judges = ["judge-a", "judge-b"]
 
 [deployments.vllm-local]
 base_url = "http://127.0.0.1:$(cat "$work/port")/v1"
@@ -59,6 +68,18 @@ model = "tiny-llama"
 api = "completions"
 max_concurrency = 8
 timeout_s = 60
+
+[deployments.judge-a]
+base_url = "http://127.0.0.1:$(cat "$work/port")/v1"
+model = "tiny-llama"
+max_concurrency = 8
+timeout_s = 120
+
+[deployments.judge-b]
+base_url = "http://127.0.0.1:$(cat "$work/port")/v1"
+model = "tiny-llama"
+max_concurrency = 8
+timeout_s = 120
 TOML
 
 "$cli" --config "$work/config.toml" run \
@@ -66,6 +87,7 @@ TOML
   "medcalc_bench:model=local/tiny-llama,model_deployment=vllm-local" \
   "pubmed_qa:model=local/tiny-llama-completions,model_deployment=vllm-completions" \
   "medcalc_bench:model=local/tiny-llama-completions,model_deployment=vllm-completions" \
+  "discharge_advice:model=local/tiny-llama,model_deployment=vllm-local" \
   --suite demo --max-eval-instances 50
 
 echo
@@ -81,6 +103,7 @@ echo "The tiny model has random weights, so its answers are nonsense; every byte
 echo "vLLM server and into the encrypted store $work/results/demo.duckdb. Explore it with:"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml runs list"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml audit show"
+echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml show RUN_ID --instances 3   # judges' ratings"
 
 echo
 echo "Comparing the two models: the report of the demo suite (read from the store; no model is asked)..."
