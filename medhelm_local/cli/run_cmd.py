@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from medhelm_local.annotate.runs import JudgingPlan, plan_judging
 from medhelm_local.cli import STARTED
 from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
@@ -24,6 +23,7 @@ from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
 
 if TYPE_CHECKING:
+    from medhelm_local.annotate.runs import JudgingPlan
     from medhelm_local.run.scheduler import RunOutcome
 
 log = logging.getLogger("medhelm_local.cli")
@@ -115,6 +115,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         kek = load_kek(settings)
         allowlist = allowlist_for(settings)
         planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+        # Here, not at the top: the jury's HTTP client loads only for `run`, not with every command.
+        from medhelm_local.annotate.runs import plan_judging
+
         judging = plan_judging(planned, settings, allowlist, jury)
         for warning in judging.warnings:
             err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)

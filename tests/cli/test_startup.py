@@ -1,0 +1,18 @@
+"""Every command pays the CLI's start-up: what only some commands need is loaded by those commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+# The HTTP client and the run scheduler (only `run`, `judge`, `doctor`), numerical and columnar libraries
+# (aggregates, the writer), and the jury's agreement statistics.
+HEAVY = ("aiohttp", "numpy", "pyarrow", "nltk", "krippendorff", "medhelm_local.run.scheduler",
+         "medhelm_local.annotate.judging", "medhelm_local.client.completions")
+
+
+def test_starting_the_cli_loads_no_http_client_scheduler_or_numerics() -> None:
+    probe = ("import sys, medhelm_local.cli.main; "
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
