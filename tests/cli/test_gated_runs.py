@@ -12,6 +12,7 @@ from typing import Any
 
 from conftest import GATED_FIXTURES, FakeServer, run_cli, write_config
 from support.private_cards import private_cards
+from support.scored import assert_main_scored
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -97,8 +98,7 @@ def test_medhelms_gated_conf_runs_unchanged_against_the_fixtures(
         counts[key] = max(counts.get(key, 0), summary["n_instances"])
         assert summary["n_ok"] == summary["n_instances"], key
         assert summary["access"] == "gated", key
-        main = next(a for a in run["aggregates"] if a["metric"] == summary["main_metric"])
-        assert main["n_scored"] == summary["n_instances"], f"{key} is not scored"
+        assert_main_scored(run, key)
     assert counts == EXPECTED
     assert len(runs) == 12  # the num_output_tokens=4000 entry is its own run
 
@@ -186,5 +186,4 @@ def test_private_formats_and_the_unpinned_public_sets_run_under_medhelms_names(
         "mental_health": ("private", 2), "starr_patient_instructions": ("private", 2),
         "med_dialog": ("public", 1), "medhelm_med_mcqa": ("public", 3)}
     for name, run in runs.items():
-        main = next(a for a in run["aggregates"] if a["metric"] == run["run"]["main_metric"])
-        assert main["n_scored"] == run["run"]["n_ok"], name
+        assert_main_scored(run, name)

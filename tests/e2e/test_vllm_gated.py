@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import GATED_FIXTURES, run_cli, write_config
 from support.private_cards import private_cards
+from support.scored import assert_main_scored
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -75,5 +76,4 @@ def test_private_formats_and_medmcqa_run_on_vllm(vllm, tmp_path: Path, kek_file:
     assert {name: r["run"]["n_ok"] for name, r in runs.items()} == {
         "shc_ptbm_med": 4, "clear": 3, "medhelm_med_mcqa": 3, "med_dialog": 2}
     for name, run in runs.items():
-        main = next(a for a in run["aggregates"] if a["metric"] == run["run"]["main_metric"])
-        assert main["n_scored"] == run["run"]["n_ok"], name
+        assert_main_scored(run, name)

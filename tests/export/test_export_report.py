@@ -57,8 +57,8 @@ def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Ap
 
 def test_without_answers_for_the_role_the_report_holds_aggregates_only(appliance: Appliance) -> None:
     # A policy where a data scientist may take the report, but not answers or prompts.
-    appliance.edit_policy("export.yaml", "  data_scientist: [aggregates, scores]",
-                          "  data_scientist: [aggregates, scores, report]")
+    appliance.edit_policy("export.yaml", "  data_scientist: [aggregates, scores, ratings]",
+                          "  data_scientist: [aggregates, scores, ratings, report]")
     out = appliance.root / "ds"
     done = appliance.cli("export", "ward", "--to", str(out), "--role", "data_scientist", "--include", "report")
     assert done.returncode == 0, done.stderr
