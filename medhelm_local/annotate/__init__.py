@@ -7,11 +7,26 @@
     store.py      pending judgings, the texts a judge sees, jury scores derived from ratings
     runs.py       which runs a jury rates; the resumable `judge` pass
     validate.py   `judge validate`: ICC of the jury, clinicians and ROUGE-L against clinicians
+
+Names load on first use: a benchmark card that names a rubric needs rubric.py only, not the judges'
+HTTP client (`benchmarks list` and `report` never load it).
 """
 
-from medhelm_local.annotate.jury import ResolvedJury, resolve_jury
-from medhelm_local.annotate.rubric import Rubric, load_rubric
-from medhelm_local.annotate.runs import JudgeOutcome, judge_runs, plan_judging, stored_judging
+from __future__ import annotations
 
-__all__ = ["JudgeOutcome", "ResolvedJury", "Rubric", "judge_runs", "load_rubric", "plan_judging", "resolve_jury",
-           "stored_judging"]
+import importlib
+from typing import Any
+
+_HOMES = {
+    "ResolvedJury": "jury", "resolve_jury": "jury", "Rubric": "rubric", "load_rubric": "rubric",
+    "JudgeOutcome": "runs", "judge_runs": "runs", "plan_judging": "runs", "stored_judging": "runs",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

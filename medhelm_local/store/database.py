@@ -76,11 +76,14 @@ class StoreHandle:
             pass
 
 
-# For a run, which streams rows in through one writer thread: one DuckDB thread and an allocator
-# that hands freed memory back soon keep a 100,000-instance run's peak RSS near a 1,000-instance
-# run's (bench/memory.py: 387 MB before, against 228 MB at 1,000 instances).
+# For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that
+# hands freed memory back soon, and a cache of at most 128 MB (DuckDB otherwise keeps every page it
+# reads, up to 80 % of RAM; beyond the limit it evicts or spills, encrypted) keep a 100,000-instance
+# run's peak RSS near a 1,000-instance run's (bench/memory.py: 341 MB against 227 MB; 1,062 MB
+# before any of this). The store_memory_limit setting replaces the 128 MB.
 STREAMING: dict[str, str | int | float | list[str]] = {
-    "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB"}
+    "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",
+    "memory_limit": "128MB"}
 
 
 def _connect(path: Path, streaming: bool = False) -> duckdb.DuckDBPyConnection:

@@ -26,6 +26,8 @@ from medhelm_local.metrics.registry import get
 from medhelm_local.metrics.robustness import PERTURBATION_ARGS, ROBUSTNESS, ROBUSTNESS_DROP
 from medhelm_local.records import Aggregate
 
+_CHUNK = 4096  # rows fetched at a time where a run's rows are read in Python
+
 
 def _run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     row = con.execute("SELECT scenario, model, deployment, scenario_args, main_metric, settings, benchmark_json, "
@@ -114,22 +116,25 @@ def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate
 def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     if run["benchmark"].get("task_type") != "multiple_choice":
         return []
-    rows = con.execute(
-        "SELECT c.logprobs_json, s.value, i.references_json FROM completions c "
+    result = con.execute(
+        "SELECT c.logprobs_json, s.value, json_array_length(i.references_json) FROM completions c "
         "JOIN scores s ON s.run_id = c.run_id AND s.instance_id = c.instance_id AND s.metric = ? "
         "JOIN instances i ON i.run_id = c.run_id AND i.instance_id = c.instance_id "
-        "WHERE c.run_id = ? AND c.ok AND s.value IS NOT NULL", [run["main"], run["run_id"]]).fetchall()
-    confidence, correct = [], []
-    for logprobs_json, value, references_json in rows:
-        p = cal.chosen_probability(logprobs_json, len(json.loads(references_json or "[]")))
-        if p is not None and value in (0.0, 1.0):
-            confidence.append(p)
-            correct.append(float(value))
+        "WHERE c.run_id = ? AND c.ok AND s.value IS NOT NULL", [run["main"], run["run_id"]])
+    confidence, correct, seen = [], [], 0
+    # In chunks: a 100,000-instance run's logprobs are hundreds of MB as Python strings, two floats each are not.
+    while rows := result.fetchmany(_CHUNK):
+        seen += len(rows)
+        for logprobs_json, value, options in rows:
+            p = cal.chosen_probability(logprobs_json, int(options or 0))
+            if p is not None and value in (0.0, 1.0):
+                confidence.append(p)
+                correct.append(float(value))
     if not confidence:
         return []  # no logprobs: not available
     failed = run["n"] - len(confidence) - _pending(con, run["run_id"])
     low, high = cal.ece_bootstrap(confidence, correct) if len(confidence) > 1 else (None, None)
-    detail = {"without_probability": len(rows) - len(confidence), "bins": cal.BINS}
+    detail = {"without_probability": seen - len(confidence), "bins": cal.BINS}
     ece = Aggregate(cal.ECE, run["n"], len(confidence), failed, cal.expected_calibration_error(confidence, correct),
                     low, high, detail)
     brier = aggregate(cal.BRIER, run["n"], cal.brier_score(confidence, correct), failed)

@@ -16,3 +16,11 @@ def test_starting_the_cli_loads_no_http_client_scheduler_or_numerics() -> None:
              f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r}))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_reading_every_benchmark_card_loads_no_http_client() -> None:
+    """`benchmarks list` and `report` read every card (and the rubrics they name), never the judges' client."""
+    probe = ("import sys; from medhelm_local.scenarios.registry import names; names(); "
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m in {HEAVY!r}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -14,6 +14,7 @@ A hook is a function `(path, args) -> rows`, registered by name; `path` is the c
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
@@ -51,7 +52,9 @@ def row_format(name: str, benchmarks: tuple[str, ...]) -> Callable[[RowsFn], Row
     return register
 
 
+@functools.cache
 def _load_builtins() -> None:
+    # Once: every format module registers itself on import.
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
 

@@ -10,6 +10,7 @@ A reader may also check its arguments (e.g. that `db=` is a SQLite file) before 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
@@ -47,7 +48,9 @@ def reader(name: str, *, check_args: CheckFn | None = None) -> Callable[[ReadFn]
     return register
 
 
+@functools.cache
 def _load_builtins() -> None:
+    # Once: every reader module registers itself on import.
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
 
