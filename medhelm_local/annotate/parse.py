@@ -47,7 +47,9 @@ class Reading:
 
 def _json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in the text (inside a code fence or before trailing text), or None."""
-    decoder = json.JSONDecoder()
+    # strict=False: judges (structured output included) write raw newlines and tabs inside explanations;
+    # strict parsing would fail on the whole reply and fall through to a criterion's own object.
+    decoder = json.JSONDecoder(strict=False)
     start = text.find("{")
     while start != -1:
         try:

@@ -35,6 +35,15 @@ def test_fenced_json_and_trailing_text_are_read(wrapped: str) -> None:
     assert reading.ok and reading.mean == pytest.approx(7 / 3)
 
 
+def test_raw_newlines_and_tabs_inside_an_explanation_are_read() -> None:
+    """The demo's judges (vLLM structured output) wrote these; strict JSON refused the reply, and its first
+    criterion's own object was read instead: every criterion "missing"."""
+    text = ('{"accuracy": {"explanation": "line one\nline\ttwo", "score": 2}, '
+            '"completeness": {"explanation": "x", "score": 3}, "clarity": {"explanation": "y", "score": 4}}')
+    reading = read_reply(text, RUBRIC)
+    assert reading.ok and reading.ratings["accuracy"] == {"score": 2, "explanation": "line one\nline\ttwo"}
+
+
 def test_scores_as_strings_bare_numbers_and_other_key_cases_are_read() -> None:
     text = json.dumps({"Accuracy": {"Score": "4", "Explanation": "fine"}, "COMPLETENESS": "3/5",
                        "clarity": {"score": 5.0, "reasoning": "clear"}})
