@@ -45,22 +45,25 @@ class Reading:
         return sum(float(r["score"]) for r in self.ratings.values()) / len(self.ratings)
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in the text (inside a code fence or before trailing text), or None."""
+def _json_object(text: str) -> tuple[dict[str, Any] | None, bool]:
+    """The first JSON object in the text (inside a code fence or before trailing text), or None; and whether
+    an object that starts earlier failed to parse (then the one found may be a part of it)."""
     # strict=False: judges (structured output included) write raw newlines and tabs inside explanations;
     # strict parsing would fail on the whole reply and fall through to a criterion's own object.
     decoder = json.JSONDecoder(strict=False)
     start = text.find("{")
+    broken = False
     while start != -1:
         try:
             value, _ = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
+            broken = True
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
-            return value
+            return value, broken
         start = text.find("{", start + 1)
-    return None
+    return None, broken
 
 
 def _score(value: Any) -> float | None:
@@ -87,11 +90,13 @@ def _entry(value: Any) -> tuple[Any, str]:
 
 def read_reply(text: str, rubric: Rubric) -> Reading:
     """The ratings in one judge reply, or the failure and its reason."""
-    found = _json_object(text)
-    if found is None:
+    found, broken = _json_object(text)
+    by_name = {str(k).strip().lower(): v for k, v in (found or {}).items()}
+    if found is None or (broken and not set(by_name) & set(rubric.criterion_names)):
+        # Nothing, or only a piece of an object that does not parse (a criterion's own {score, explanation}).
         shown = " ".join(text.split())[:_SHOWN]
-        return Reading(error_type="unparseable", error_message=f"the reply holds no JSON object: {shown!r}")
-    by_name = {str(k).strip().lower(): v for k, v in found.items()}
+        what = "holds no JSON object" if found is None else "holds JSON that does not parse"
+        return Reading(error_type="unparseable", error_message=f"the reply {what}: {shown!r}")
     low, high = rubric.scale.min, rubric.scale.max
     ratings: dict[str, dict[str, Any]] = {}
     problems: list[tuple[str, str]] = []

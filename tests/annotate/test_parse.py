@@ -44,6 +44,13 @@ def test_raw_newlines_and_tabs_inside_an_explanation_are_read() -> None:
     assert reading.ok and reading.ratings["accuracy"] == {"score": 2, "explanation": "line one\nline\ttwo"}
 
 
+def test_a_broken_reply_is_unparseable_never_a_criterions_own_object_read_as_the_reply() -> None:
+    text = '{"accuracy": {"explanation": "fine", "score": 2}, "completeness": {"explanation": "x", "score": 3'
+    reading = read_reply(text, RUBRIC)
+    assert (reading.error_type, reading.ratings) == ("unparseable", {})
+    assert reading.error_message is not None and "does not parse" in reading.error_message
+
+
 def test_scores_as_strings_bare_numbers_and_other_key_cases_are_read() -> None:
     text = json.dumps({"Accuracy": {"Score": "4", "Explanation": "fine"}, "COMPLETENESS": "3/5",
                        "clarity": {"score": 5.0, "reasoning": "clear"}})
