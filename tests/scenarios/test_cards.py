@@ -131,6 +131,20 @@ def test_bad_data_for_a_card(tmp_path: Path) -> None:
         load_spec(card).create().load(DataRoot(tmp_path))
 
 
+def test_repeated_ids_in_a_cards_data_are_refused_naming_them(tmp_path: Path) -> None:
+    """Keying on a repeated id would keep one row and drop the others silently (validate would count 4, a
+    run store 2): validation names the repeated ids instead."""
+    card = documented_card(tmp_path / "cards")
+    (card.parent / "sepsis_triage.csv").write_text(
+        "note_id,note,label\ned-1,fever,yes\ned-2,sprain,no\ned-1,cough,yes\ned-2,rash,no\n")
+
+    with pytest.raises(DatasetCorruptError, match=r"2 instance id\(s\) appear more than once \(ed-1, ed-2\)"):
+        load_spec(card).create().load(DataRoot(tmp_path))
+    result = run_cli("benchmarks", "validate", str(card))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "appear more than once (ed-1, ed-2)" in " ".join(result.stderr.split())
+
+
 def test_pinned_checksum_detects_a_changed_file(tmp_path: Path) -> None:
     card = documented_card(tmp_path / "cards")
     import hashlib
