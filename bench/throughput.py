@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 import tempfile
+import time
 from pathlib import Path
 
 from harness import children_cpu, import_folder, prepare, run_cli, start_server, synthetic_medqa, write_config
@@ -24,12 +25,15 @@ from harness import children_cpu, import_folder, prepare, run_cli, start_server,
 N, IN_FLIGHT, LATENCY = 1000, 64, 0.2
 
 
-def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool = True) -> tuple[float, float, float]:
-    """Wall seconds, server request span, and CPU seconds of one `medhelm-local run`."""
+def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool = True,
+             phases: list[tuple[float, float]] | None = None) -> tuple[float, float, float]:
+    """Wall seconds, server request span, and CPU seconds of one `medhelm-local run`; with `phases`, also
+    appends (seconds before the server saw the first request, seconds after its last reply)."""
     server = start_server(work, delay, suite)
     try:
         config = write_config(work, suite, {"fake": (server.port, IN_FLIGHT)})
         before = children_cpu()
+        spawned = time.time()
         measured = run_cli(work, ["-c", str(config), "run", "med_qa:model=bench/fake,model_deployment=fake",
                                   "--suite", suite, "--concurrency", str(IN_FLIGHT), "-m", str(limit)]
                            + (["-q"] if quiet else []), quiet_output=quiet)
@@ -37,6 +41,8 @@ def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool =
         if stats["requests"] != limit:
             raise SystemExit(f"expected {limit} requests, the server saw {stats['requests']}")
         span = stats["last_reply_at"] - stats["first_request_at"]
+        if phases is not None:
+            phases.append((stats["first_request_at"] - spawned, spawned + measured.wall - stats["last_reply_at"]))
         return measured.wall, span, measured.cpu if measured.cpu else children_cpu() - before
     finally:
         server.stop()
@@ -50,12 +56,15 @@ def main() -> None:
         prepare(work)
         synthetic_medqa(work / "src" / "medqa_usmle_4opt", N)
         import_folder(work, work / "src" / "medqa_usmle_4opt")
-        walls, spans = [], []
+        walls: list[float] = []
+        spans: list[float] = []
+        phases: list[tuple[float, float]] = []
         for trial in range(3):
-            wall, span, _ = run_once(work, LATENCY, f"latency-{trial}")
+            wall, span, _ = run_once(work, LATENCY, f"latency-{trial}", phases=phases)
             walls.append(wall)
             spans.append(span)
-            print(f"trial {trial}: end to end {wall:.3f} s, requests {span:.3f} s (floor {floor:.1f} s)")
+            print(f"trial {trial}: end to end {wall:.3f} s, requests {span:.3f} s (floor {floor:.1f} s); "
+                  f"{phases[-1][0]:.3f} s before the first request, {phases[-1][1]:.3f} s after the last reply")
         default_wall = run_once(work, LATENCY, "default-mode", quiet=False)[0]
         print(f"default mode (progress bar, results table): end to end {default_wall:.3f} s "
               f"({default_wall / floor:.3f} x floor)")
