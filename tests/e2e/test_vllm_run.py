@@ -82,7 +82,14 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
     deadline = time.monotonic() + 120
     while vllm.http_request_count() - start < 15 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
-    time.sleep(0.5)  # the writer commits within 50 ms, after its first batch (which also loads pyarrow)
+    # Kill once answers are committed: the write-ahead log grows with each commit (the first waits for the
+    # writer to load pyarrow). A fixed pause was too long once a run got fast enough to finish within it.
+    wal = tmp_path / "results" / "killed.duckdb.wal"
+    size, grown = (wal.stat().st_size if wal.exists() else 0), 0
+    while grown < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.01)
+        now = wal.stat().st_size if wal.exists() else 0
+        grown, size = grown + (now > size), now
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
