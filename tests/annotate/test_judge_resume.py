@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from conftest import CLI, FakeServer, run_cli
 from support.jury import jury_config, write_generation_card
+from support.kill import kill_after_commits
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -27,21 +26,6 @@ def _stored(tmp_path: Path, kek: Kek) -> dict[str, int]:
         return dict(handle.con.execute("SELECT judge, count(*) FROM ratings GROUP BY judge").fetchall())
     finally:
         handle.close()
-
-
-def _kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], wal: Path) -> None:
-    """SIGKILL once `ready()` holds and the store's write-ahead log has grown twice more (ratings committed)."""
-    deadline = time.monotonic() + 60
-    while not ready() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    size, grown = (wal.stat().st_size if wal.exists() else 0), 0
-    while grown < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-        now = wal.stat().st_size if wal.exists() else 0
-        grown, size = grown + (now > size), now
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL, "it finished before it could be killed"
 
 
 def test_a_suite_without_a_jury_is_pending_then_judged_and_a_killed_pass_resumes_without_asking_twice(
@@ -66,7 +50,8 @@ def test_a_suite_without_a_jury_is_pending_then_judged_and_a_killed_pass_resumes
 
     judge = [str(CLI), "-c", str(config), "judge", "ward", "--jury", "local", "-q"]
     proc = subprocess.Popen(judge, env={**os.environ, **env})
-    _kill_when(proc, lambda: judges["judge-a"].stats()["requests"] >= 12, tmp_path / "results" / "ward.duckdb.wal")
+    kill_after_commits(proc, lambda: judges["judge-a"].stats()["requests"] >= 12,
+                       tmp_path / "results" / "ward.duckdb.wal")
     before = _stored(tmp_path, kek)
     assert 0 < before.get("judge-a", 0) < N, before
     asked = {name: s.stats()["requests"] for name, s in judges.items()}
@@ -98,7 +83,8 @@ def test_a_run_killed_while_judging_as_it_goes_resumes_both_stages_without_askin
     command = [str(CLI), "-c", str(config), "run", ENTRY, "--suite", "ward", "-q"]
 
     proc = subprocess.Popen(command, env={**os.environ, **env})
-    _kill_when(proc, lambda: judges["judge-b"].stats()["requests"] >= 8, tmp_path / "results" / "ward.duckdb.wal")
+    kill_after_commits(proc, lambda: judges["judge-b"].stats()["requests"] >= 8,
+                       tmp_path / "results" / "ward.duckdb.wal")
     before = _stored(tmp_path, kek)
     asked = {name: s.stats()["requests"] for name, s in judges.items()}
     generated = generator.stats()["requests"]

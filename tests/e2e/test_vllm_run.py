@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 import vllm_server
 from conftest import CLI, run_cli, write_config
+from support.kill import kill_after_commits
 
 pytestmark = pytest.mark.vllm
 
@@ -79,20 +79,8 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
 
     start = _settled_count(vllm)
     proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
-    deadline = time.monotonic() + 120
-    while vllm.http_request_count() - start < 15 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.02)
-    # Kill once answers are committed: the write-ahead log grows with each commit (the first waits for the
-    # writer to load pyarrow). A fixed pause was too long once a run got fast enough to finish within it.
-    wal = tmp_path / "results" / "killed.duckdb.wal"
-    size, grown = (wal.stat().st_size if wal.exists() else 0), 0
-    while grown < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.01)
-        now = wal.stat().st_size if wal.exists() else 0
-        grown, size = grown + (now > size), now
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    kill_after_commits(proc, lambda: vllm.http_request_count() - start >= 15,
+                       tmp_path / "results" / "killed.duckdb.wal", timeout=120)
 
     listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
     killed = listing[0]["runs"][0]
