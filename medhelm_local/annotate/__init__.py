@@ -14,8 +14,9 @@ HTTP client (`benchmarks list` and `report` never load it).
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from medhelm_local.lazy import lazy_attribute
 
 _HOMES = {
     "ResolvedJury": "jury", "resolve_jury": "jury", "Rubric": "rubric", "load_rubric": "rubric",
@@ -26,7 +27,4 @@ __all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    return lazy_attribute(__name__, _HOMES, name)

@@ -12,7 +12,6 @@ loading a benchmark (which reads `dataset_sources`) pays for neither.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from medhelm_local.data.sources import (
@@ -25,6 +24,7 @@ from medhelm_local.data.sources import (
     dataset_sources,
     gated_datasets,
 )
+from medhelm_local.lazy import lazy_attribute
 
 _LAZY = {"BundleImport": "bundle_import", "import_bundle": "bundle_import", "is_data_bundle": "bundle_import",
          "StagePlan": "stage", "StageResult": "stage", "plan_stage": "stage", "require_hosts": "stage",
@@ -32,9 +32,7 @@ _LAZY = {"BundleImport": "bundle_import", "import_bundle": "bundle_import", "is_
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return lazy_attribute(__name__, _LAZY, name)
 
 
 __all__ = [
