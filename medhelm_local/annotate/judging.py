@@ -16,6 +16,7 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -23,12 +24,14 @@ from medhelm_local.annotate.jury import Judge, ResolvedJury
 from medhelm_local.annotate.parse import read_reply
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.annotate.store import BATCH, Pending, judged_texts
-from medhelm_local.client.completions import ModelClient
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.store.database import ALIAS
 from medhelm_local.store.writer import StoreWriter, row_of
+
+if TYPE_CHECKING:  # the HTTP client loads when a pool first builds one: planning a jury needs no aiohttp
+    from medhelm_local.client.completions import ModelClient
 
 log = logging.getLogger("medhelm_local.annotate")
 # How the client names a transport failure -> how a rating row names it.
@@ -101,6 +104,8 @@ class JudgePool:
             if judge.name not in self.judges:
                 self.judges[judge.name] = judge
                 if judge.name not in self.clients:
+                    from medhelm_local.client.completions import ModelClient
+
                     self.clients[judge.name] = ModelClient(judge.deployment, judge.model, self.allowlist,
                                                            judge.concurrency)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -95,8 +96,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
-        from medhelm_local.run.scheduler import execute  # loads the HTTP client: only this command needs it
-
         settings = settings_from(ctx, output_dir=output, data_root=data_root)
         parsed = [parse_run_entry(e) for e in entries or []]
         for item in conf or []:
@@ -115,14 +114,19 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         kek = load_kek(settings)
         allowlist = allowlist_for(settings)
         planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
-        # Here, not at the top: the jury's HTTP client loads only for `run`, not with every command.
-        from medhelm_local.annotate.runs import plan_judging
+        from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
 
         judging = plan_judging(planned, settings, allowlist, jury)
         for warning in judging.warnings:
             err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
         path = store_path_for(settings, suite_name, store, part)
-        handle = open_store(path, kek, create=True, memory_limit=settings.store_memory_limit, streaming=True)
+        # Everything is checked: the store opens in a thread while this one loads the HTTP client. DuckDB
+        # loads its extension and attaches the file without holding the GIL, so the two overlap.
+        with ThreadPoolExecutor(1, thread_name_prefix="medhelm-store-open") as pool:
+            opening = pool.submit(open_store, path, kek, create=True, memory_limit=settings.store_memory_limit,
+                                  streaming=True)
+            from medhelm_local.run.scheduler import execute  # the HTTP client: only this command needs it
+        handle = opening.result()
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:
             progress = NoProgress() if (quiet or as_json) else BarProgress()

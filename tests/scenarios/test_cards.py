@@ -259,3 +259,18 @@ def test_bad_card_data_from_the_cli(tmp_path: Path, case: str, fragment: str) ->
     result = run_cli("benchmarks", "validate", str(card))
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stderr and fragment in result.stderr and "What to do:" in result.stderr
+
+
+def test_a_shipped_benchmark_is_found_by_reading_its_own_card_only() -> None:
+    """`run med_qa` reads med_qa.yaml, not all 23 cards; so each shipped card file is named for its benchmark."""
+    from medhelm_local.scenarios import registry
+
+    folder = registry._cards_folder()
+    for path in sorted(folder.glob("*.yaml")):
+        assert registry.load_spec(path, builtin=True).name == path.stem, f"{path.name} is not named for its benchmark"
+    registry._builtins.cache_clear()
+    registry._builtin_file.cache_clear()
+    assert registry.get("med_qa").name == "med_qa"
+    assert registry._builtins.cache_info().currsize == 0
+    assert registry._builtin_file.cache_info().currsize == 1
+    assert registry.get("medhelm_med_qa").name == "med_qa"  # an alias is found among all the shipped cards
