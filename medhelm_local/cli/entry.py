@@ -8,6 +8,7 @@ open a database while it is deciding whether a socket may connect.
 
 from __future__ import annotations
 
+import os
 import shutil
 from typing import Any
 
@@ -23,6 +24,9 @@ def harmless_programs() -> list[str]:
 
 def main() -> None:
     """Install the guard, then run the command."""
+    # No pydantic plugins: they are code from any installed package's entry points, run inside validation,
+    # and looking for them scans every installed distribution (~15 ms at each start).
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
     from medhelm_local.client.allowlist import Allowlist
     from medhelm_local.policy.guard import install_guard
 

@@ -114,6 +114,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         kek = load_kek(settings)
         allowlist = allowlist_for(settings)
         planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+        log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
         from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
 
         judging = plan_judging(planned, settings, allowlist, jury)

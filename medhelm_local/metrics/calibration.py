@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from medhelm_local.metrics.registry import CHOICE_TASKS, Metric, add
@@ -28,18 +28,19 @@ def _letter(token: str) -> str | None:
     return text if len(text) == 1 and text in _LETTERS else None
 
 
-def _positions(logprobs: Any) -> list[tuple[str, float, dict[str, float]]]:
-    """(token, logprob, {top token: logprob}) per generated token, from either API style's logprobs."""
+def _positions(logprobs: Any) -> Iterator[tuple[str, float, dict[str, float]]]:
+    """(token, logprob, {top token: logprob}) per generated token, from either API style's logprobs; lazily, as
+    only the tokens up to the first option letter are read."""
     if isinstance(logprobs, list):  # chat: [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}]
-        return [(str(t.get("token", "")), float(t.get("logprob", -math.inf)),
+        return ((str(t.get("token", "")), float(t.get("logprob", -math.inf)),
                  {str(x.get("token", "")): float(x.get("logprob", -math.inf)) for x in t.get("top_logprobs") or []})
-                for t in logprobs if isinstance(t, dict)]
+                for t in logprobs if isinstance(t, dict))
     if isinstance(logprobs, dict):  # completions: {"tokens", "token_logprobs", "top_logprobs": [{token: lp}]}
         tokens, lps = logprobs.get("tokens") or [], logprobs.get("token_logprobs") or []
         tops = logprobs.get("top_logprobs") or [None] * len(tokens)
-        return [(str(t), float(lp if lp is not None else -math.inf), {str(k): float(v) for k, v in (top or {}).items()})
-                for t, lp, top in zip(tokens, lps, tops, strict=False)]
-    return []
+        return ((str(t), float(lp if lp is not None else -math.inf), {str(k): float(v) for k, v in (top or {}).items()})
+                for t, lp, top in zip(tokens, lps, tops, strict=False))
+    return iter(())
 
 
 def chosen_probability(logprobs_json: str | None, n_options: int) -> float | None:
@@ -80,15 +81,16 @@ def ece_bootstrap(confidence: Sequence[float], correct: Sequence[float], samples
     from medhelm_local.metrics.aggregate import _interval, _resamples
 
     p, c = np.asarray(confidence, dtype=float), np.asarray(correct, dtype=float)
-    bins = np.minimum((p * BINS).astype(int), BINS - 1)
+    bins = np.minimum((p * BINS).astype(np.intp), BINS - 1)
+    # A bin's |hits - confidence| is |the sum of (correct - confidence)| over its instances: one weighted
+    # count per (resample, bin) gives every resample's ECE at once.
+    gap = c - p
     stats: list[float] = []
     for block in _resamples(p.size, samples, seed):
-        rows = np.repeat(np.arange(block.shape[0]), p.size)
-        cell = rows * BINS + bins[block].ravel()
-        size = block.shape[0] * BINS
-        conf = np.bincount(cell, weights=p[block].ravel(), minlength=size).reshape(-1, BINS)
-        hits = np.bincount(cell, weights=c[block].ravel(), minlength=size).reshape(-1, BINS)
-        stats.extend((np.abs(hits - conf).sum(axis=1) / p.size).tolist())
+        cell = bins[block]
+        cell += (np.arange(block.shape[0]) * BINS)[:, None]
+        sums = np.bincount(cell.ravel(), weights=gap[block].ravel(), minlength=block.shape[0] * BINS)
+        stats.extend((np.abs(sums.reshape(-1, BINS)).sum(axis=1) / p.size).tolist())
     return _interval(stats, samples)
 
 

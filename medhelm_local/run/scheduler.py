@@ -255,6 +255,7 @@ class _Suite:
         self._open_clients()
         try:
             await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
+            log.info("%d endpoint(s) answered: sending", len(self.clients))
             async with asyncio.TaskGroup() as group:
                 if self.pool is not None:
                     self.pool.start(group)
@@ -357,6 +358,7 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
     for judged_run in judged.values():
         finish_judged(store, judged_run)
     outcomes = []
+    aggregating = time.perf_counter()
     for run in runs:
         aggregates = compute_aggregates(store.con, run.plan.run_id)
         store_aggregates(store.con, run.plan.run_id, aggregates)
@@ -367,4 +369,5 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
                  len(run.done), summary.n_ok, summary.n_failed, wall)
         outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now,
                                    _judging_sent(suite_run.pool, run.plan.run_id, judged)))
+    log.info("aggregates of %d run(s) computed in %.3f s", len(runs), time.perf_counter() - aggregating)
     return outcomes

@@ -109,6 +109,11 @@ class Table:
         """Names of the columns the caller supplies, in order."""
         return tuple(c.name for c in self.given)
 
+    @functools.cached_property
+    def given_set(self) -> frozenset[str]:
+        """The same names as a set (checked for every row written)."""
+        return frozenset(self.given_names)
+
     def ddl(self) -> str:
         """CREATE TABLE for a new store."""
         lines = [f"    {c.name} {c.sql_type}{' NOT NULL' if c.required else ''}" for c in self.columns]

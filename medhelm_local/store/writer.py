@@ -31,9 +31,10 @@ def row_of(table: str, **values: Any) -> tuple[Any, ...]:
 
     Naming the values keeps callers right when the declaration gains a column.
     """
-    names = declared(table).given_names
-    if not values.keys() <= set(names):
-        unknown = sorted(set(values) - set(names))
+    spec = declared(table)
+    names = spec.given_names
+    if not values.keys() <= spec.given_set:
+        unknown = sorted(set(values) - spec.given_set)
         raise KeyError(f"table {table} has no column(s) {', '.join(unknown)}")
     return tuple(values.get(name) for name in names)
 

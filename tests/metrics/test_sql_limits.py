@@ -38,7 +38,8 @@ CHILD = textwrap.dedent("""
     names = ["ehr_sql_execution_accuracy", "ehr_sql_query_validity", "helm_ehr_sql_execution_accuracy",
              "helm_ehr_sql_query_validity"]
     scores = score_answer(item, answer, [get(n) for n in names], ScoringContext(args={{"db": db}}))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # This process's own peak (VmHWM): ru_maxrss would also count the pytest process it was forked from.
+    peak_mb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM")) // 1024
     print(json.dumps({{"peak_mb": peak_mb, "scores": {{s.metric: [s.value, s.error] for s in scores}}}}))
 """).format(limit=ADDRESS_SPACE, schema=str(REPO / "tests" / "data" / "datasets" / "ehrsql_eicu" / "eicu.sql"))
 
