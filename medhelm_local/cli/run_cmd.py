@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from importlib import import_module
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -96,37 +97,40 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
-        settings = settings_from(ctx, output_dir=output, data_root=data_root)
-        parsed = [parse_run_entry(e) for e in entries or []]
-        for item in conf or []:
-            parsed += entries_from_conf(conf_path(item), priority, model, model_deployment)
-        if suite_file is not None:
-            spec = read_suite(suite_file)
-            parsed += spec.entries
-            suite = suite or spec.name
-            max_eval_instances = max_eval_instances or spec.max_eval_instances
-            concurrency = concurrency or spec.concurrency
-        if not parsed:
-            raise RunEntryError("nothing to run", where="command line",
-                                fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
-        suite_name = suite or "default"
-        part = Shard.parse(shard) if shard is not None else None
-        kek = load_kek(settings)
-        allowlist = allowlist_for(settings)
-        planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
-        log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
-        from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
+        # Start-up work in two threads beside this one, which checks the command: the scheduler's HTTP client
+        # loads (its TLS set-up reads the CA bundle without holding the GIL), then, once everything is checked,
+        # the store opens (DuckDB loads its extension and attaches the file without the GIL). Only `run` loads
+        # the client.
+        with ThreadPoolExecutor(2, thread_name_prefix="medhelm-run-setup") as pool:
+            loading = pool.submit(import_module, "medhelm_local.run.scheduler")
+            settings = settings_from(ctx, output_dir=output, data_root=data_root)
+            parsed = [parse_run_entry(e) for e in entries or []]
+            for item in conf or []:
+                parsed += entries_from_conf(conf_path(item), priority, model, model_deployment)
+            if suite_file is not None:
+                spec = read_suite(suite_file)
+                parsed += spec.entries
+                suite = suite or spec.name
+                max_eval_instances = max_eval_instances or spec.max_eval_instances
+                concurrency = concurrency or spec.concurrency
+            if not parsed:
+                raise RunEntryError("nothing to run", where="command line",
+                                    fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
+            suite_name = suite or "default"
+            part = Shard.parse(shard) if shard is not None else None
+            kek = load_kek(settings)
+            allowlist = allowlist_for(settings)
+            planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+            log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
+            from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
 
-        judging = plan_judging(planned, settings, allowlist, jury)
-        for warning in judging.warnings:
-            err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
-        path = store_path_for(settings, suite_name, store, part)
-        # Everything is checked: the store opens in a thread while this one loads the HTTP client. DuckDB
-        # loads its extension and attaches the file without holding the GIL, so the two overlap.
-        with ThreadPoolExecutor(1, thread_name_prefix="medhelm-store-open") as pool:
+            judging = plan_judging(planned, settings, allowlist, jury)
+            for warning in judging.warnings:
+                err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
+            path = store_path_for(settings, suite_name, store, part)
             opening = pool.submit(open_store, path, kek, create=True, memory_limit=settings.store_memory_limit,
                                   streaming=True)
-            from medhelm_local.run.scheduler import execute  # the HTTP client: only this command needs it
+            execute = loading.result().execute
         handle = opening.result()
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:

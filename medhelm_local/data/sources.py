@@ -135,6 +135,19 @@ def dataset_sources() -> dict[str, DatasetSource]:
     return dict(sorted(found.items()))
 
 
+@lru_cache(maxsize=None)
+def published_source(folder: str) -> DatasetSource | None:
+    """One public dataset folder's record (None: not a public folder), reading its own manifest only: a run
+    needs one folder's checksums, and the mtsamples manifests list ~1,700 files (~25 ms to read them all)."""
+    if not folder.isidentifier():
+        return None
+    entry = _manifests().joinpath(f"{folder}.json")
+    if not entry.is_file():
+        return None
+    source = _source(json.loads(entry.read_text("utf-8")))
+    return source if source.folder == folder else dataset_sources().get(folder)
+
+
 def dataset_source(folder: str) -> DatasetSource:
     """The published location, licence and files of one dataset folder."""
     try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from medhelm_local.data.sources import dataset_sources
+from medhelm_local.data.sources import published_source
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
@@ -102,7 +102,7 @@ class BenchmarkSpec:
         """Where the data is published: the card's word, else the shipped record of the public dataset."""
         if self.card.provenance:
             return self.card.provenance
-        source = dataset_sources().get(self.card.data.folder or "")
+        source = published_source(self.card.data.folder or "")
         if source is None:
             return "not recorded"
         # The note says what the repository line does not (whose file a copy is); it names the repository too.
@@ -114,7 +114,7 @@ class BenchmarkSpec:
         """The data's licence as its publisher states it: the card's word, else the shipped record."""
         if self.card.licence:
             return self.card.licence
-        source = dataset_sources().get(self.card.data.folder or "")
+        source = published_source(self.card.data.folder or "")
         return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
 
     def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
@@ -269,7 +269,7 @@ class Benchmark:
         data = self.card.data
         if data.file is not None:
             return (data.file,)
-        return tuple(data.files) if data.files else tuple(sorted(published_checksums().get(data.folder or "", {})))
+        return tuple(data.files) if data.files else tuple(sorted(published_checksums(data.folder or "") or {}))
 
     def _paths(self, data: DataRoot) -> dict[str, Path]:
         spec = self.card.data

@@ -32,17 +32,18 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def published_checksums() -> dict[str, dict[str, str]]:
-    """sha256 of each published dataset file, by folder then file name (shipped with the package,
-    one manifest per folder: see `medhelm_local.data.sources`)."""
-    from medhelm_local.data.sources import dataset_sources
+def published_checksums(folder: str) -> dict[str, str] | None:
+    """sha256 of each file of a published dataset folder, by file name (None: not a published folder); shipped
+    with the package, one manifest per folder: see `medhelm_local.data.sources`."""
+    from medhelm_local.data.sources import published_source
 
-    return {folder: source.checksums for folder, source in dataset_sources().items()}
+    source = published_source(folder)
+    return None if source is None else dict(source.checksums)
 
 
 def _how_to_get(folder: str, name: str, published_at: str) -> str:
     folder_import = f"import a folder named {folder} holding {name} with `medhelm-local data import FOLDER`"
-    if folder not in published_checksums():
+    if published_checksums(folder) is None:
         return f"get it from {published_at}, then {folder_import}"
     return (f"on a connected staging host, `medhelm-local data stage --to BUNDLE {folder}` fetches it from "
             f"{published_at}; carry the bundle in and run `medhelm-local data import BUNDLE` here (or {folder_import})")
@@ -69,7 +70,7 @@ class DataRoot:
     def verify(self, folder: str, files: tuple[str, ...], published_at: str) -> dict[str, Path]:
         """Paths of the named files after checking each exists and matches its checksum."""
         recorded = self.recorded(folder)
-        expected = recorded if recorded is not None else published_checksums().get(folder, {})
+        expected = recorded if recorded is not None else published_checksums(folder) or {}
         origin = f"{folder}/{MANIFEST}" if recorded is not None else "the published checksums"
         paths: dict[str, Path] = {}
         for name in files:
@@ -186,7 +187,7 @@ def import_dataset(source: Path, data_root: Path, name: str | None = None, repla
             changed = sorted(set(checksums) ^ set(expected) | {f for f in checksums if checksums[f] != expected.get(f)})
             raise IntegrityError(f"{folder}: the copy differs from the verified manifest ({', '.join(changed[:3])})",
                                  where=str(source), fix="the bundle changed while it was imported; import it again")
-        published = published_checksums().get(folder, {})
+        published = published_checksums(folder) or {}
         matches = bool(published) and all(checksums.get(f) == h for f, h in published.items())
         manifest = {"files": checksums, "source": str(source.resolve()), "matches_published": matches,
                     "imported_at": datetime.now(UTC).isoformat(timespec="seconds"), **(provenance or {})}

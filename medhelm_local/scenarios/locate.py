@@ -19,7 +19,7 @@ def data_root_files(data: DataRoot, spec: CardData, declared: tuple[str, ...], p
     """The folder's files in the data root, verified; a card that lists none reads every file recorded for it."""
     folder = spec.folder or ""
     names = declared
-    if not names and folder not in published_checksums():
+    if not names and published_checksums(folder) is None:
         recorded = data.recorded(folder)
         if recorded is None:
             raise DatasetMissingError(f"the dataset folder {folder} is not in the data root", where=str(data.root),

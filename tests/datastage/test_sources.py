@@ -8,7 +8,7 @@ import pytest
 from support.staging import SHARED_DATASETS, published_mirror
 
 from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
-from medhelm_local.data.sources import unpinned_datasets
+from medhelm_local.data.sources import published_source, unpinned_datasets
 from medhelm_local.errors import UnknownScenarioError
 from medhelm_local.scenarios import get, names
 from medhelm_local.scenarios.datafiles import published_checksums, sha256_file
@@ -52,7 +52,8 @@ def test_each_source_names_repository_commit_urls_and_licence(folder: str) -> No
     for f in source.files:
         assert f.path == source.base_path + f.name
         assert f.url.startswith(source.base_url) and " " not in f.url and "#" not in f.url
-    assert source.checksums == published_checksums()[folder]
+    assert source.checksums == published_checksums(folder)
+    assert published_source(folder) == source  # read from its own manifest, named for the folder
 
 
 def test_names_that_are_not_urls_are_escaped() -> None:

@@ -152,7 +152,7 @@ def test_the_medcalc_prompt_asks_for_the_quantity_only(data_root: Path) -> None:
 def test_the_published_files_load_with_their_published_counts(benchmark: str) -> None:
     folder = SHARED_DATASETS / FOLDER[benchmark]
     assert not (folder / MANIFEST).exists()  # so the shipped published checksums are what is checked
-    assert sha256_file(folder / FILE[benchmark]) == published_checksums()[FOLDER[benchmark]][FILE[benchmark]]
+    assert sha256_file(folder / FILE[benchmark]) == published_checksums(FOLDER[benchmark])[FILE[benchmark]]  # type: ignore[index]
 
     instances = create(benchmark).load(DataRoot(SHARED_DATASETS))
 
