@@ -54,6 +54,10 @@ def explain_failure(exc: duckdb.Error, path: Path | None = None) -> StoreError:
     if is_damage(exc):
         return StoreCorruptError(f"the store is damaged: a page does not decrypt or check out ({first})",
                                  where=name, fix=_RESTORE.format(name=name))
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return StoreError(f"DuckDB ran out of the memory it may use for the store ({first})", where=name,
+                          fix="raise the store_memory_limit setting (e.g. store_memory_limit = \"1GB\"; a run's "
+                              "default is 128MB); everything committed so far is kept: rerun the same command to go on")
     return StoreError(f"DuckDB failed while using the store ({first})", where=name,
                       fix="check the disk (space, errors) and try again; if it repeats, "
                           + _RESTORE.format(name=name))

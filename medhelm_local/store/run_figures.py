@@ -116,11 +116,15 @@ def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate
 def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     if run["benchmark"].get("task_type") != "multiple_choice":
         return []
+    # The joined sides carry only ids and numbers (the option count is taken before the join): joined whole,
+    # a 100,000-instance run's reference texts sat in the join's hash table (+87 MB peak, bench/memory.py).
     result = con.execute(
-        "SELECT c.logprobs_json, s.value, json_array_length(i.references_json) FROM completions c "
-        "JOIN scores s ON s.run_id = c.run_id AND s.instance_id = c.instance_id AND s.metric = ? "
-        "JOIN instances i ON i.run_id = c.run_id AND i.instance_id = c.instance_id "
-        "WHERE c.run_id = ? AND c.ok AND s.value IS NOT NULL", [run["main"], run["run_id"]])
+        "SELECT c.logprobs_json, s.value, i.options FROM completions c "
+        "JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
+        "USING (instance_id) "
+        "JOIN (SELECT instance_id, json_array_length(references_json) AS options FROM instances WHERE run_id = $run) i "
+        "USING (instance_id) "
+        "WHERE c.run_id = $run AND c.ok", {"run": run["run_id"], "metric": run["main"]})
     confidence, correct, seen = [], [], 0
     # In chunks: a 100,000-instance run's logprobs are hundreds of MB as Python strings, two floats each are not.
     while rows := result.fetchmany(_CHUNK):

@@ -155,6 +155,16 @@ def test_every_request_failing_exits_6_and_some_failing_is_said_on_stderr(
     assert "request(s) failed and are stored as failed" in result.stderr
 
 
+def test_a_store_memory_limit_too_small_says_which_setting_to_raise(
+        keyed: Path, data_root: Path, fake_server: Callable[..., FakeServer]) -> None:
+    config, env = _setup(keyed, data_root, {"fake": fake_server()})
+    config.write_text('store_memory_limit = "1MB"\n' + config.read_text())
+    result = run_cli("-c", str(config), "run", "pubmed_qa:model=local/m,model_deployment=fake", "-m", "20", env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "ran out of the memory it may use" in result.stderr and "raise the store_memory_limit" in result.stderr
+    assert "check the disk" not in result.stderr  # not taken for damage
+
+
 def test_every_entry_starts_together_and_each_endpoint_keeps_its_own_limit(
         keyed: Path, data_root: Path, fake_server: Callable[..., FakeServer]) -> None:
     one, two = fake_server(delay=0.3), fake_server(delay=0.3)
