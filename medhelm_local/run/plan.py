@@ -119,11 +119,16 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
     data = DataRoot(settings.data_root)
     allowlist = allowlist or allowlist_for(settings)
     planned = []
+    surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, list[str] | None]] = {}
     for entry in entries:
         benchmark = create(entry.scenario, entry.args)
         deployment = deployment_for(settings, entry)
         allowlist.require(entry.deployment, deployment)
-        total, sample = _survey(benchmark, data, max_eval_instances, shard)
+        # One reading per benchmark: a suite's models share its instances and sample.
+        key = (entry.scenario, tuple(sorted(entry.args.items())))
+        if key not in surveyed:
+            surveyed[key] = _survey(benchmark, data, max_eval_instances, shard)
+        total, sample = surveyed[key]
         planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, data, total, sample,
                                   max_eval_instances, shard))
     return planned
