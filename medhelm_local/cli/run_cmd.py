@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from importlib import import_module
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from urllib.parse import quote, urlsplit
@@ -135,7 +135,7 @@ def dataset_sources() -> dict[str, DatasetSource]:
     return dict(sorted(found.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def published_source(folder: str) -> DatasetSource | None:
     """One public dataset folder's record (None: not a public folder), reading its own manifest only: a run
     needs one folder's checksums, and the mtsamples manifests list ~1,700 files (~25 ms to read them all)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -57,7 +57,7 @@ def _cards_folder() -> Path:
     return Path(str(resources.files("medhelm_local.scenarios").joinpath("cards")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _builtin_file(path: Path) -> BenchmarkSpec:
     """One shipped card, read and checked once per process."""
     return load_spec(path, builtin=True)
