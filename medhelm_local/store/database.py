@@ -77,13 +77,15 @@ class StoreHandle:
 
 
 # For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that
-# hands freed memory back soon, and a cache of at most 128 MB (DuckDB otherwise keeps every page it
-# reads, up to 80 % of RAM; beyond the limit it evicts or spills, encrypted) keep a 100,000-instance
-# run's peak RSS near a 1,000-instance run's (bench/memory.py: 341 MB against 227 MB; 1,062 MB
-# before any of this). The store_memory_limit setting replaces the 128 MB.
+# hands freed memory back soon, a cache of at most 128 MB (DuckDB otherwise keeps every page it
+# reads, up to 80 % of RAM; beyond the limit it evicts or spills, encrypted), and a checkpoint every
+# 4 MB of write-ahead log (each checkpoint's memory grows with the log it folds in: at DuckDB's 16 MB,
+# a 100,000-instance run peaked at 335-339 MB during checkpoints, at 4 MB 306-308 MB; the same speed)
+# keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py; 1,062 MB before
+# any of this). The store_memory_limit setting replaces the 128 MB.
 STREAMING: dict[str, str | int | float | list[str]] = {
     "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",
-    "memory_limit": "128MB"}
+    "memory_limit": "128MB", "checkpoint_threshold": "4MB"}
 
 
 def _connect(path: Path, streaming: bool = False) -> duckdb.DuckDBPyConnection:
