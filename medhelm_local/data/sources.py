@@ -139,13 +139,12 @@ def dataset_sources() -> dict[str, DatasetSource]:
 def published_source(folder: str) -> DatasetSource | None:
     """One public dataset folder's record (None: not a public folder), reading its own manifest only: a run
     needs one folder's checksums, and the mtsamples manifests list ~1,700 files (~25 ms to read them all)."""
-    if not folder.isidentifier():
-        return None
-    entry = _manifests().joinpath(f"{folder}.json")
-    if not entry.is_file():
-        return None
-    source = _source(json.loads(entry.read_text("utf-8")))
-    return source if source.folder == folder else dataset_sources().get(folder)
+    entry = _manifests().joinpath(f"{folder}.json") if folder.isidentifier() else None
+    if entry is not None and entry.is_file():
+        source = _source(json.loads(entry.read_text("utf-8")))
+        if source.folder == folder:
+            return source
+    return dataset_sources().get(folder)  # a manifest named otherwise, or a folder that is not public
 
 
 def dataset_source(folder: str) -> DatasetSource:
