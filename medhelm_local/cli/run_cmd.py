@@ -130,8 +130,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             path = store_path_for(settings, suite_name, store, part)
             opening = pool.submit(open_store, path, kek, create=True, memory_limit=settings.store_memory_limit,
                                   streaming=True)
-            execute = loading.result().execute
+            loading.result()  # the scheduler module is loaded (or its import error raised) by now
         handle = opening.result()
+        from medhelm_local.run.scheduler import execute  # loaded above: a look-up, not an import
         log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
         try:
             progress = NoProgress() if (quiet or as_json) else BarProgress()

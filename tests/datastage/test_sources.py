@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import REPO
 from support.staging import SHARED_DATASETS, published_mirror
 
 from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
@@ -53,7 +54,8 @@ def test_each_source_names_repository_commit_urls_and_licence(folder: str) -> No
         assert f.path == source.base_path + f.name
         assert f.url.startswith(source.base_url) and " " not in f.url and "#" not in f.url
     assert source.checksums == published_checksums(folder)
-    assert published_source(folder) == source  # read from its own manifest, named for the folder
+    assert published_source(folder) == source  # read from its own manifest, named for the folder:
+    assert (REPO / "medhelm_local" / "scenarios" / "manifests" / f"{folder}.json").is_file()
 
 
 def test_names_that_are_not_urls_are_escaped() -> None:
