@@ -102,7 +102,7 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
     started: list[FakeServer] = []
 
     def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
-              seed: int = 1, context: int | None = None, judge: str = "good") -> FakeServer:
+              seed: int = 1, context: int | None = None, judge: str = "good", unsure: bool = False) -> FakeServer:
         port_file = tmp_path / f"fake-port-{len(started)}"
         args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
                 "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
@@ -110,6 +110,8 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
             args += ["--faults", faults]
         if context is not None:
             args += ["--context", str(context)]
+        if unsure:
+            args.append("--unsure")
         proc = subprocess.Popen(args)
         deadline = time.monotonic() + 10
         while not port_file.exists():

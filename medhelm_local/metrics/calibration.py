@@ -2,7 +2,8 @@
 
 The confidence of an answer is the probability of the option it chose, read from the logprobs of the
 first answer token that is an option letter, renormalised over the option letters among that
-token's top logprobs (the server returns the top 5). Correctness is the run's main metric for that
+token's top logprobs (the server returns the top 5); a run stores it with each completion as it
+arrives (`completions.confidence`), so a run's figures read two numbers an instance. Correctness is the run's main metric for that
 instance (1 or 0). ECE: 10 equal-width bins of confidence, the mean over bins of |accuracy -
 confidence| weighted by each bin's share of instances. Brier score: the mean of (confidence -
 correct)^2. Both are lower-is-better. A run whose endpoint gave no logprobs has no calibration

@@ -30,8 +30,9 @@ from medhelm_local.annotate.store import Pending, pending_judgings
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
+from medhelm_local.metrics.calibration import chosen_probability
 from medhelm_local.policy.allowlist import PolicyAllowlist
-from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score
+from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score, TaskType
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.truncation import fit
@@ -91,6 +92,11 @@ class _Run:
     producing: bool = True
     finished_at: float | None = None
 
+    @property
+    def choice(self) -> bool:
+        """Whether the run's answers choose among options (their confidence is then stored for calibration)."""
+        return self.plan.benchmark.task_type == TaskType.MULTIPLE_CHOICE
+
     def settle(self) -> None:
         if not self.producing and self.finished == self.queued and self.finished_at is None:
             self.finished_at = time.perf_counter()
@@ -140,12 +146,15 @@ def _request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
     return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=json.dumps(params))
 
 
-def completion_row(run_id: str, c: Completion) -> tuple[object, ...]:
-    """A completion as the writer stores it."""
+def completion_row(run_id: str, c: Completion, options: int | None = None) -> tuple[object, ...]:
+    """A completion as the writer stores it; `options`: a multiple-choice instance's option count, whose
+    chosen option's probability (its confidence, for calibration) is then read from the logprobs."""
+    confidence = chosen_probability(c.logprobs_json, options) if options and c.ok else None
     return row_of("completions", run_id=run_id, instance_id=c.instance_id, ok=c.ok, text=c.text,
                   finish_reason=c.finish_reason, prompt_tokens=c.prompt_tokens,
                   completion_tokens=c.completion_tokens, latency_s=c.latency_s, attempts=c.attempts,
-                  error_type=c.error_type, error_message=c.error_message, logprobs_json=c.logprobs_json)
+                  error_type=c.error_type, error_message=c.error_message, logprobs_json=c.logprobs_json,
+                  confidence=confidence)
 
 
 def score_row(run_id: str, s: Score) -> tuple[object, ...]:
@@ -244,7 +253,8 @@ class _Suite:
             scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
             run_id = run.plan.run_id
             retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
-            self.writer.put_group([*retried, ("completions", completion_row(run_id, completion)),
+            options = len(inst.references) if run.choice else None
+            self.writer.put_group([*retried, ("completions", completion_row(run_id, completion, options)),
                                    *(("scores", score_row(run_id, s)) for s in scores)])
             run.sent += 1
             run.failed_now += 0 if completion.ok else 1

@@ -118,8 +118,11 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
         return []
     # The joined sides carry only ids and numbers (the option count is taken before the join): joined whole,
     # a 100,000-instance run's reference texts sat in the join's hash table (+87 MB peak, bench/memory.py).
+    # A completion's confidence is stored when it arrives (schema v3); only a completion without one (a v2
+    # store's, or one with no option letter among its logprobs) has its logprobs read here.
     result = con.execute(
-        "SELECT c.logprobs_json, s.value, i.options FROM completions c "
+        "SELECT c.confidence, CASE WHEN c.confidence IS NULL THEN c.logprobs_json END, s.value, i.options "
+        "FROM completions c "
         "JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
         "USING (instance_id) "
         "JOIN (SELECT instance_id, json_array_length(references_json) AS options FROM instances WHERE run_id = $run) i "
@@ -129,8 +132,8 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
     # In chunks: a 100,000-instance run's logprobs are hundreds of MB as Python strings, two floats each are not.
     while rows := result.fetchmany(_CHUNK):
         seen += len(rows)
-        for logprobs_json, value, options in rows:
-            p = cal.chosen_probability(logprobs_json, int(options or 0))
+        for stored, logprobs_json, value, options in rows:
+            p = stored if stored is not None else cal.chosen_probability(logprobs_json, int(options or 0))
             if p is not None and value in (0.0, 1.0):
                 confidence.append(p)
                 correct.append(float(value))

@@ -29,7 +29,7 @@ StoreKind = Literal["suite", "audit"]
 Kind = Literal["text", "int", "float", "bool", "timestamp"]
 Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 AUDIT_SCHEMA_VERSION = 1
 
 _SQL_TYPES: dict[Kind, str] = {"text": "VARCHAR", "int": "INTEGER", "float": "DOUBLE", "bool": "BOOLEAN",
@@ -177,6 +177,10 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("error_message", "text", "text", carries="prompts"),
         _c("logprobs_json", "text", "drop"),
         _c("created_at", "timestamp", "keep", required=True, stamp=True),
+        # A multiple-choice answer's probability of the option it chose (metrics/calibration.py), read from
+        # its logprobs when it arrives: calibration then reads two numbers an instance, not the logprobs.
+        # NULL without logprobs, a letter among them, or (stores before v3) when not yet computed.
+        _c("confidence", "float", "keep", since=3),
     ), key=("run_id", "instance_id"), artifact="completions", indexed=False),
     Table("scores", (
         _RUN_ID, _INSTANCE_ID,

@@ -11,6 +11,8 @@ import pytest
 from conftest import FakeServer, run_cli, write_config
 
 from medhelm_local.metrics.calibration import brier_score, chosen_probability, ece_bootstrap, expected_calibration_error
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
 
 CONFIDENCE = [0.95, 0.85, 0.65, 0.62, 0.15]
 CORRECT = [1.0, 0.0, 1.0, 1.0, 0.0]
@@ -75,3 +77,30 @@ def test_a_multiple_choice_run_has_calibration_only_when_the_endpoint_gave_logpr
     assert aggregates["ece"]["mean"] == pytest.approx(1 - accuracy)
     assert aggregates["brier"]["mean"] == pytest.approx(1 - accuracy)
     assert aggregates["ece"]["n_scored"] == 50
+
+
+def test_each_answers_confidence_is_stored_as_it_arrives_and_is_what_the_run_is_calibrated_on(
+        tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
+    server = fake_server(unsure=True)  # every letter among the top logprobs: confidence varies by answer
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {"base_url": server.base_url}})
+    done = run_cli("-c", str(config), "run", "med_qa:model=local/m,model_deployment=fake", "--suite", "cal", "--json",
+                   env={"MEDHELM_KEK_FILE": str(kek_file)})
+    assert done.returncode == 0, done.stderr
+    aggregates = {a["metric"]: a for a in json.loads(done.stdout)["runs"][0]["aggregates"]}
+
+    handle = open_store(tmp_path / "results" / "cal.duckdb", kek, read_only=True)
+    try:
+        rows = handle.con.execute(
+            "SELECT c.confidence, c.logprobs_json, json_array_length(i.references_json), s.value FROM completions c "
+            "JOIN instances i USING (run_id, instance_id) JOIN scores s USING (run_id, instance_id) "
+            "WHERE s.metric = 'exact_match' ORDER BY c.instance_id").fetchall()
+    finally:
+        handle.close()
+    assert len(rows) == 50
+    from_logprobs = [chosen_probability(logprobs, options) for _, logprobs, options, _ in rows]
+    assert [stored for stored, *_ in rows] == pytest.approx(from_logprobs)
+    assert len({round(p, 3) for p in from_logprobs if p is not None}) > 10  # not one confidence for all
+    assert all(0.25 < p < 1 for p in from_logprobs if p is not None)
+    correct = [value for *_, value in rows]
+    assert aggregates["ece"]["mean"] == pytest.approx(expected_calibration_error(from_logprobs, correct))
+    assert aggregates["brier"]["mean"] == pytest.approx(sum(brier_score(from_logprobs, correct)) / 50)

@@ -1,5 +1,5 @@
 """The stored schema is declared once: DDL, writer, migration, redaction classes and export derive from it,
-and a store written by the previous version (v1) opens, migrates and reads the same."""
+and stores written by earlier versions (v1, v2) open, migrate and read the same."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from medhelm_local.settings import default_redaction_dir
 from medhelm_local.store import schema
 from medhelm_local.store.database import backup_path, open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import list_runs, run_aggregates
+from medhelm_local.store.queries import compute_aggregates, list_runs, run_aggregates
 from medhelm_local.store.writer import StoreWriter, row_of
 
 V1 = REPO / "tests" / "data" / "stores" / "v1"
+V2 = REPO / "tests" / "data" / "stores" / "v2"
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -76,6 +77,31 @@ def test_a_v1_store_made_by_the_previous_release_migrates_on_open_and_reads_the_
     finally:
         handle.close()
     assert not backup_path(path, 1).exists(), "the original is kept only until the migration commits"
+
+
+def test_a_v2_store_migrates_and_its_calibration_still_reads_from_the_logprobs(tmp_path: Path) -> None:
+    folder = tmp_path / "v2"
+    shutil.copytree(V2, folder)
+    for path in folder.iterdir():
+        path.chmod(0o600)
+    kek = Kek(bytes.fromhex((folder / "kek").read_text().strip()), "fixture kek")
+    expected = json.loads((V2 / "expected_run.json").read_text())["runs"]
+
+    handle = open_store(folder / "v2fixture.duckdb", kek, read_only=True)
+    try:
+        meta = dict(handle.con.execute("SELECT key, value FROM meta").fetchall())
+        assert meta["schema_version"] == str(schema.SCHEMA_VERSION) and "migrated_from_v2" in meta
+        # v2 completions have no stored confidence: recomputing reads it from each one's logprobs.
+        assert handle.con.execute("SELECT count(*) FROM completions WHERE confidence IS NOT NULL").fetchone() == (0,)
+        for old in expected:
+            recomputed = {a.metric: a for a in compute_aggregates(handle.con, old["run"]["run_id"])}
+            for figure in old["aggregates"]:
+                now = recomputed[figure["metric"]]
+                assert (now.n, now.n_scored, now.n_failed) == (figure["n"], figure["n_scored"], figure["n_failed"])
+                assert now.mean == pytest.approx(figure["mean"]) and now.ci_low == pytest.approx(figure["ci_low"])
+        assert {"ece", "brier"} <= {a["metric"] for a in expected[0]["aggregates"]}
+    finally:
+        handle.close()
 
 
 def test_a_migrated_store_takes_new_runs_and_lists_on_the_cli(tmp_path: Path) -> None:

@@ -8,13 +8,17 @@ Answers are deterministic: a letter derived from the prompt's hash, so reruns ag
 `--judge`: good (valid JSON), fenced (in a code fence, scores as strings, text after it), malformed
 (no JSON), partial (the last criterion missing), out_of_range (a score of 7).
 
+Chat replies asked for logprobs carry the answer letter's alone (a model sure of every answer); with
+`--unsure`, every letter A-D among the top logprobs, the answer most likely, each at a probability
+derived from the prompt's hash, so confidence varies from answer to answer as a real model's does.
+
 With `--context N` it also has a model context of N tokens, one token per character (a chat
 message costs 3 more, the generation prompt 2): it serves vLLM's /tokenize and /detokenize at its
 root and refuses, with HTTP 400 as vLLM does, a request whose prompt and max_tokens pass N.
 Without it, like Ollama, it has no tokenizer endpoints (404).
 
 Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--context N]
-     [--judge good]
+     [--judge good] [--unsure]
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class FakeServerState:
     seed: int = 1
     hang_s: float = 30.0
     judge: str = "good"
+    unsure: bool = False  # every option letter among the top logprobs, not only the answer's
     outcomes: Counter[str] = field(default_factory=Counter)
     first_request_at: float | None = None
     last_reply_at: float | None = None
@@ -100,7 +105,19 @@ def _ratings(prompt: str, schema: dict[str, Any], mode: str, seed: int = 1) -> s
     return f"Here is my rating:\n```json\n{text}\n```\nI hope this helps." if mode == "fenced" else text
 
 
-def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1) -> dict[str, Any]:
+def _top_logprobs(prompt: str, text: str, unsure: bool) -> list[dict[str, Any]]:
+    """The answer token's top logprobs: the answer alone, or (unsure) every letter, the answer first and likeliest."""
+    if not unsure or text not in "ABCD":
+        return [{"token": text, "logprob": -0.1, "bytes": None}]
+    digest = hashlib.sha256(f"logprobs\0{prompt}".encode()).digest()
+    chosen = -0.05 - digest[0] / 128  # -0.05 .. -2.04
+    others = [c for c in "ABCD" if c != text]
+    return [{"token": text, "logprob": chosen, "bytes": None},
+            *({"token": c, "logprob": chosen - 0.05 - digest[1 + i] / 64, "bytes": None} for i, c in enumerate(others))]
+
+
+def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
+           unsure: bool = False) -> dict[str, Any]:
     model = body.get("model", "fake")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
@@ -109,8 +126,9 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1) 
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
         if body.get("logprobs"):
-            choice["logprobs"] = {"content": [{"token": text, "logprob": -0.1, "bytes": None,
-                                               "top_logprobs": [{"token": text, "logprob": -0.1, "bytes": None}]}]}
+            top = _top_logprobs(prompt, text, unsure)
+            choice["logprobs"] = {"content": [{"token": text, "logprob": top[0]["logprob"], "bytes": None,
+                                               "top_logprobs": top}]}
     else:
         prompt = body["prompt"]
         text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge, seed)
@@ -224,7 +242,7 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge, state.seed)).encode()))
+                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge, state.seed, state.unsure)).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
             await writer.drain()
@@ -264,9 +282,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--context", type=int, default=None)
     parser.add_argument("--judge", choices=JUDGE_MODES, default="good")
+    parser.add_argument("--unsure", action="store_true", help="every option letter among the top logprobs")
     args = parser.parse_args()
     state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
-                            context=args.context, judge=args.judge)
+                            context=args.context, judge=args.judge, unsure=args.unsure)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))

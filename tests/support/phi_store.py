@@ -46,22 +46,32 @@ def write_ward_store(path: Path, kek: Kek) -> Path:
         writer = StoreWriter(handle)
         for n, (instance_id, note, label, answer, error) in enumerate(_NOTES):
             refs = json.dumps([{"text": label, "correct": True}, {"text": f"about {note[9:33]}", "correct": False}])
-            writer.put("instances", (PRIVATE_RUN, instance_id, n, "test", note, refs, json.dumps({"ward": "4B"})))
-            writer.put("requests", (PRIVATE_RUN, instance_id, f"Triage note:\n{note}\nSepsis? Answer yes or no.",
-                                    json.dumps({"max_tokens": 32})))
+            writer.put("instances", row_of("instances", run_id=PRIVATE_RUN, instance_id=instance_id, ordinal=n,
+                                           split="test", input=note, references_json=refs,
+                                           extra_json=json.dumps({"ward": "4B"})))
+            writer.put("requests", row_of("requests", run_id=PRIVATE_RUN, instance_id=instance_id,
+                                          prompt=f"Triage note:\n{note}\nSepsis? Answer yes or no.",
+                                          params_json=json.dumps({"max_tokens": 32})))
             ok = error is None
-            writer.put_group([("completions", (PRIVATE_RUN, instance_id, ok, answer, "stop" if ok else None, 50, 12,
-                                               0.4, 1, None if ok else "http_500", error,
-                                               json.dumps([{"token": "Przybylski"}]) if ok else None))]
+            writer.put_group([("completions", row_of(
+                "completions", run_id=PRIVATE_RUN, instance_id=instance_id, ok=ok, text=answer,
+                finish_reason="stop" if ok else None, prompt_tokens=50, completion_tokens=12, latency_s=0.4,
+                attempts=1, error_type=None if ok else "http_500", error_message=error,
+                logprobs_json=json.dumps([{"token": "Przybylski"}]) if ok else None))]
                              + ([("scores", row_of("scores", run_id=PRIVATE_RUN, instance_id=instance_id,
                                                    metric="exact_match", value=1.0,
                                                    extracted="yes (per Mr. Przybylski's chart)"))] if ok else []))
         for n in range(2):
             pid = f"pubmed-{n}"
-            writer.put("instances", (PUBLIC_RUN, pid, n, "test", f"Does aspirin reduce risk {n}?",
-                                     json.dumps([{"text": "yes", "correct": True}]), "{}"))
-            writer.put("requests", (PUBLIC_RUN, pid, f"Question {n}: does aspirin reduce risk?", "{}"))
-            writer.put_group([("completions", (PUBLIC_RUN, pid, True, "A", "stop", 20, 1, 0.1, 1, None, None, None)),
+            writer.put("instances", row_of("instances", run_id=PUBLIC_RUN, instance_id=pid, ordinal=n, split="test",
+                                           input=f"Does aspirin reduce risk {n}?",
+                                           references_json=json.dumps([{"text": "yes", "correct": True}]),
+                                           extra_json="{}"))
+            writer.put("requests", row_of("requests", run_id=PUBLIC_RUN, instance_id=pid,
+                                          prompt=f"Question {n}: does aspirin reduce risk?", params_json="{}"))
+            writer.put_group([("completions", row_of("completions", run_id=PUBLIC_RUN, instance_id=pid, ok=True,
+                                                     text="A", finish_reason="stop", prompt_tokens=20,
+                                                     completion_tokens=1, latency_s=0.1, attempts=1)),
                               ("scores", row_of("scores", run_id=PUBLIC_RUN, instance_id=pid, metric="exact_match",
                                                 value=float(n), extracted="A"))])
         writer.close()
