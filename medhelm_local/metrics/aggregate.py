@@ -20,7 +20,7 @@ from medhelm_local.records import Aggregate
 BOOTSTRAP_SAMPLES = 1000
 # Resamples drawn per block: 1,000 x 100,000 draws at once would take 800 MB (bench/memory.py); the
 # calibration interval holds about five arrays of a block's size at once, so a block stays ~4 MB.
-_BLOCK_CELLS = 500_000
+_BLOCK_CELLS = 250_000
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ def aggregate(metric: str, n_instances: int, values: Sequence[float] | Any, n_fa
     if not count:
         return Aggregate(metric, n_instances, 0, n_failed, None, None, None)
     low, high = bootstrap_ci(values)
-    return Aggregate(metric, n_instances, count, n_failed, float(sum(values)) / count, low, high)
+    total = values.sum() if hasattr(values, "sum") else sum(values)  # an array's own sum: not element by element
+    return Aggregate(metric, n_instances, count, n_failed, float(total) / count, low, high)
 
 
 def _f1(tp: float, fp: float, fn: float) -> float:

@@ -116,35 +116,40 @@ def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate
 def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     if run["benchmark"].get("task_type") != "multiple_choice":
         return []
-    # The joined sides carry only ids and numbers (the option count is taken before the join): joined whole,
-    # a 100,000-instance run's reference texts sat in the join's hash table (+87 MB peak, bench/memory.py).
-    # A completion's confidence is stored when it arrives (schema v3); only a completion without one (a v2
-    # store's, or one with no option letter among its logprobs) has its logprobs read here.
-    result = con.execute(
-        "SELECT c.confidence, CASE WHEN c.confidence IS NULL THEN c.logprobs_json END, s.value, i.options "
-        "FROM completions c "
-        "JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
-        "USING (instance_id) "
-        "JOIN (SELECT instance_id, json_array_length(references_json) AS options FROM instances WHERE run_id = $run) i "
-        "USING (instance_id) "
-        "WHERE c.run_id = $run AND c.ok", {"run": run["run_id"], "metric": run["main"]})
-    confidence, correct, seen = [], [], 0
-    # In chunks: a 100,000-instance run's logprobs are hundreds of MB as Python strings, two floats each are not.
-    while rows := result.fetchmany(_CHUNK):
-        seen += len(rows)
-        for stored, logprobs_json, value, options in rows:
-            p = stored if stored is not None else cal.chosen_probability(logprobs_json, int(options or 0))
-            if p is not None and value in (0.0, 1.0):
-                confidence.append(p)
-                correct.append(float(value))
-    if not confidence:
+    import numpy as np  # only run-level figures need it: `run --quiet` imports it here, at the end
+
+    params = {"run": run["run_id"], "metric": run["main"]}
+    # The joined side carries only ids and numbers: joined whole, a 100,000-instance run's reference texts
+    # sat in the join's hash table (+87 MB peak, bench/memory.py).
+    answered = ("FROM completions c JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = "
+                "$metric AND value IS NOT NULL) s USING (instance_id) WHERE c.run_id = $run AND c.ok")
+    seen, unread = con.execute(f"SELECT count(*), count(*) FILTER (WHERE c.confidence IS NULL AND c.logprobs_json "
+                               f"IS NOT NULL) {answered}", params).fetchone() or (0, 0)
+    # Each answer's confidence is stored when it arrives (schema v3): two numbers an instance, fetched as arrays.
+    stored = con.execute(f"SELECT c.confidence, s.value {answered} AND c.confidence IS NOT NULL "
+                         f"AND s.value IN (0, 1)", params).fetchnumpy()
+    confidence, correct = [np.asarray(stored["confidence"], dtype=float)], [np.asarray(stored["value"], dtype=float)]
+    if unread:  # a v2 store's answers have none stored: read from their logprobs, in chunks
+        result = con.execute(
+            "SELECT c.logprobs_json, s.value, i.options FROM completions c "
+            "JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IN (0, 1)) "
+            "s USING (instance_id) JOIN (SELECT instance_id, json_array_length(references_json) AS options "
+            "FROM instances WHERE run_id = $run) i USING (instance_id) "
+            "WHERE c.run_id = $run AND c.ok AND c.confidence IS NULL AND c.logprobs_json IS NOT NULL", params)
+        read: list[tuple[float, float]] = []
+        while rows := result.fetchmany(_CHUNK):
+            read += [(p, float(value)) for logprobs_json, value, options in rows
+                     if (p := cal.chosen_probability(logprobs_json, int(options or 0))) is not None]
+        confidence.append(np.asarray([p for p, _ in read], dtype=float))
+        correct.append(np.asarray([c for _, c in read], dtype=float))
+    p, c = np.concatenate(confidence), np.concatenate(correct)
+    if not p.size:
         return []  # no logprobs: not available
-    failed = run["n"] - len(confidence) - _pending(con, run["run_id"])
-    low, high = cal.ece_bootstrap(confidence, correct) if len(confidence) > 1 else (None, None)
-    detail = {"without_probability": seen - len(confidence), "bins": cal.BINS}
-    ece = Aggregate(cal.ECE, run["n"], len(confidence), failed, cal.expected_calibration_error(confidence, correct),
-                    low, high, detail)
-    brier = aggregate(cal.BRIER, run["n"], cal.brier_score(confidence, correct), failed)
+    failed = run["n"] - p.size - _pending(con, run["run_id"])
+    low, high = cal.ece_bootstrap(p, c) if p.size > 1 else (None, None)
+    detail = {"without_probability": seen - p.size, "bins": cal.BINS}
+    ece = Aggregate(cal.ECE, run["n"], p.size, failed, cal.expected_calibration_error(p, c), low, high, detail)
+    brier = aggregate(cal.BRIER, run["n"], np.square(p - c), failed)
     return [ece, brier]
 
 

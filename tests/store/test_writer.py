@@ -1,0 +1,47 @@
+"""The store writer: transactions stay small enough to commit, and a run waits rather than queue rows without end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
+from medhelm_local.store.writer import StoreWriter, row_of
+
+NOTE = "".join(chr(97 + (i * 7919) % 26) for i in range(60_000))  # a long record: ~60 KB, barely compressible
+
+
+def _instance(n: int) -> tuple[object, ...]:
+    return row_of("instances", run_id="r", instance_id=f"i{n}", ordinal=n, split="test", input=f"{NOTE}{n}",
+                  references_json=json.dumps([{"text": "yes", "correct": True}]), extra_json="{}")
+
+
+def test_long_records_handed_over_at_once_commit_within_a_runs_memory_limit(tmp_path: Path, kek: Kek) -> None:
+    # 2,048 notes of 60 KB (~120 MB) handed over faster than a flush: as one transaction they did not fit a
+    # run's 128 MB, and the run failed ("failed to pin block") before batches were bounded by size too.
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True, memory_limit="128MB")
+    try:
+        writer = StoreWriter(handle)
+        for start in range(0, 2048, 64):  # as a run's producer hands them over: 64 at a time
+            writer.put_many("instances", [_instance(n) for n in range(start, start + 64)])
+        writer.close()
+        assert handle.con.execute("SELECT count(*) FROM instances").fetchone() == (2048,)
+    finally:
+        handle.close()
+
+
+def test_room_waits_until_the_rows_waiting_for_the_store_are_back_under_the_backlog(tmp_path: Path, kek: Kek) -> None:
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True)
+    try:
+        writer = StoreWriter(handle, backlog=100)
+        for n in range(40):
+            writer.put_many("instances", [_instance(n * 10 + k) for k in range(10)])  # 400 rows, faster than a flush
+        assert writer.behind
+        asyncio.run(writer.room())
+        assert not writer.behind and writer.committed >= 300
+        writer.close()
+        assert writer.committed == 400
+    finally:
+        handle.close()
