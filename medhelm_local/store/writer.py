@@ -85,6 +85,7 @@ class StoreWriter:
         # a run's event loop), rows committed (by the writer thread).
         self._handed = 0
         self._committed = 0
+        self._room: asyncio.Task[None] | None = None  # the one task polling for room, while any wait
         self._thread = threading.Thread(target=self._loop, name="medhelm-store-writer", daemon=True)
         self._thread.start()
 
@@ -123,7 +124,16 @@ class StoreWriter:
         return self._handed - self._committed > self._backlog and self._error is None
 
     async def room(self) -> None:
-        """Wait, without blocking the event loop, until no more than `backlog` rows wait to be committed."""
+        """Wait, without blocking the event loop, until no more than `backlog` rows wait to be committed.
+
+        However many tasks wait, one of them polls: 64 workers each polling cost more CPU than the rows saved.
+        """
+        loop = asyncio.get_running_loop()
+        if self._room is None or self._room.done() or self._room.get_loop() is not loop:
+            self._room = loop.create_task(self._poll_room())
+        await asyncio.shield(self._room)
+
+    async def _poll_room(self) -> None:
         while self.behind:
             await asyncio.sleep(self._flush_interval / 5)
 
