@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.machinery
 import subprocess
 import sys
 import threading
@@ -192,3 +194,26 @@ def test_bad_memory_limit_is_a_config_error(tmp_path: Path, kek: Kek) -> None:
 def test_httpfs_extension_ships_in_site_packages() -> None:
     path = httpfs_extension_path()
     assert path.is_file() and "site-packages" in str(path)
+
+
+def test_queries_with_parameters_no_longer_search_for_pandas(tmp_path: Path, kek: Kek,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # DuckDB's binding looks for pandas (not installed) at each query with parameters: each look searched
+    # sys.path. Once a store is open, the absence is known and answered at once.
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True)
+    searched: list[str] = []
+    real = importlib.machinery.PathFinder.find_spec
+
+    def counting(name: str, *args: object, **kwargs: object) -> object:
+        searched.append(name)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.machinery.PathFinder, "find_spec", counting)
+    try:
+        for n in range(10):
+            assert handle.con.execute("SELECT $n::INT + 1", {"n": n}).fetchone() == (n + 1,)
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("pandas")
+    finally:
+        handle.close()
+    assert "pandas" not in searched
