@@ -45,6 +45,13 @@ def is_damage(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.Error) and any(marker in str(exc) for marker in _DAMAGE)
 
 
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether DuckDB failed for want of memory: directly, or as the reason a commit or checkpoint failed."""
+    text = str(exc)
+    return isinstance(exc, duckdb.OutOfMemoryException) or (
+        isinstance(exc, duckdb.Error) and ("failed to pin block" in text or "Out of Memory Error" in text))
+
+
 def explain_failure(exc: duckdb.Error, path: Path | None = None) -> StoreError:
     """A DuckDB error met while reading or writing the store at `path` (default: the last one opened),
     as a clear error: damage is a StoreCorruptError that says to restore from backup."""
@@ -54,10 +61,11 @@ def explain_failure(exc: duckdb.Error, path: Path | None = None) -> StoreError:
     if is_damage(exc):
         return StoreCorruptError(f"the store is damaged: a page does not decrypt or check out ({first})",
                                  where=name, fix=_RESTORE.format(name=name))
-    if isinstance(exc, duckdb.OutOfMemoryException):
+    if is_out_of_memory(exc):
         return StoreError(f"DuckDB ran out of the memory it may use for the store ({first})", where=name,
                           fix="raise the store_memory_limit setting (e.g. store_memory_limit = \"1GB\"; a run's "
-                              "default is 128MB); everything committed so far is kept: rerun the same command to go on")
+                              "default is 128MB; records over ~50 KB need about 2,048 times the longest, e.g. 512MB "
+                              "for 100 KB notes); everything committed so far is kept: rerun the same command to go on")
     return StoreError(f"DuckDB failed while using the store ({first})", where=name,
                       fix="check the disk (space, errors) and try again; if it repeats, "
                           + _RESTORE.format(name=name))

@@ -25,6 +25,7 @@ from typing import Any
 
 from medhelm_local.errors import StoreError
 from medhelm_local.store.database import ALIAS, StoreHandle
+from medhelm_local.store.integrity import explain_failure, is_out_of_memory
 from medhelm_local.store.schema import table as declared
 
 # Tables the writer fills, in commit order: instances before the completions that refer to them.
@@ -75,6 +76,7 @@ class StoreWriter:
     def __init__(self, store: StoreHandle, flush_interval: float = 0.05, max_batch: int = 2048,
                  backlog: int = 4 * 2048, max_bytes: int = 4 << 20) -> None:
         self._cursor = store.con.cursor()
+        self._path = store.path
         self._queue: queue.Queue[Any] = queue.Queue()
         self._flush_interval = flush_interval
         self._max_batch = max_batch
@@ -111,8 +113,7 @@ class StoreWriter:
         Raises if the writer has already failed, so a run stops early.
         """
         if self._error is not None:
-            raise StoreError(f"writing to the store failed ({self._error})", where="store writer",
-                             fix="check free disk space and that nothing else writes this store")
+            raise self._failure("check free disk space and that nothing else writes this store")
         if rows:
             self._handed += len(rows)
             size = sum(len(value) for _, row in rows for value in row if type(value) is str)
@@ -142,8 +143,13 @@ class StoreWriter:
         self._queue.put(_STOP)
         self._thread.join()
         if self._error is not None:
-            raise StoreError(f"writing to the store failed ({self._error})", where="store writer",
-                             fix="check free disk space; rerun the same command to resume")
+            raise self._failure("check free disk space; rerun the same command to resume")
+
+    def _failure(self, fix: str) -> StoreError:
+        """Why writing stopped, as a clear error: DuckDB short of memory says which setting to raise."""
+        if is_out_of_memory(self._error):  # type: ignore[arg-type]
+            return explain_failure(self._error, self._path)  # type: ignore[arg-type]
+        return StoreError(f"writing to the store failed ({self._error})", where="store writer", fix=fix)
 
     def _loop(self) -> None:
         stopping = False

@@ -6,6 +6,9 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
+from medhelm_local.errors import StoreError
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.writer import StoreWriter, row_of
@@ -13,8 +16,8 @@ from medhelm_local.store.writer import StoreWriter, row_of
 NOTE = "".join(chr(97 + (i * 7919) % 26) for i in range(60_000))  # a long record: ~60 KB, barely compressible
 
 
-def _instance(n: int) -> tuple[object, ...]:
-    return row_of("instances", run_id="r", instance_id=f"i{n}", ordinal=n, split="test", input=f"{NOTE}{n}",
+def _instance(n: int, size: int = len(NOTE)) -> tuple[object, ...]:
+    return row_of("instances", run_id="r", instance_id=f"i{n}", ordinal=n, split="test", input=f"{NOTE[:size]}{n}",
                   references_json=json.dumps([{"text": "yes", "correct": True}]), extra_json="{}")
 
 
@@ -45,3 +48,18 @@ def test_room_waits_until_the_rows_waiting_for_the_store_are_back_under_the_back
         assert writer.committed == 400
     finally:
         handle.close()
+
+
+def test_records_too_long_for_the_memory_limit_say_which_setting_to_raise(tmp_path: Path, kek: Kek) -> None:
+    # DuckDB checkpoints a column 2,048 values at a time: 2,048 notes of 20 KB need more than 32 MB.
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True, memory_limit="32MB")
+    try:
+        writer = StoreWriter(handle)
+        for start in range(0, 2048, 64):
+            writer.put_many("instances", [_instance(n, 20_000) for n in range(start, start + 64)])
+        with pytest.raises(StoreError) as raised:
+            writer.close()
+    finally:
+        handle.close()
+    assert "ran out of the memory" in raised.value.message and "store_memory_limit" in raised.value.message
+    assert "s.duckdb" in raised.value.message and "rerun the same command" in raised.value.message
