@@ -3,11 +3,11 @@
 The confidence of an answer is the probability of the option it chose, read from the logprobs of the
 first answer token that is an option letter, renormalised over the option letters among that
 token's top logprobs (the server returns the top 5); a run stores it with each completion as it
-arrives (`completions.confidence`), so a run's figures read two numbers an instance. Correctness is the run's main metric for that
-instance (1 or 0). ECE: 10 equal-width bins of confidence, the mean over bins of |accuracy -
-confidence| weighted by each bin's share of instances. Brier score: the mean of (confidence -
-correct)^2. Both are lower-is-better. A run whose endpoint gave no logprobs has no calibration
-figures: "not available", never 0.
+arrives (`completions.confidence`), so a run's figures read two numbers an instance. Correctness
+is the run's main metric for that instance (1 or 0). ECE: 10 equal-width bins of confidence, the
+mean over bins of |accuracy - confidence| weighted by each bin's share of instances. Brier score:
+the mean of (confidence - correct)^2. Both are lower-is-better. A run whose endpoint gave no
+logprobs has no calibration figures: "not available", never 0.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from medhelm_local.metrics.registry import CHOICE_TASKS, Metric, add
+
+if TYPE_CHECKING:  # numpy is imported where figures are computed, never when a run starts
+    from numpy.typing import ArrayLike
 
 ECE, BRIER = "ece", "brier"
 BINS = 10
@@ -63,7 +66,8 @@ def chosen_probability(logprobs_json: str | None, n_options: int) -> float | Non
     return None
 
 
-def expected_calibration_error(confidence: Sequence[float], correct: Sequence[float], bins: int = BINS) -> float:
+def expected_calibration_error(confidence: Sequence[float] | ArrayLike, correct: Sequence[float] | ArrayLike,
+                               bins: int = BINS) -> float:
     """ECE over `bins` equal-width bins of confidence (1.0 falls in the last bin)."""
     import numpy as np
 
@@ -74,8 +78,8 @@ def expected_calibration_error(confidence: Sequence[float], correct: Sequence[fl
     return float(np.abs(gap).sum() / p.size)
 
 
-def ece_bootstrap(confidence: Sequence[float], correct: Sequence[float], samples: int = 1000,
-                  seed: int = 0) -> tuple[float, float]:
+def ece_bootstrap(confidence: Sequence[float] | ArrayLike, correct: Sequence[float] | ArrayLike,
+                  samples: int = 1000, seed: int = 0) -> tuple[float, float]:
     """Percentile 95 % interval of the ECE, instances resampled with replacement (vectorised per block)."""
     import numpy as np
 

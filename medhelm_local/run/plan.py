@@ -3,8 +3,9 @@
 Planning checks every entry (benchmark and arguments, deployment on the egress allowlist, data
 files against their checksums) and reads every instance once without keeping it: a malformed row
 or a repeated id stops the command here, naming the row, before a store is written. What it keeps
-is small: the instance count and, with `--max-eval-instances N`, the N instances of the seeded
-sample (by a keyed hash of each id, so a larger N later extends the same sample).
+is small: the instance count, the length of the longest record (which sizes the store's memory,
+`store_memory_for`) and, with `--max-eval-instances N`, the N instances of the seeded sample (by a
+keyed hash of each id, so a larger N later extends the same sample).
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class PlannedRun:
     sample: list[str] | None  # with --max-eval-instances: the sample's ids in sample order (a prefix is used)
     limit: int | None
     shard: Shard | None = None
+    longest: int = 0  # bytes of the longest text (input, reference, card field) among the benchmark's instances
 
     @property
     def model_name(self) -> str:
@@ -90,16 +92,21 @@ def deployment_for(settings: Settings, entry: RunEntry) -> Deployment:
 
 
 def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
-            shard: Shard | None) -> tuple[int, list[str] | None]:
-    """Read every instance once (checking the data), keeping only the count and the sample's ids.
+            shard: Shard | None) -> tuple[int, list[str] | None, int]:
+    """Read every instance once (checking the data), keeping only the count, the longest record's
+    length in bytes and the sample's ids.
 
     The sample is drawn over all instances, then a shard keeps its part of it: the shards of one
     suite together evaluate exactly the sample an unsharded run would.
     """
-    held = 0
+    held = longest = 0
     heap: list[tuple[bytes, str]] = []  # the `limit` smallest ranks, as a max-heap by negated rank
     for instance in benchmark.iter_instances(data):
         held += shard is None or shard.holds(instance.id)
+        for text in (instance.input, *(r.text for r in instance.references),
+                     *(v for v in instance.extra.values() if isinstance(v, str))):  # a card's fields
+            if len(text) * 4 > longest:  # only a text that could be the longest is encoded (UTF-8: <= 4 bytes)
+                longest = max(longest, len(text.encode()))
         if limit is not None:
             rank = bytes(255 - b for b in sample_rank(instance.id))
             if len(heap) < limit:
@@ -107,10 +114,25 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
             elif rank > heap[0][0]:
                 heapq.heapreplace(heap, (rank, instance.id))
     if limit is None:
-        return held, None
+        return held, None, longest
     ordered = [instance_id for _, instance_id in sorted(heap, reverse=True)]
     mine = [i for i in ordered if shard is None or shard.holds(i)]
-    return len(mine), ordered
+    return len(mine), ordered, longest
+
+
+# DuckDB checkpoints and scans a text column 2,048 values at a time and holds them all, so a store needs
+# about 2,048 times its longest text: a run's 128 MB (store/database.py STREAMING) holds texts up to ~50 KB,
+# and 2,048 notes of 60 KB failed to commit under it (tests/store/test_writer.py).
+_VECTOR = 2048
+_RUN_MEMORY = 128 << 20
+_PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few-shot examples
+
+
+def store_memory_for(planned: Sequence[PlannedRun]) -> str | None:
+    """The DuckDB memory limit the runs' store needs when more than a run's default, else None."""
+    longest = max((p.longest for p in planned), default=0)
+    needed = _VECTOR * (longest + _PROMPT_MARGIN) * 5 // 4
+    return None if needed <= _RUN_MEMORY else f"{-(-needed // (1 << 20))}MB"
 
 
 def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_instances: int | None,
@@ -119,7 +141,7 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
     data = DataRoot(settings.data_root)
     allowlist = allowlist or allowlist_for(settings)
     planned = []
-    surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, list[str] | None]] = {}
+    surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, list[str] | None, int]] = {}
     for entry in entries:
         benchmark = create(entry.scenario, entry.args)
         deployment = deployment_for(settings, entry)
@@ -128,9 +150,9 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
         key = (entry.scenario, tuple(sorted(entry.args.items())))
         if key not in surveyed:
             surveyed[key] = _survey(benchmark, data, max_eval_instances, shard)
-        total, sample = surveyed[key]
+        total, sample, longest = surveyed[key]
         planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, data, total, sample,
-                                  max_eval_instances, shard))
+                                  max_eval_instances, shard, longest))
     return planned
 
 

@@ -84,7 +84,8 @@ class StoreHandle:
 # 4 MB of write-ahead log (each checkpoint's memory grows with the log it folds in: at DuckDB's 16 MB,
 # a 100,000-instance run peaked at 335-339 MB during checkpoints, at 4 MB 306-308 MB; the same speed)
 # keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py; 1,062 MB before
-# any of this). The store_memory_limit setting replaces the 128 MB.
+# any of this). The store_memory_limit setting replaces the 128 MB; unset, a run over records longer than
+# ~50 KB raises it to fit them (run/plan.py store_memory_for).
 STREAMING: dict[str, str | int | float | list[str]] = {
     "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",
     "memory_limit": "128MB", "checkpoint_threshold": "4MB"}

@@ -138,18 +138,19 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
             "WHERE c.run_id = $run AND c.ok AND c.confidence IS NULL AND c.logprobs_json IS NOT NULL", params)
         read: list[tuple[float, float]] = []
         while rows := result.fetchmany(_CHUNK):
-            read += [(p, float(value)) for logprobs_json, value, options in rows
-                     if (p := cal.chosen_probability(logprobs_json, int(options or 0))) is not None]
-        confidence.append(np.asarray([p for p, _ in read], dtype=float))
-        correct.append(np.asarray([c for _, c in read], dtype=float))
-    p, c = np.concatenate(confidence), np.concatenate(correct)
-    if not p.size:
+            read += [(prob, float(value)) for logprobs_json, value, options in rows
+                     if (prob := cal.chosen_probability(logprobs_json, int(options or 0))) is not None]
+        confidence.append(np.asarray([prob for prob, _ in read], dtype=float))
+        correct.append(np.asarray([hit for _, hit in read], dtype=float))
+    conf, hits = np.concatenate(confidence), np.concatenate(correct)
+    if not conf.size:
         return []  # no logprobs: not available
-    failed = run["n"] - p.size - _pending(con, run["run_id"])
-    low, high = cal.ece_bootstrap(p, c) if p.size > 1 else (None, None)
-    detail = {"without_probability": seen - p.size, "bins": cal.BINS}
-    ece = Aggregate(cal.ECE, run["n"], p.size, failed, cal.expected_calibration_error(p, c), low, high, detail)
-    brier = aggregate(cal.BRIER, run["n"], np.square(p - c), failed)
+    failed = run["n"] - conf.size - _pending(con, run["run_id"])
+    low, high = cal.ece_bootstrap(conf, hits) if conf.size > 1 else (None, None)
+    detail = {"without_probability": seen - conf.size, "bins": cal.BINS}
+    ece = Aggregate(cal.ECE, run["n"], conf.size, failed, cal.expected_calibration_error(conf, hits), low, high,
+                    detail)
+    brier = aggregate(cal.BRIER, run["n"], np.square(conf - hits), failed)
     return [ece, brier]
 
 

@@ -200,7 +200,7 @@ class StoreWriter:
         except Exception:
             try:
                 self._cursor.execute("ROLLBACK")
-            except Exception:  # noqa: S110 - a failed COMMIT has ended the transaction: report why it failed
+            except Exception:  # a failed COMMIT has ended the transaction: report why it failed, not this
                 pass
             raise
         self._committed += sum(len(group) for group in batch)

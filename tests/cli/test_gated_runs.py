@@ -187,3 +187,24 @@ def test_private_formats_and_the_unpinned_public_sets_run_under_medhelms_names(
         "med_dialog": ("public", 1), "medhelm_med_mcqa": ("public", 3)}
     for name, run in runs.items():
         assert_main_scored(run, name)
+
+
+def test_records_longer_than_a_runs_store_memory_holds_raise_its_limit_to_fit(
+        tmp_path: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    # DuckDB needs about 2,048 times the longest text (tests/store/test_writer.py): a run's 128 MB holds
+    # texts up to ~50 KB. One history of 100 KB: the run sizes its store's memory for it, and says so.
+    cards = private_cards(tmp_path / "cards")
+    csv = cards / "starr_patient_instructions.csv"
+    long_note = "Invented H&P day by day. " * 4000  # ~100 KB
+    csv.write_text(csv.read_text() + f"TRUE,Hip fracture,Hip hemiarthroplasty,{long_note},Invented op note.,Walk.\n")
+    config, env = _setup(tmp_path, fake_server(), kek_file)
+    log = tmp_path / "run.log"
+    config.write_text(f'benchmark_cards = ["{cards}"]\nlog_file = "{log}"\n' + config.read_text())
+
+    result = run_cli("-c", str(config), "run", "starr_patient_instructions:model=local/m,model_deployment=local",
+                     "--suite", "long", "--json", env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["runs"][0]["run"]["n_ok"] == 3
+    limit = re.search(r"store memory limit (\d+)MB: the longest record is (\d+) KB", log.read_text())
+    assert limit is not None and int(limit.group(2)) * 1024 > 99_000 and int(limit.group(1)) * 2**20 >= 2048 * 100_000

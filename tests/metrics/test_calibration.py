@@ -82,7 +82,8 @@ def test_a_multiple_choice_run_has_calibration_only_when_the_endpoint_gave_logpr
 def test_each_answers_confidence_is_stored_as_it_arrives_and_is_what_the_run_is_calibrated_on(
         tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
     server = fake_server(unsure=True)  # every letter among the top logprobs: confidence varies by answer
-    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {"base_url": server.base_url}})
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
+                          {"fake": {"base_url": server.base_url}})
     done = run_cli("-c", str(config), "run", "med_qa:model=local/m,model_deployment=fake", "--suite", "cal", "--json",
                    env={"MEDHELM_KEK_FILE": str(kek_file)})
     assert done.returncode == 0, done.stderr

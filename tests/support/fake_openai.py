@@ -242,7 +242,8 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    writer.write(_http(200, json.dumps(_reply(path, body, state.judge, state.seed, state.unsure)).encode()))
+                    reply = _reply(path, body, state.judge, state.seed, state.unsure)
+                    writer.write(_http(200, json.dumps(reply).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
             await writer.drain()
