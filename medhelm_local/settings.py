@@ -202,8 +202,8 @@ class Settings(BaseSettings):
     benchmark_cards: list[Path] = Field(default_factory=list, description="Benchmark card files or folders "
                                         "(a hospital's own benchmarks)")
     store_memory_limit: str | None = Field(None, description="DuckDB memory limit for stores, e.g. '4GB'; "
-                                           "beyond it queries spill encrypted temp files. Unset, a run uses 128MB "
-                                           "or, for records over ~50 KB, about 2,048 times the longest")
+                                           "beyond it queries spill encrypted temp files. Unset, a run uses 48MB "
+                                           "or, for texts over ~10 KB, about 2,048 times the longest")
     policy_dir: Path = Field(default_factory=default_policy_dir, description="Folder of policy YAML files "
                              "(egress allowlist, export rules, retention, roles)")
     redaction_dir: Path = Field(default_factory=default_redaction_dir, description="Folder of redaction rule packs")

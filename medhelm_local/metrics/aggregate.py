@@ -20,7 +20,7 @@ from medhelm_local.records import Aggregate
 BOOTSTRAP_SAMPLES = 1000
 # Resamples drawn per block: 1,000 x 100,000 draws at once would take 800 MB (bench/memory.py); the
 # calibration interval holds about five arrays of a block's size at once, so a block stays ~4 MB.
-_BLOCK_CELLS = 250_000
+_BLOCK_CELLS = 100_000
 
 
 @dataclass(frozen=True)

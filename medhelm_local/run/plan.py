@@ -121,17 +121,20 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
 
 
 # DuckDB checkpoints and scans a text column 2,048 values at a time and holds them all, so a store needs
-# about 2,048 times its longest text: a run's 128 MB (store/database.py STREAMING) holds texts up to ~50 KB,
-# and 2,048 notes of 60 KB failed to commit under it (tests/store/test_writer.py).
+# about 2,048 times its longest text: 2,048 notes of 60 KB failed to commit under 128 MB
+# (tests/store/test_writer.py). A run's floor (store/database.py STREAMING, 48 MB) holds texts up to ~10 KB.
 _VECTOR = 2048
-_RUN_MEMORY = 128 << 20
+_RUN_MEMORY = 48 << 20
 _PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few-shot examples
+_BYTES_PER_TOKEN = 4  # an answer of max_tokens tokens, as text
 
 
 def store_memory_for(planned: Sequence[PlannedRun]) -> str | None:
-    """The DuckDB memory limit the runs' store needs when more than a run's default, else None."""
-    longest = max((p.longest for p in planned), default=0)
-    needed = _VECTOR * (longest + _PROMPT_MARGIN) * 5 // 4
+    """The DuckDB memory limit the runs' store needs when more than a run's floor, else None: room for 2,048
+    of the longest text it will hold (a record with its prompt, or an answer of max_tokens)."""
+    longest = max((max(p.longest + _PROMPT_MARGIN, p.benchmark.answer_tokens * _BYTES_PER_TOKEN) for p in planned),
+                  default=0)
+    needed = _VECTOR * longest * 5 // 4
     return None if needed <= _RUN_MEMORY else f"{-(-needed // (1 << 20))}MB"
 
 

@@ -361,6 +361,11 @@ class Benchmark:
                                       where=few.file or f"split {few.split}", fix="lower few_shot.k")
         self._shots = random.Random(few.seed).sample(pool, few.k)
 
+    @property
+    def answer_tokens(self) -> int:
+        """The most tokens an answer may have: the run entry's num_output_tokens, else the card's max_tokens."""
+        return self.max_tokens if self.max_tokens is not None else self.card.prompt.max_tokens
+
     # Prompts and scores.
     def render(self, instance: Instance) -> Prompt:
         """The prompt for one instance as the card lays it out."""

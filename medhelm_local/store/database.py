@@ -79,16 +79,17 @@ class StoreHandle:
 
 
 # For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that
-# hands freed memory back soon, a cache of at most 128 MB (DuckDB otherwise keeps every page it
-# reads, up to 80 % of RAM; beyond the limit it evicts or spills, encrypted), and a checkpoint every
-# 4 MB of write-ahead log (each checkpoint's memory grows with the log it folds in: at DuckDB's 16 MB,
-# a 100,000-instance run peaked at 335-339 MB during checkpoints, at 4 MB 306-308 MB; the same speed)
-# keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py; 1,062 MB before
-# any of this). The store_memory_limit setting replaces the 128 MB; unset, a run over records longer than
-# ~50 KB raises it to fit them (run/plan.py store_memory_for).
+# hands freed memory back soon, 48 MB of DuckDB memory (DuckDB otherwise keeps every page it reads or
+# writes, up to 80 % of RAM; a run never reads them back; beyond the limit it evicts or spills,
+# encrypted), and a checkpoint every 2 MB of write-ahead log (each checkpoint's memory grows with the
+# log it folds in) keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py:
+# 1,062 MB before any of this; 298 MB with 128 MB and 4 MB, 258-266 MB with 48 MB and 2 MB, no slower).
+# What a run must hold at once stays far below: a transaction holds at most ~4 MB of text
+# (store/writer.py), and a store with longer texts than ~10 KB is opened with more (run/plan.py
+# store_memory_for: DuckDB checkpoints 2,048 texts at a time). The store_memory_limit setting replaces both.
 STREAMING: dict[str, str | int | float | list[str]] = {
     "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",
-    "memory_limit": "128MB", "checkpoint_threshold": "4MB"}
+    "memory_limit": "48MB", "checkpoint_threshold": "2MB"}
 
 
 class _Absent(importlib.abc.MetaPathFinder):

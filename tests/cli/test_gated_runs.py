@@ -189,10 +189,10 @@ def test_private_formats_and_the_unpinned_public_sets_run_under_medhelms_names(
         assert_main_scored(run, name)
 
 
-def test_records_longer_than_a_runs_store_memory_holds_raise_its_limit_to_fit(
+def test_records_longer_than_a_runs_store_memory_floor_holds_raise_its_limit_to_fit(
         tmp_path: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
-    # DuckDB needs about 2,048 times the longest text (tests/store/test_writer.py): a run's 128 MB holds
-    # texts up to ~50 KB. One history of 100 KB: the run sizes its store's memory for it, and says so.
+    # DuckDB needs about 2,048 times the longest text (tests/store/test_writer.py): a run's 48 MB floor holds
+    # texts up to ~10 KB. One history of 100 KB: the run sizes its store's memory for it, and says so.
     cards = private_cards(tmp_path / "cards")
     csv = cards / "starr_patient_instructions.csv"
     long_note = "Invented H&P day by day. " * 4000  # ~100 KB

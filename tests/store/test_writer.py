@@ -21,9 +21,9 @@ def _instance(n: int, size: int = len(NOTE)) -> tuple[object, ...]:
                   references_json=json.dumps([{"text": "yes", "correct": True}]), extra_json="{}")
 
 
-def test_long_records_handed_over_at_once_commit_within_a_runs_memory_limit(tmp_path: Path, kek: Kek) -> None:
-    # 2,048 notes of 60 KB (~120 MB) handed over faster than a flush: as one transaction they did not fit a
-    # run's 128 MB, and the run failed ("failed to pin block") before batches were bounded by size too.
+def test_long_records_handed_over_at_once_commit_in_bounded_transactions(tmp_path: Path, kek: Kek) -> None:
+    # 2,048 notes of 60 KB (~120 MB) handed over faster than a flush: as one transaction they did not fit
+    # 128 MB, and the run failed ("failed to pin block") before batches were bounded by size too.
     handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True, memory_limit="128MB")
     try:
         writer = StoreWriter(handle)
