@@ -17,7 +17,7 @@ from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
 from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.run.entries import parse_run_entry
-from medhelm_local.run.plan import Shard, plan, store_memory_for, store_path_for
+from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
 from medhelm_local.run.progress import NoProgress
 from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.settings import Settings
@@ -131,8 +131,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             # Long records need more than a run's default memory (run/plan.py); a configured limit is kept.
             memory = settings.store_memory_limit or store_memory_for(planned)
             if memory and not settings.store_memory_limit:
-                log.info("store memory limit %s: the longest record is %d KB", memory,
-                         max(p.longest for p in planned) // 1024)
+                log.info("store memory limit %s: the longest text is %d KB", memory, longest_text(planned) // 1024)
             opening = pool.submit(open_store, path, kek, create=True, memory_limit=memory, streaming=True)
             loading.result()  # the scheduler module is loaded (or its import error raised) by now
         handle = opening.result()

@@ -129,12 +129,16 @@ _PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few
 _BYTES_PER_TOKEN = 4  # an answer of max_tokens tokens, as text
 
 
+def longest_text(planned: Sequence[PlannedRun]) -> int:
+    """Bytes of the longest text the runs will store: a record with its prompt, or an answer of max_tokens."""
+    return max((max(p.longest + _PROMPT_MARGIN, p.benchmark.answer_tokens * _BYTES_PER_TOKEN) for p in planned),
+               default=0)
+
+
 def store_memory_for(planned: Sequence[PlannedRun]) -> str | None:
     """The DuckDB memory limit the runs' store needs when more than a run's floor, else None: room for 2,048
-    of the longest text it will hold (a record with its prompt, or an answer of max_tokens)."""
-    longest = max((max(p.longest + _PROMPT_MARGIN, p.benchmark.answer_tokens * _BYTES_PER_TOKEN) for p in planned),
-                  default=0)
-    needed = _VECTOR * longest * 5 // 4
+    of the longest text it will hold."""
+    needed = _VECTOR * longest_text(planned) * 5 // 4
     return None if needed <= _RUN_MEMORY else f"{-(-needed // (1 << 20))}MB"
 
 

@@ -206,5 +206,5 @@ def test_records_longer_than_a_runs_store_memory_floor_holds_raise_its_limit_to_
 
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["runs"][0]["run"]["n_ok"] == 3
-    limit = re.search(r"store memory limit (\d+)MB: the longest record is (\d+) KB", log.read_text())
+    limit = re.search(r"store memory limit (\d+)MB: the longest text is (\d+) KB", log.read_text())
     assert limit is not None and int(limit.group(2)) * 1024 > 99_000 and int(limit.group(1)) * 2**20 >= 2048 * 100_000
