@@ -23,6 +23,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+import duckdb
+
 from medhelm_local.errors import StoreError
 from medhelm_local.store.database import ALIAS, StoreHandle
 from medhelm_local.store.integrity import explain_failure, is_out_of_memory
@@ -147,9 +149,10 @@ class StoreWriter:
 
     def _failure(self, fix: str) -> StoreError:
         """Why writing stopped, as a clear error: DuckDB short of memory says which setting to raise."""
-        if is_out_of_memory(self._error):  # type: ignore[arg-type]
-            return explain_failure(self._error, self._path)  # type: ignore[arg-type]
-        return StoreError(f"writing to the store failed ({self._error})", where="store writer", fix=fix)
+        error = self._error
+        if isinstance(error, duckdb.Error) and is_out_of_memory(error):
+            return explain_failure(error, self._path)
+        return StoreError(f"writing to the store failed ({error})", where="store writer", fix=fix)
 
     def _loop(self) -> None:
         stopping = False

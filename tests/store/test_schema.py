@@ -48,16 +48,17 @@ def test_a_new_store_has_exactly_the_declared_tables_and_columns(tmp_path: Path,
     assert {t: list(cols) for t, cols in classes.items()} == {t: c for t, c in _declared().items() if t != "meta"}
 
 
-def _v1_copy(tmp_path: Path) -> tuple[Path, Kek]:
-    folder = tmp_path / "v1"
-    shutil.copytree(V1, folder)
+def _fixture_copy(tmp_path: Path, version: int = 1) -> tuple[Path, Kek]:
+    """A copy of the committed store written by schema version `version`, and its key."""
+    folder = tmp_path / f"v{version}"
+    shutil.copytree(REPO / "tests" / "data" / "stores" / f"v{version}", folder)
     for path in folder.iterdir():
         path.chmod(0o600)
-    return folder / "v1fixture.duckdb", Kek(bytes.fromhex((folder / "kek").read_text().strip()), "fixture kek")
+    return folder / f"v{version}fixture.duckdb", Kek(bytes.fromhex((folder / "kek").read_text().strip()), "fixture kek")
 
 
 def test_a_v1_store_made_by_the_previous_release_migrates_on_open_and_reads_the_same(tmp_path: Path) -> None:
-    path, kek = _v1_copy(tmp_path)
+    path, kek = _fixture_copy(tmp_path)
     expected = json.loads((V1 / "expected_run.json").read_text())["runs"]
 
     handle = open_store(path, kek, read_only=True)  # even a read-only open brings it up to date first
@@ -80,14 +81,10 @@ def test_a_v1_store_made_by_the_previous_release_migrates_on_open_and_reads_the_
 
 
 def test_a_v2_store_migrates_and_its_calibration_still_reads_from_the_logprobs(tmp_path: Path) -> None:
-    folder = tmp_path / "v2"
-    shutil.copytree(V2, folder)
-    for path in folder.iterdir():
-        path.chmod(0o600)
-    kek = Kek(bytes.fromhex((folder / "kek").read_text().strip()), "fixture kek")
+    path, kek = _fixture_copy(tmp_path, 2)
     expected = json.loads((V2 / "expected_run.json").read_text())["runs"]
 
-    handle = open_store(folder / "v2fixture.duckdb", kek, read_only=True)
+    handle = open_store(path, kek, read_only=True)
     try:
         meta = dict(handle.con.execute("SELECT key, value FROM meta").fetchall())
         assert meta["schema_version"] == str(schema.SCHEMA_VERSION) and "migrated_from_v2" in meta
@@ -105,7 +102,7 @@ def test_a_v2_store_migrates_and_its_calibration_still_reads_from_the_logprobs(t
 
 
 def test_a_migrated_store_takes_new_runs_and_lists_on_the_cli(tmp_path: Path) -> None:
-    path, kek = _v1_copy(tmp_path)
+    path, kek = _fixture_copy(tmp_path)
     listed = run_cli("runs", "list", "--store", str(path), "--json",
                      env={"MEDHELM_KEK_FILE": str(path.parent / "kek")})
     assert listed.returncode == 0, listed.stderr
@@ -122,7 +119,7 @@ def test_a_migrated_store_takes_new_runs_and_lists_on_the_cli(tmp_path: Path) ->
 
 def test_a_migration_that_fails_halfway_leaves_the_store_as_it_was(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    path, kek = _v1_copy(tmp_path)
+    path, kek = _fixture_copy(tmp_path)
     # The declared steps run first, then one that cannot: the transaction must undo them all.
     monkeypatch.setitem(schema.MIGRATION_STEPS, 2, (*schema.MIGRATION_STEPS[2], "ALTER TABLE nowhere ADD COLUMN x INT"))
     with pytest.raises(StoreError, match="migrating the store from schema version 1 failed"):
