@@ -70,6 +70,13 @@ class StoreHandle:
     store_id: str
     con: duckdb.DuckDBPyConnection
 
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A connection to the same store for another thread, with the store as its default (a plain DuckDB
+        cursor starts on an empty in-memory database); the caller closes it."""
+        cursor = self.con.cursor()
+        cursor.execute(f"USE {ALIAS}")
+        return cursor
+
     def close(self) -> None:
         """Checkpoint and close; safe to call twice."""
         try:
