@@ -28,8 +28,9 @@ UNPLACED = "Not in MedHELM's taxonomy"
 
 
 # DuckDB's memory for a report when the store_memory_limit setting gives none (its default is 80 % of RAM):
-# a report's largest query sorts a batch of at most 100,000 instances (site._BATCH_ROWS).
-DEFAULT_MEMORY_LIMIT = "256MB"
+# a report's largest query sorts a batch of at most 100,000 instances (site._BATCH_ROWS). A store with long
+# texts gets more: room to read them (store.database.open_store).
+DEFAULT_MEMORY_MB = 256
 
 
 @contextmanager
@@ -55,8 +56,8 @@ def open_stores(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None
     try:
         for path in paths:
             try:
-                handles.append(open_store(path, kek, read_only=True, memory_limit=memory_limit or DEFAULT_MEMORY_LIMIT,
-                                          migrate=False))
+                handles.append(open_store(path, kek, read_only=True, memory_limit=memory_limit,
+                                          default_memory_mb=DEFAULT_MEMORY_MB, migrate=False))
             except StoreSchemaError as exc:
                 refused.append((path, exc))
             except OSError as exc:

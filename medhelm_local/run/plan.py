@@ -21,6 +21,7 @@ from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.settings import Deployment, Settings
+from medhelm_local.store.database import text_memory_mb
 from medhelm_local.store.suites import check_suite_name
 
 SELECTION_SEED = "medhelm-local/sample/v2"
@@ -120,11 +121,11 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
     return len(mine), ordered, longest
 
 
-# DuckDB checkpoints and scans a text column 2,048 values at a time and holds them all, so a store needs
-# about 2,048 times its longest text: 2,048 notes of 60 KB failed to commit under 128 MB
-# (tests/store/test_writer.py). A run's floor (store/database.py STREAMING, 48 MB) holds texts up to ~10 KB.
-_VECTOR = 2048
-_RUN_MEMORY = 48 << 20
+# A store holds a vector of 2,048 of its longest text at once (store/database.py VECTOR_ROWS), and a run's
+# checkpoints need room for two: 2,200 records of 100 KB (a vector of 256 MiB) failed to checkpoint under
+# 265 MB in one run of two, and pass under 512 MB. A run's floor (store/database.py STREAMING, 48 MB) holds
+# vectors of 32 MiB, texts up to 16 KB (2,200 of 16 KB measured).
+_RUN_MEMORY_MB = 64
 _PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few-shot examples
 _BYTES_PER_TOKEN = 4  # an answer of max_tokens tokens, as text
 
@@ -136,10 +137,10 @@ def longest_text(planned: Sequence[PlannedRun]) -> int:
 
 
 def store_memory_for(planned: Sequence[PlannedRun]) -> str | None:
-    """The DuckDB memory limit the runs' store needs when more than a run's floor, else None: room for 2,048
-    of the longest text it will hold."""
-    needed = _VECTOR * longest_text(planned) * 5 // 4
-    return None if needed <= _RUN_MEMORY else f"{-(-needed // (1 << 20))}MB"
+    """The DuckDB memory limit the runs' store needs when more than a run's floor, else None: room for two vectors
+    of 2,048 of the longest text it will hold."""
+    needed = 2 * text_memory_mb(longest_text(planned))
+    return None if needed <= _RUN_MEMORY_MB else f"{needed}MB"
 
 
 def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_instances: int | None,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import logging
+import re
 import shutil
 import sys
 import warnings
@@ -35,8 +37,16 @@ from medhelm_local.store.integrity import explain_failure, is_damage, note_opene
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
 from medhelm_local.store.schema import SCHEMAS, StoreKind, ddl, migration
 
+log = logging.getLogger("medhelm_local.store")
+
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 ALIAS = "store"
+# DuckDB reads, writes and checkpoints a text column 2,048 values at a time, holding the whole vector in one
+# allocation rounded up to a power of two: 2,048 notes of 60 KB failed to commit under 128 MB
+# (tests/store/test_writer.py), and 2,200 of 100 KB could not be read back under 256 MB ("failed to allocate
+# data of size 256.0 MiB"). A store's memory limit must leave room for that.
+VECTOR_ROWS = 2048
+_MAX_STRING = re.compile(r"Max String Length: (\d+)")
 
 
 def httpfs_extension_path() -> Path:
@@ -180,6 +190,36 @@ def _check_encrypted(con: duckdb.DuckDBPyConnection, path: Path) -> None:
                                      fix="create a new store; medhelm-local never writes an unencrypted one")
 
 
+def text_memory_mb(longest: int) -> int:
+    """MB DuckDB holds at once to read or write a text column whose longest value has `longest` bytes: a vector
+    of 2,048 of them, rounded up to a power of two as DuckDB allocates it."""
+    return 1 << max(0, (VECTOR_ROWS * max(longest, 1) - 1).bit_length() - 20)
+
+
+def _fitted_memory(con: duckdb.DuckDBPyConnection, kind: StoreKind, default_mb: int, path: Path) -> str:
+    """The default limit, or more when the store's longest texts need it. A query that joins the per-instance
+    tables and builds each instance's JSON (the report's instance pages) holds several vectors of the longest
+    column at once: 2,200 instances of 100 KB needed 1,280 MB (1 GB failed). So: four vectors of the longest
+    column, one of each other text column, and the default on top. The lengths come from the columns'
+    statistics: reading the texts themselves would need the memory being sized."""
+    longest: dict[str, int] = {}
+    for table in SCHEMAS[kind][0]:
+        text = {c.name for c in table.columns if c.kind == "text"}
+        for column, stats in con.execute(f"SELECT column_name, stats FROM pragma_storage_info('{table.name}')"
+                                         ).fetchall():
+            found = _MAX_STRING.search(stats or "")
+            if column in text and found:
+                key = f"{table.name}.{column}"
+                longest[key] = max(longest.get(key, 0), int(found.group(1)))
+    vectors = sorted(text_memory_mb(n) for n in longest.values())
+    needed = 4 * vectors[-1] + sum(vectors[:-1]) if vectors else 0
+    if needed <= default_mb // 4:  # the usual case: short texts fit in the default's working room
+        return f"{default_mb}MB"
+    log.info("store %s: memory limit %dMB, room to read texts up to %d KB", path.name, default_mb + needed,
+             max(longest.values()) // 1024)
+    return f"{default_mb + needed}MB"
+
+
 def _lock_down(con: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None:
     if memory_limit:
         try:
@@ -308,10 +348,12 @@ def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
 
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
                memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False,
-               migrate: bool = True) -> StoreHandle:
+               migrate: bool = True, default_memory_mb: int | None = None) -> StoreHandle:
     """Open (or create) the encrypted store at `path`; every failure says what to do.
 
-    Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key.
+    Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key. Without one,
+    `default_memory_mb` is the limit, raised as far as the store's longest texts need to be read
+    (`text_memory_mb`); a configured `memory_limit` is kept as given.
     `streaming`: tuned for a run's stream of small writes (see STREAMING), not for large reads.
     `migrate=False` refuses a store of an older schema version instead of migrating it.
     """
@@ -357,7 +399,9 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
             con.close()
             _migrate(path, data_key, stored, kind)
             return open_store(path, kek, read_only=read_only, memory_limit=memory_limit, kind=kind,
-                              streaming=streaming, migrate=migrate)
+                              streaming=streaming, migrate=migrate, default_memory_mb=default_memory_mb)
+        if memory_limit is None and default_memory_mb is not None:
+            memory_limit = _fitted_memory(con, kind, default_memory_mb, path)
         _lock_down(con, memory_limit)
     except duckdb.Error as exc:  # a damaged page met while reading the schema
         con.close()

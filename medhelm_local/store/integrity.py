@@ -63,8 +63,9 @@ def explain_failure(exc: duckdb.Error, path: Path | None = None) -> StoreError:
                                  where=name, fix=_RESTORE.format(name=name))
     if is_out_of_memory(exc):
         return StoreError(f"DuckDB ran out of the memory it may use for the store ({first})", where=name,
-                          fix="raise the store_memory_limit setting (e.g. store_memory_limit = \"1GB\"; DuckDB needs "
-                              "about 2,048 times the longest text a store holds, e.g. 512MB for 100 KB notes); "
+                          fix="raise the store_memory_limit setting (e.g. store_memory_limit = \"1GB\"; DuckDB holds "
+                              "2,048 values of a text column at once: a run of 100 KB notes needs 512MB, a report "
+                              "on them over 1GB); "
                               "everything committed so far is kept: rerun the same command to go on")
     return StoreError(f"DuckDB failed while using the store ({first})", where=name,
                       fix="check the disk (space, errors) and try again; if it repeats, "

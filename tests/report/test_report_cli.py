@@ -168,3 +168,19 @@ def test_other_commands_never_load_the_report_stack() -> None:
              "('medhelm_local.report', 'jinja2', 'starlette', 'uvicorn', 'matplotlib'))))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_report_on_thousands_of_long_notes_gives_duckdb_room_to_read_them(tmp_path: Path, kek: Kek,
+                                                                           kek_file: Path) -> None:
+    # DuckDB reads a text column 2,048 values at a time; the instance pages join several such columns. 2,100
+    # notes of 30 KB could not be read under the report's default 256 MB ("failed to allocate data of size ...").
+    note = "Invented progress note, day by day. " * 850  # ~30 KB
+    results = tmp_path / "results"
+    write_store(results / "notes.duckdb", kek, "notes",
+                [FakeRun("local/m", "aci_bench", 2_100, values=[0.5] * 2_100, prompt=lambda i: f"{note}{i}")])
+
+    code, _, err = _report(results, kek_file, "--out", str(tmp_path / "site"))
+
+    assert code == 0, err
+    pages = [p for p in (tmp_path / "site").rglob("*") if p.is_file() and note[:60].encode() in p.read_bytes()]
+    assert pages, "the instance pages hold the notes"
