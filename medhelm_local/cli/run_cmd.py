@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,10 +21,12 @@ from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, 
 from medhelm_local.run.progress import NoProgress
 from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.settings import Settings
-from medhelm_local.store.database import open_store
+from medhelm_local.store.database import connect, open_store
 from medhelm_local.store.keys import load_kek
 
 if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
     from medhelm_local.annotate.runs import JudgingPlan
     from medhelm_local.run.scheduler import RunOutcome
 
@@ -54,6 +56,12 @@ def _report_unjudged(judging: JudgingPlan, suite: str, quiet: bool) -> None:
                   "answers are stored unjudged and the jury score is pending (never imputed). Declare \\[juries.NAME] "
                   f"(judge deployments) and jury = \"NAME\" in your config, then run `medhelm-local judge {suite}`.[/]",
                   soft_wrap=True)
+
+
+def _close_connection(done: Future[DuckDBPyConnection]) -> None:
+    """Close a connection made ahead for a store the command never opened (it stopped on an error)."""
+    if not done.cancelled() and done.exception() is None:
+        done.result().close()
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -98,41 +106,48 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
         # Start-up work in two threads beside this one, which checks the command: the scheduler's HTTP client
-        # loads (its TLS set-up reads the CA bundle without holding the GIL), then, once everything is checked,
-        # the store opens (DuckDB loads its extension and attaches the file without the GIL). Only `run` loads
-        # the client.
+        # loads (its TLS set-up reads the CA bundle without holding the GIL) and DuckDB loads its extension
+        # (~70 ms, no file needed yet); once everything is checked, the store is attached and locked down.
+        # Only `run` loads the client.
         with ThreadPoolExecutor(2, thread_name_prefix="medhelm-run-setup") as pool:
             loading = pool.submit(import_module, "medhelm_local.run.scheduler")
-            settings = settings_from(ctx, output_dir=output, data_root=data_root)
-            parsed = [parse_run_entry(e) for e in entries or []]
-            for item in conf or []:
-                parsed += entries_from_conf(conf_path(item), priority, model, model_deployment)
-            if suite_file is not None:
-                spec = read_suite(suite_file)
-                parsed += spec.entries
-                suite = suite or spec.name
-                max_eval_instances = max_eval_instances or spec.max_eval_instances
-                concurrency = concurrency or spec.concurrency
-            if not parsed:
-                raise RunEntryError("nothing to run", where="command line",
-                                    fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
-            suite_name = suite or "default"
-            part = Shard.parse(shard) if shard is not None else None
-            kek = load_kek(settings)
-            allowlist = allowlist_for(settings)
-            planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
-            log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
-            from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
+            connecting = pool.submit(connect, True)
+            try:
+                settings = settings_from(ctx, output_dir=output, data_root=data_root)
+                parsed = [parse_run_entry(e) for e in entries or []]
+                for item in conf or []:
+                    parsed += entries_from_conf(conf_path(item), priority, model, model_deployment)
+                if suite_file is not None:
+                    spec = read_suite(suite_file)
+                    parsed += spec.entries
+                    suite = suite or spec.name
+                    max_eval_instances = max_eval_instances or spec.max_eval_instances
+                    concurrency = concurrency or spec.concurrency
+                if not parsed:
+                    raise RunEntryError("nothing to run", where="command line",
+                                        fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
+                suite_name = suite or "default"
+                part = Shard.parse(shard) if shard is not None else None
+                kek = load_kek(settings)
+                allowlist = allowlist_for(settings)
+                planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
+                log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
+                from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
 
-            judging = plan_judging(planned, settings, allowlist, jury)
-            for warning in judging.warnings:
-                err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
-            path = store_path_for(settings, suite_name, store, part)
-            # Long records need more than a run's default memory (run/plan.py); a configured limit is kept.
-            memory = settings.store_memory_limit or store_memory_for(planned)
-            if memory and not settings.store_memory_limit:
-                log.info("store memory limit %s: the longest text is %d KB", memory, longest_text(planned) // 1024)
-            opening = pool.submit(open_store, path, kek, create=True, memory_limit=memory, streaming=True)
+                judging = plan_judging(planned, settings, allowlist, jury)
+                for warning in judging.warnings:
+                    err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
+                path = store_path_for(settings, suite_name, store, part)
+                # Long records need more than a run's default memory (run/plan.py); a configured limit is kept.
+                memory = settings.store_memory_limit or store_memory_for(planned)
+                if memory and not settings.store_memory_limit:
+                    log.info("store memory limit %s: the longest text is %d KB", memory,
+                             longest_text(planned) // 1024)
+            except BaseException:
+                connecting.add_done_callback(_close_connection)
+                raise
+            opening = pool.submit(lambda: open_store(path, kek, create=True, memory_limit=memory, streaming=True,
+                                                     connection=connecting.result()))
             loading.result()  # the scheduler module is loaded (or its import error raised) by now
         handle = opening.result()
         from medhelm_local.run.scheduler import execute  # loaded above: a look-up, not an import
