@@ -27,6 +27,9 @@ def main() -> None:
     # No pydantic plugins: they are code from any installed package's entry points, run inside validation,
     # and looking for them scans every installed distribution (~15 ms at each start).
     os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
+    # pyarrow's buffers (the store writer's batches) from the system allocator, not mimalloc, which keeps what
+    # is freed: 11-15 MB less peak memory over a 20,000-instance run, no more CPU (measured side by side).
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     from medhelm_local.client.allowlist import Allowlist
     from medhelm_local.policy.guard import install_guard
 
