@@ -104,7 +104,7 @@ def _grouped(con: duckdb.DuckDBPyConnection, run_id: str, jury: str,
 def derive_jury_scores(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, judges: Sequence[str]) -> int:
     """Rewrite a run's per-instance jury scores from its ratings by this jury (one transaction); an instance
     is scored once every judge has a row for it. Returns the number of instances scored or failed."""
-    from medhelm_local.run.scheduler import score_row  # the one way a Score becomes a row
+    from medhelm_local.run.rows import score_row  # the one way a Score becomes a row
 
     rows = [score_row(run_id, _instance_score(instance_id, jury, judged))
             for instance_id, judged in _grouped(con, run_id, jury, judges) if set(judged) >= set(judges)]

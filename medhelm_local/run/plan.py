@@ -21,7 +21,7 @@ from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.settings import Deployment, Settings
-from medhelm_local.store.database import text_memory_mb
+from medhelm_local.store.memory import text_memory_mb
 from medhelm_local.store.suites import check_suite_name
 
 SELECTION_SEED = "medhelm-local/sample/v2"
@@ -121,9 +121,9 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
     return len(mine), ordered, longest
 
 
-# A store holds a vector of 2,048 of its longest text at once (store/database.py VECTOR_ROWS), and a run's
+# A store holds a vector of 2,048 of its longest text at once (store/memory.py VECTOR_ROWS), and a run's
 # checkpoints need room for two: 2,200 records of 100 KB (a vector of 256 MiB) failed to checkpoint under
-# 265 MB in one run of two, and pass under 512 MB. A run's floor (store/database.py STREAMING, 48 MB) holds
+# 265 MB in one run of two, and pass under 512 MB. A run's floor (store/memory.py STREAMING, 48 MB) holds
 # vectors of 32 MiB, texts up to 16 KB (2,200 of 16 KB measured).
 _RUN_MEMORY_MB = 64
 _PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few-shot examples

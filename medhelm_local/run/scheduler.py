@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -32,11 +31,11 @@ from medhelm_local.annotate.store import Pending, pending_judgings
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
-from medhelm_local.metrics.calibration import chosen_probability
 from medhelm_local.policy.allowlist import PolicyAllowlist
-from medhelm_local.records import Aggregate, Completion, Instance, Prompt, Score, TaskType
+from medhelm_local.records import Aggregate, Instance, Prompt, TaskType
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
+from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import (
@@ -49,7 +48,7 @@ from medhelm_local.store.queries import (
     store_aggregates,
     stored_ids,
 )
-from medhelm_local.store.writer import StoreWriter, row_of
+from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.run")
 # Instances read, prompted and written at a time per run. Each batch holds the event loop while it is
@@ -134,48 +133,6 @@ def _instances(run: _Run) -> Iterator[tuple[int, Instance]]:
             yield run.order[instance.id], instance
 
 
-def _instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ...]:
-    return row_of("instances", run_id=run_id, instance_id=inst.id, ordinal=ordinal, split=inst.split,
-                  input=inst.input, references_json=json.dumps([{"text": r.text, "correct": r.correct}
-                                                                for r in inst.references]),
-                  extra_json=json.dumps(dict(inst.extra)))
-
-
-def _request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
-    params = _params_json(p.max_tokens, p.temperature, tuple(p.stop), p.logprobs, p.system, p.cut_from_tokens)
-    return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=params)
-
-
-@functools.lru_cache(maxsize=256)
-def _params_json(max_tokens: int, temperature: float, stop: tuple[str, ...], logprobs: bool, system: str | None,
-                 cut_from_tokens: int | None) -> str:
-    """A request's decoding settings as stored. Cached: a run's prompts nearly all share them, and encoding them
-    was ~3 % of the event loop's time per instance."""
-    params: dict[str, object] = {"max_tokens": max_tokens, "temperature": temperature, "stop": list(stop),
-                                 "logprobs": logprobs, "system": system}
-    if cut_from_tokens is not None:  # the record was cut to fit the model: say from how long
-        params["cut_from_tokens"] = cut_from_tokens
-    return json.dumps(params)
-
-
-def completion_row(run_id: str, c: Completion, options: int | None = None) -> tuple[object, ...]:
-    """A completion as the writer stores it; `options`: a multiple-choice instance's option count, whose
-    chosen option's probability (its confidence, for calibration) is then read from the logprobs."""
-    confidence = chosen_probability(c.logprobs_json, options) if options and c.ok else None
-    return row_of("completions", run_id=run_id, instance_id=c.instance_id, ok=c.ok, text=c.text,
-                  finish_reason=c.finish_reason, prompt_tokens=c.prompt_tokens,
-                  completion_tokens=c.completion_tokens, latency_s=c.latency_s, attempts=c.attempts,
-                  error_type=c.error_type, error_message=c.error_message, logprobs_json=c.logprobs_json,
-                  confidence=confidence)
-
-
-def score_row(run_id: str, s: Score) -> tuple[object, ...]:
-    """A score as the writer stores it."""
-    return row_of("scores", run_id=run_id, instance_id=s.instance_id, metric=s.metric, value=s.value,
-                  extracted=s.extracted, detail_json=json.dumps(dict(s.detail), sort_keys=True) if s.detail else None,
-                  error=s.error)
-
-
 Work = tuple[_Run, Instance, Prompt] | None
 
 
@@ -248,8 +205,8 @@ class _Suite:
         prompts = await self._prompts(run, batch)
         new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
         if new:
-            self.writer.put_group([*(("instances", _instance_row(run_id, n, inst)) for n, inst, _ in new),
-                                   *(("requests", _request_row(run_id, prompt)) for _, _, prompt in new)])
+            self.writer.put_group([*(("instances", instance_row(run_id, n, inst)) for n, inst, _ in new),
+                                   *(("requests", request_row(run_id, prompt)) for _, _, prompt in new)])
             if self.writer.behind:
                 await self.writer.room()
         for (_, inst), prompt in zip(batch, prompts, strict=True):

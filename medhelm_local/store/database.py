@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
-import logging
-import re
 import shutil
 import sys
 import warnings
@@ -35,18 +33,11 @@ from medhelm_local.errors import (
 )
 from medhelm_local.store.integrity import explain_failure, is_damage, note_opened, torn_wal
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
+from medhelm_local.store.memory import STREAMING, fitted_memory
 from medhelm_local.store.schema import SCHEMAS, StoreKind, ddl, migration
-
-log = logging.getLogger("medhelm_local.store")
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 ALIAS = "store"
-# DuckDB reads, writes and checkpoints a text column 2,048 values at a time, holding the whole vector in one
-# allocation rounded up to a power of two: 2,048 notes of 60 KB failed to commit under 128 MB
-# (tests/store/test_writer.py), and 2,200 of 100 KB could not be read back under 256 MB ("failed to allocate
-# data of size 256.0 MiB"). A store's memory limit must leave room for that.
-VECTOR_ROWS = 2048
-_MAX_STRING = re.compile(r"Max String Length: (\d+)")
 
 
 def httpfs_extension_path() -> Path:
@@ -93,20 +84,6 @@ class StoreHandle:
             self.con.close()
         except duckdb.Error:
             pass
-
-
-# For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that
-# hands freed memory back soon, 48 MB of DuckDB memory (DuckDB otherwise keeps every page it reads or
-# writes, up to 80 % of RAM; a run never reads them back; beyond the limit it evicts or spills,
-# encrypted), and a checkpoint every 2 MB of write-ahead log (each checkpoint's memory grows with the
-# log it folds in) keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py:
-# 1,062 MB before any of this; 298 MB with 128 MB and 4 MB, 258-266 MB with 48 MB and 2 MB, no slower).
-# What a run must hold at once stays far below: a transaction holds at most ~4 MB of text
-# (store/writer.py), and a store with longer texts than ~10 KB is opened with more (run/plan.py
-# store_memory_for: DuckDB checkpoints 2,048 texts at a time). The store_memory_limit setting replaces both.
-STREAMING: dict[str, str | int | float | list[str]] = {
-    "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",
-    "memory_limit": "48MB", "checkpoint_threshold": "2MB"}
 
 
 class _Absent(importlib.abc.MetaPathFinder):
@@ -196,36 +173,6 @@ def _check_encrypted(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if row is None or not row[0] or row[1] != "GCM":
         raise StoreNotEncryptedError("the store is not encrypted with AES-GCM", where=str(path),
                                      fix="create a new store; medhelm-local never writes an unencrypted one")
-
-
-def text_memory_mb(longest: int) -> int:
-    """MB DuckDB holds at once to read or write a text column whose longest value has `longest` bytes: a vector
-    of 2,048 of them, rounded up to a power of two as DuckDB allocates it."""
-    return 1 << max(0, (VECTOR_ROWS * max(longest, 1) - 1).bit_length() - 20)
-
-
-def _fitted_memory(con: duckdb.DuckDBPyConnection, kind: StoreKind, default_mb: int, path: Path) -> str:
-    """The default limit, or more when the store's longest texts need it. A query that joins the per-instance
-    tables and builds each instance's JSON (the report's instance pages) holds several vectors of the longest
-    column at once: 2,200 instances of 100 KB needed 1,280 MB (1 GB failed). So: four vectors of the longest
-    column, one of each other text column, and the default on top. The lengths come from the columns'
-    statistics: reading the texts themselves would need the memory being sized."""
-    longest: dict[str, int] = {}
-    for table in SCHEMAS[kind][0]:
-        text = {c.name for c in table.columns if c.kind == "text"}
-        for column, stats in con.execute(f"SELECT column_name, stats FROM pragma_storage_info('{table.name}')"
-                                         ).fetchall():
-            found = _MAX_STRING.search(stats or "")
-            if column in text and found:
-                key = f"{table.name}.{column}"
-                longest[key] = max(longest.get(key, 0), int(found.group(1)))
-    vectors = sorted(text_memory_mb(n) for n in longest.values())
-    needed = 4 * vectors[-1] + sum(vectors[:-1]) if vectors else 0
-    if needed <= default_mb // 4:  # the usual case: short texts fit in the default's working room
-        return f"{default_mb}MB"
-    log.info("store %s: memory limit %dMB, room to read texts up to %d KB", path.name, default_mb + needed,
-             max(longest.values()) // 1024)
-    return f"{default_mb + needed}MB"
 
 
 def _lock_down(con: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None:
@@ -363,7 +310,7 @@ def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = 
 
     Beyond `memory_limit` DuckDB spills to `<store>.tmp/`, encrypted with the store's key. Without one,
     `default_memory_mb` is the limit, raised as far as the store's longest texts need to be read
-    (`text_memory_mb`); a configured `memory_limit` is kept as given. `connection`: one made ahead by
+    (`store.memory`); a configured `memory_limit` is kept as given. `connection`: one made ahead by
     `connect` (with the same `streaming`); it becomes the store's, or is closed if the store cannot open.
     `streaming`: tuned for a run's stream of small writes (see STREAMING), not for large reads.
     `migrate=False` refuses a store of an older schema version instead of migrating it.
@@ -425,7 +372,7 @@ def _open(path: Path, kek: Kek, create: bool, read_only: bool, memory_limit: str
             return open_store(path, kek, read_only=read_only, memory_limit=memory_limit, kind=kind,
                               streaming=streaming, migrate=migrate, default_memory_mb=default_memory_mb)
         if memory_limit is None and default_memory_mb is not None:
-            memory_limit = _fitted_memory(con, kind, default_memory_mb, path)
+            memory_limit = fitted_memory(con, kind, default_memory_mb, path)
         _lock_down(con, memory_limit)
     except duckdb.Error as exc:  # a damaged page met while reading the schema
         con.close()
