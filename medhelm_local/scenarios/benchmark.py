@@ -29,6 +29,7 @@ from medhelm_local.scenarios.perturbation import PERTURBATIONS, check_perturbati
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
+from medhelm_local.scenarios.unique_ids import IdTally
 
 if TYPE_CHECKING:
     from medhelm_local.annotate.rubric import Rubric
@@ -304,25 +305,26 @@ class Benchmark:
         return list(self._read(paths, self.args))
 
     def iter_instances(self, data: DataRoot) -> Iterator[Instance]:
-        """Verify the files, then stream the instances; a malformed item or a repeated id is a clear error."""
+        """Verify the files, then stream the instances; a malformed item or a repeated id is a clear error,
+        raised once the stream ends (a run's plan reads it through before anything is sent)."""
         paths = self._paths(data)
         where = str(next(iter(paths.values())).parent) if paths else str(data.root)
         self._prepare_shots(data)
-        seen: set[str] = set()
-        duplicates: list[str] = []
-        count = 0
         perturbation = self.args.get("perturbation")
         seed = int(self.args.get("perturbation_seed", "0"))
-        try:
+
+        def stream() -> Iterator[Instance]:
             for instance in self._read(paths, self.args):
-                if perturbation is not None:
-                    instance = perturb(instance, perturbation, seed, self.task_type)
-                if instance.id in seen:
-                    duplicates.append(instance.id)
-                    continue
-                seen.add(instance.id)
+                yield instance if perturbation is None else perturb(instance, perturbation, seed, self.task_type)
+
+        tally = IdTally()
+        count = 0
+        try:
+            for instance in stream():
+                tally.add(instance.id)
                 count += 1
                 yield instance
+            repeats = tally.repeats(lambda: (instance.id for instance in stream()))
         except _READ_ERRORS as exc:
             layout = "published" if self.spec.reader_name else "expected"
             raise DatasetCorruptError(
@@ -330,9 +332,9 @@ class Benchmark:
                 where=where,
                 fix=f"replace the files with the published ones ({self.spec.provenance})",
             ) from None
-        if duplicates:
-            shown = ", ".join(sorted(set(duplicates))[:DUPLICATES_SHOWN])
-            raise DatasetCorruptError(f"{self.name}: {len(duplicates)} instance id(s) appear more than once ({shown})",
+        if repeats:
+            shown = ", ".join(sorted(set(repeats))[:DUPLICATES_SHOWN])
+            raise DatasetCorruptError(f"{self.name}: {len(repeats)} instance id(s) appear more than once ({shown})",
                                       where=where, fix="give every row its own id (columns.id), or leave columns.id "
                                                        "out to number rows")
         if count == 0:

@@ -145,6 +145,31 @@ def test_repeated_ids_in_a_cards_data_are_refused_naming_them(tmp_path: Path) ->
     assert "appear more than once (ed-1, ed-2)" in " ".join(result.stderr.split())
 
 
+def test_streaming_a_large_cards_data_holds_no_growing_set_of_its_ids(tmp_path: Path) -> None:
+    """A run streams its benchmark twice (the plan's survey, then the run): checking ids for repeats must
+    not keep every id. 40,000 ids of 60 characters as a set: ~6 MB; the tally keeps 8 bytes each."""
+    card = documented_card(tmp_path / "cards")
+    with (card.parent / "sepsis_triage.csv").open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["note_id", "note", "label"])
+        writer.writerows((f"ed-{n:057d}", "fever", "yes") for n in range(40_000))
+    bench = load_spec(card).create()
+    import tracemalloc
+
+    stream = bench.iter_instances(DataRoot(tmp_path))
+    next(stream)  # files verified, shots prepared: what follows is the reading itself
+    count = held = 0
+    tracemalloc.start()
+    try:
+        for count, _ in enumerate(stream, start=2):
+            if count == 40_000:  # the last instance, the reading not yet ended
+                held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 40_000
+    assert held < 1 << 20, f"reading held {held >> 10} KB"
+
+
 def test_pinned_checksum_detects_a_changed_file(tmp_path: Path) -> None:
     card = documented_card(tmp_path / "cards")
     import hashlib
