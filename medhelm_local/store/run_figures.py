@@ -123,12 +123,16 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
     import numpy as np  # only run-level figures need it: `run --quiet` imports it here, at the end
 
     params = {"run": run["run_id"], "metric": run["main"]}
-    # The joined side carries only ids and numbers: joined whole, a 100,000-instance run's reference texts
-    # sat in the join's hash table (+87 MB peak, bench/memory.py).
-    answered = ("FROM completions c JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = "
-                "$metric AND value IS NOT NULL) s USING (instance_id) WHERE c.run_id = $run AND c.ok")
-    seen, unread = con.execute(f"SELECT count(*), count(*) FILTER (WHERE c.confidence IS NULL AND c.logprobs_json "
-                               f"IS NOT NULL) {answered}", params).fetchone() or (0, 0)
+    # Both sides of the join carry only ids and numbers: joined whole, a 100,000-instance run's reference texts
+    # sat in the join's hash table (+87 MB peak, bench/memory.py), and its logprobs passed through it (+24 MB).
+    answered = ("FROM (SELECT instance_id, confidence FROM completions WHERE run_id = $run AND ok) c JOIN (SELECT "
+                "instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
+                "USING (instance_id) WHERE true")
+    (seen,) = con.execute(f"SELECT count(*) {answered}", params).fetchone() or (0,)
+    # Answers stored without their confidence (a v2 store's): DuckDB reads their logprobs only where the
+    # confidence is missing, so a store that has them all reads none.
+    (unread,) = con.execute("SELECT count(*) FROM completions WHERE run_id = $run AND ok AND confidence IS NULL "
+                            "AND logprobs_json IS NOT NULL", {"run": run["run_id"]}).fetchone() or (0,)
     # Each answer's confidence is stored when it arrives (schema v3): two numbers an instance, fetched as arrays.
     stored = con.execute(f"SELECT c.confidence, s.value {answered} AND c.confidence IS NOT NULL "
                          f"AND s.value IN (0, 1)", params).fetchnumpy()
