@@ -128,14 +128,14 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
     # that query's peak from +13 to +24 MB.
     answered = ("FROM (SELECT instance_id, confidence FROM completions WHERE run_id = $run AND ok) c JOIN (SELECT "
                 "instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
-                "USING (instance_id) WHERE true")
+                "USING (instance_id)")
     (seen,) = con.execute(f"SELECT count(*) {answered}", params).fetchone() or (0,)
     # Answers stored without their confidence (a v2 store's): DuckDB reads their logprobs only where the
     # confidence is missing, so a store that has them all reads none.
     (unread,) = con.execute("SELECT count(*) FROM completions WHERE run_id = $run AND ok AND confidence IS NULL "
                             "AND logprobs_json IS NOT NULL", {"run": run["run_id"]}).fetchone() or (0,)
     # Each answer's confidence is stored when it arrives (schema v3): two numbers an instance, fetched as arrays.
-    stored = con.execute(f"SELECT c.confidence, s.value {answered} AND c.confidence IS NOT NULL "
+    stored = con.execute(f"SELECT c.confidence, s.value {answered} WHERE c.confidence IS NOT NULL "
                          f"AND s.value IN (0, 1)", params).fetchnumpy()
     confidence, correct = [np.asarray(stored["confidence"], dtype=float)], [np.asarray(stored["value"], dtype=float)]
     if unread:  # a v2 store's answers have none stored: read from their logprobs, in chunks

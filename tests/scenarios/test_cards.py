@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -154,8 +155,6 @@ def test_streaming_a_large_cards_data_holds_no_growing_set_of_its_ids(tmp_path: 
         writer.writerow(["note_id", "note", "label"])
         writer.writerows((f"ed-{n:057d}", "fever", "yes") for n in range(40_000))
     bench = load_spec(card).create()
-    import tracemalloc
-
     stream = bench.iter_instances(DataRoot(tmp_path))
     next(stream)  # files verified, shots prepared: what follows is the reading itself
     count = held = 0
