@@ -30,7 +30,7 @@ from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.store.database import ALIAS
 from medhelm_local.store.writer import StoreWriter, row_of
 
-if TYPE_CHECKING:  # the HTTP client loads when a pool first builds one: planning a jury needs no aiohttp
+if TYPE_CHECKING:  # the HTTP client loads when a pool first builds one: planning a jury needs none
     from medhelm_local.client.completions import ModelClient
 
 log = logging.getLogger("medhelm_local.annotate")
@@ -99,7 +99,7 @@ class JudgePool:
         self.outcomes: Counter[tuple[str, str, bool]] = Counter()  # (run, judge, ok) this invocation
 
     def add(self, jury: ResolvedJury) -> None:
-        """Make room for a jury's judges (built inside the event loop, which aiohttp needs)."""
+        """Make room for a jury's judges (built inside the event loop the client runs on)."""
         for judge in jury.judges:
             if judge.name not in self.judges:
                 self.judges[judge.name] = judge

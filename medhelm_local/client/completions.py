@@ -5,11 +5,12 @@ backoff, up to the deployment's `max_retries`; other 4xx answers (e.g. a prompt 
 model's context) fail at once. A request that never succeeds becomes a failed Completion with
 its reason: it is stored and counted, never scored.
 
-Requests are posted as JSON over the guarded aiohttp session rather than through the openai SDK:
-measured here, the SDK (over httpx2) cost ~1.5 ms CPU per request plus 0.35 s of imports, aiohttp
-0.12 ms, and the harness budget is 1 ms per instance (bench/throughput.py). The wire format is
-the same OpenAI-compatible JSON; `client.api` builds it for the deployment's API style. `doctor`
-uses the same client, so runs and checks share one HTTP stack.
+Requests are posted as JSON over the project's one HTTP client (`client.http`, egress-guarded)
+rather than through the openai SDK: measured here, the SDK (over httpx2) cost ~1.5 ms CPU per
+request plus 0.35 s of imports, `client.http` ~0.1 ms and 7 ms, and the harness budget is 1 ms per
+instance (bench/throughput.py). The wire format is the same OpenAI-compatible JSON; `client.api`
+builds it for the deployment's API style. `doctor` uses the same client, so runs and checks share
+one HTTP stack.
 
 A reply larger than the deployment's `max_reply_bytes` is cut off and stored as a failure
 (`reply_too_large`): a broken or hostile server cannot fill the appliance's memory.
@@ -23,25 +24,18 @@ import random
 import time
 from typing import Any
 
-import aiohttp
-
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.api import API_STYLES
-from medhelm_local.client.egress import build_session
+from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError
 from medhelm_local.errors import EndpointUnreachableError
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.settings import Deployment
 
 BACKOFF_BASE_S = 0.25
 BACKOFF_CAP_S = 20.0
-READ_CHUNK = 1 << 16
 # Connection failures, resets, truncated bodies and timeouts: all worth another try.
-_TRANSIENT = (aiohttp.ClientError, asyncio.TimeoutError)
+_TRANSIENT = (HttpError, TimeoutError)
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-
-
-class ReplyTooLargeError(Exception):
-    """The server sent more than the deployment's max_reply_bytes."""
 
 
 class _StatusError(Exception):
@@ -65,10 +59,10 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, _StatusError):
         return f"http_{exc.status}", str(exc)
     if isinstance(exc, ReplyTooLargeError):
-        return "reply_too_large", str(exc)
-    if isinstance(exc, asyncio.TimeoutError):
+        return "reply_too_large", f"{exc} (the deployment's max_reply_bytes)"
+    if isinstance(exc, TimeoutError):
         return "timeout", "the request timed out"
-    if isinstance(exc, aiohttp.ClientError):
+    if isinstance(exc, HttpError):
         return "connection", "the connection failed or was dropped"
     if isinstance(exc, ValueError):
         return "bad_response", "the server's reply was not valid OpenAI-compatible JSON"
@@ -89,7 +83,7 @@ class ModelClient:
         self.deployment = deployment
         self.model = deployment.model or model
         self.limit = min(concurrency or deployment.max_concurrency, deployment.max_concurrency)
-        self._session = build_session(allowlist, deployment.timeout_s, self.limit)
+        self._http = HttpClient(allowlist, deployment.timeout_s, self.limit)
         self._headers = {"Authorization": f"Bearer {deployment.api_key()}", "Content-Type": "application/json"}
         self._api = API_STYLES[deployment.api]
         self._url = deployment.base_url + self._api.path
@@ -97,15 +91,15 @@ class ModelClient:
 
     async def aclose(self) -> None:
         """Release pooled connections."""
-        await self._session.close()
+        await self._http.aclose()
 
     async def check_reachable(self) -> list[str]:
         """The model names the server offers; raises if nothing answers at the URL."""
         fix = "start the model server (e.g. vLLM) or correct base_url in your config; `medhelm-local doctor` checks it"
         try:
-            async with self._session.get(self.deployment.base_url + "/models", headers=self._headers,
-                                         allow_redirects=False) as response:
-                status, raw = response.status, await self._read_capped(response)
+            models = self.deployment.base_url + "/models"
+            async with self._http.request("GET", models, headers=self._headers) as response:
+                status, raw = response.status, await response.read(self.deployment.max_reply_bytes)
         except (*_TRANSIENT, ReplyTooLargeError):
             raise EndpointUnreachableError("nothing answered at the deployment's URL",
                                            where=self.deployment.base_url, fix=fix) from None
@@ -140,30 +134,12 @@ class ModelClient:
                     attempt += 1
 
     async def _post(self, payload: bytes) -> dict[str, Any]:
-        post = self._session.post(self._url, data=payload, headers=self._headers, allow_redirects=False)
-        async with post as response:
-            raw = await self._read_capped(response)
+        async with self._http.request("POST", self._url, payload, self._headers) as response:
+            raw = await response.read(self.deployment.max_reply_bytes)
             if response.status != 200:
                 raise _StatusError(response.status, raw)
         body: dict[str, Any] = json.loads(raw)
         return body
-
-    async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
-        """The body, or ReplyTooLargeError once it passes max_reply_bytes (checked before it is all read)."""
-        cap = self.deployment.max_reply_bytes
-        if (response.content_length or 0) > cap:
-            raise ReplyTooLargeError(f"the reply announced {response.content_length} bytes, over max_reply_bytes "
-                                     f"({cap})")
-        if response.content_length is not None:  # announced and within the cap: aiohttp reads no more than that
-            return await response.read()
-        parts: list[bytes] = []
-        size = 0
-        async for chunk in response.content.iter_chunked(READ_CHUNK):
-            size += len(chunk)
-            if size > cap:
-                raise ReplyTooLargeError(f"the reply passed max_reply_bytes ({cap})")
-            parts.append(chunk)
-        return b"".join(parts)
 
     async def server_call(self, path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
         """POST to the server's root (beside /v1, where vLLM serves /tokenize and /detokenize); the JSON reply,
@@ -172,9 +148,8 @@ class ModelClient:
         data = json.dumps(payload).encode()
         async with self._slots:
             try:
-                async with self._session.post(root + path, data=data, headers=self._headers,
-                                              allow_redirects=False) as response:
-                    raw = await self._read_capped(response)
+                async with self._http.request("POST", root + path, data, self._headers) as response:
+                    raw = await response.read(self.deployment.max_reply_bytes)
                     if response.status != 200:
                         return None
                 reply: dict[str, Any] = json.loads(raw)

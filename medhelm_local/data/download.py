@@ -1,6 +1,6 @@
 """Fetch published files over HTTP(S), resuming partial downloads, and keep only what matches its sha256.
 
-Every request goes through the project's one aiohttp factory (`client.egress.build_session`), so the
+Every request goes through the project's one HTTP client (`client.http.HttpClient`), so the
 egress allowlist is checked before a socket opens, proxy variables are ignored and redirects are
 never followed. A file is written to `<name>.part` and renamed to its name only once its size and
 sha256 match the published ones; a dropped connection resumes from the bytes already on disk with
@@ -16,14 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import aiohttp
-
 from medhelm_local.client.allowlist import Allowlist
-from medhelm_local.client.egress import build_session
+from medhelm_local.client.http import HttpClient, HttpError, Response
 from medhelm_local.errors import DataStageError, IntegrityError
 from medhelm_local.scenarios.datafiles import private_folder, sha256_file
 
-CHUNK = 1 << 16
 RETRIES = 5  # per file, for dropped connections and 5xx answers
 REQUEST_TIMEOUT_S = 600.0
 
@@ -58,9 +55,9 @@ class _DroppedError(Exception):
 
 def _describe(exc: Exception) -> str:
     """What went wrong with a connection, in words an IT person can act on."""
-    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+    if isinstance(exc, HttpError) and exc.dns:
         return "the host name could not be resolved: does this host have internet access?"
-    if isinstance(exc, aiohttp.ClientConnectorError):
+    if isinstance(exc, HttpError) and exc.connect:
         return "nothing answered at the host"
     if isinstance(exc, TimeoutError):
         return "it timed out"
@@ -86,9 +83,9 @@ def _verify(item: Fetch, part: Path) -> None:
     os.replace(part, item.target)
 
 
-def _resume_point(item: Fetch, resp: aiohttp.ClientResponse, part: Path, offset: int) -> int:
+def _resume_point(item: Fetch, resp: Response, part: Path, offset: int) -> int:
     """Where the response's body starts in the file, after checking its status; raise if it is unusable."""
-    if resp.status == 206 and resp.headers.get("Content-Range", "").startswith(f"bytes {offset}-"):
+    if resp.status == 206 and resp.headers.get("content-range", "").startswith(f"bytes {offset}-"):
         return offset
     if resp.status in (200, 206, 416):
         part.unlink(missing_ok=True)  # no usable range (or the server ignored it): start from the first byte
@@ -106,30 +103,30 @@ def _resume_point(item: Fetch, resp: aiohttp.ClientResponse, part: Path, offset:
                          fix="check that the source URL is the published location")
 
 
-async def _request(session: aiohttp.ClientSession, item: Fetch, part: Path, progress: Progress | None) -> None:
+async def _request(http: HttpClient, item: Fetch, part: Path, progress: Progress | None) -> None:
     """One attempt: ask for the bytes not yet on disk and append them."""
     offset = part.stat().st_size if part.exists() else 0
     headers = {"Range": f"bytes={offset}-"} if offset else {}
     try:
-        async with session.get(item.url, headers=headers, allow_redirects=False) as resp:
+        async with http.request("GET", item.url, headers=headers) as resp:
             offset = _resume_point(item, resp, part, offset)
             if progress is not None:
                 progress.started(item.label, item.bytes, offset)
             with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as fh:
-                async for block in resp.content.iter_chunked(CHUNK):
+                async for block in resp.chunks():
                     offset += len(block)
                     if offset > item.bytes:
                         raise _mismatch(item, f"more than the published {item.bytes} bytes")
                     fh.write(block)
                     if progress is not None:
                         progress.advanced(item.label, len(block))
-    except (TimeoutError, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError) as exc:
+    except (TimeoutError, HttpError) as exc:
         raise _DroppedError(_describe(exc)) from None
     if offset < item.bytes:
         raise _DroppedError(f"the connection closed after {offset} of {item.bytes} bytes")
 
 
-async def _fetch_one(session: aiohttp.ClientSession, item: Fetch, progress: Progress | None) -> None:
+async def _fetch_one(http: HttpClient, item: Fetch, progress: Progress | None) -> None:
     if item.target.is_file() and sha256_file(item.target) == item.sha256:
         return  # fetched and verified by an earlier, interrupted run
     part = _part(item.target)
@@ -141,7 +138,7 @@ async def _fetch_one(session: aiohttp.ClientSession, item: Fetch, progress: Prog
         if part.exists() and part.stat().st_size == item.bytes:
             break
         try:
-            await _request(session, item, part, progress)
+            await _request(http, item, part, progress)
             break
         except IntegrityError:
             part.unlink(missing_ok=True)
@@ -160,11 +157,11 @@ async def _fetch_one(session: aiohttp.ClientSession, item: Fetch, progress: Prog
 
 async def _fetch_all(items: list[Fetch], allowlist: Allowlist, concurrency: int, progress: Progress | None) -> None:
     limit = asyncio.Semaphore(concurrency)
-    async with build_session(allowlist, REQUEST_TIMEOUT_S, concurrency) as session:
+    async with HttpClient(allowlist, REQUEST_TIMEOUT_S, concurrency) as http:
 
         async def one(item: Fetch) -> None:
             async with limit:
-                await _fetch_one(session, item, progress)
+                await _fetch_one(http, item, progress)
 
         tasks = [asyncio.ensure_future(one(item)) for item in items]
         try:

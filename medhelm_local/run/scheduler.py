@@ -156,7 +156,7 @@ class _Suite:
         self.tokenizers: dict[tuple[str, str], ServerTokenizer] = {}
 
     def _open_clients(self) -> None:
-        """One client per deployment (built inside the event loop, which aiohttp needs); judges share them."""
+        """One client per deployment (built inside the event loop the client runs on); judges share them."""
         for run in self.runs:
             name = run.plan.entry.deployment
             if name not in self.clients:

@@ -7,7 +7,7 @@ import sys
 
 # The HTTP client and the run scheduler (only `run`, `judge`, `doctor`), numerical and columnar libraries
 # (aggregates, the writer), and the jury's agreement statistics.
-HEAVY = ("aiohttp", "numpy", "pyarrow", "nltk", "krippendorff", "medhelm_local.run.scheduler",
+HEAVY = ("httptools", "numpy", "pyarrow", "nltk", "krippendorff", "medhelm_local.run.scheduler",
          "medhelm_local.annotate.judging", "medhelm_local.client.completions")
 
 

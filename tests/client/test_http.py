@@ -1,0 +1,316 @@
+"""The one HTTP client, against real sockets on 127.0.0.1: kept connections, cut replies, TLS, bodies."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import ssl
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError
+from medhelm_local.errors import EgressRefusedError
+
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
+
+
+def _ok(body: bytes = b"{}") -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
+    """One request's head and body (by Content-Length); None when the client closed."""
+    head = await reader.readuntil(b"\r\n\r\n") if not reader.at_eof() else b""
+    if not head:
+        return None
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    return head + await reader.readexactly(length)
+
+
+class Server:
+    """An asyncio server on 127.0.0.1 that counts connections and requests and answers with `handler`."""
+
+    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
+        self.handler, self.tls = handler, tls
+        self.connections = self.requests = 0
+        self.port = 0
+        self.seen: list[bytes] = []
+
+    async def __aenter__(self) -> Server:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            await self.handler(reader, writer, self.connections)
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
+            pass
+        finally:
+            writer.close()
+
+    def client(self, timeout_s: float = 10.0, connections: int = 4) -> HttpClient:
+        return HttpClient(Allowlist([("127.0.0.1", self.port)]), timeout_s, connections)
+
+    def url(self, scheme: str = "http") -> str:
+        return f"{scheme}://127.0.0.1:{self.port}/v1/x"
+
+
+def _answering(reply: Callable[[int, int], bytes], server_box: list[Server]) -> Handler:
+    """A handler that answers each request on a connection with reply(connection, request on it); an empty
+    reply closes the connection unanswered, as does any reply saying `Connection: close` once sent."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, connection: int) -> None:
+        number = 0
+        while (request := await _read_request(reader)) is not None:
+            number += 1
+            server_box[0].requests += 1
+            server_box[0].seen.append(request)
+            answer = reply(connection, number)
+            if not answer:
+                return  # close without answering
+            writer.write(answer)
+            await writer.drain()
+            if b"Connection: close" in answer:
+                return
+
+    return handle
+
+
+async def _get(client: HttpClient, url: str, cap: int | None = None) -> tuple[int, bytes]:
+    async with client.request("POST", url, b'{"q": 1}', {"Content-Type": "application/json"}) as response:
+        return response.status, await response.read(cap)
+
+
+def run(coro: Awaitable[None]) -> None:
+    asyncio.run(coro)  # type: ignore[arg-type]
+
+
+def test_requests_one_after_another_share_one_kept_connection() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(b'{"n": %d}' % n), box)) as server:
+            box.append(server)
+            client = server.client()
+            replies = [await _get(client, server.url()) for _ in range(5)]
+            await client.aclose()
+        assert replies == [(200, b'{"n": %d}' % n) for n in range(1, 6)]
+        assert (server.connections, server.requests) == (1, 5)
+        assert server.seen[0].startswith(b"POST /v1/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % server.port)
+        assert b"user-agent" not in server.seen[0].lower()  # the appliance does not announce itself
+
+    run(go())
+
+
+def test_a_kept_connection_the_server_dropped_is_replaced_once() -> None:
+    """The second request goes over the kept connection, which the server closes unanswered: it is sent
+    again over a new connection, and the caller sees only the answer."""
+
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok() if n == 1 else b"", box)) as server:
+            box.append(server)
+            client = server.client()
+            first, second = await _get(client, server.url()), await _get(client, server.url())
+            await client.aclose()
+        assert first == second == (200, b"{}")
+        assert (server.connections, server.requests) == (2, 3)
+
+    run(go())
+
+
+def test_a_new_connection_closed_unanswered_is_an_error_not_a_loop() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: b"", box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(HttpError, match="closed before the reply ended"):
+                await _get(client, server.url())
+            await client.aclose()
+        assert server.connections == 1
+
+    run(go())
+
+
+@pytest.mark.parametrize("reply", [
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"a\": 1}",  # no length: the body ends with the connection
+], ids=["chunked", "until-close"])
+def test_bodies_without_a_length_are_read_whole(reply: bytes) -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: reply, box)) as server:
+            box.append(server)
+            client = server.client()
+            assert await _get(client, server.url()) == (200, b'{"a": 1}')
+            assert await _get(client, server.url()) == (200, b'{"a": 1}')
+            await client.aclose()
+
+    run(go())
+
+
+def test_a_reply_cut_short_is_an_error() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        cut = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"a\""
+        async with Server(_answering(lambda c, n: cut, box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(HttpError, match="closed before the reply ended"):
+                await _get(client, server.url())
+            await client.aclose()
+
+    run(go())
+
+
+def test_a_reply_that_is_not_http_is_an_error() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: b"SSH-2.0-OpenSSH_9.2\r\n\r\n", box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(HttpError, match="not valid HTTP"):
+                await _get(client, server.url())
+            await client.aclose()
+
+    run(go())
+
+
+def test_the_cap_stops_a_body_as_it_arrives() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        chunk = b"x" * 1000
+        body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(50)) + b"0\r\n\r\n"
+        async with Server(_answering(lambda c, n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body,
+                                     box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(ReplyTooLargeError, match="passed the cap of 10000 bytes"):
+                await _get(client, server.url(), cap=10_000)
+            assert await _get(client, server.url(), cap=None) == (200, chunk * 50)
+            await client.aclose()
+        assert server.connections == 2  # the connection of a refused reply is never kept
+
+    run(go())
+
+
+def test_a_large_body_streams_in_pieces_under_flow_control() -> None:
+    size = 12 << 20  # past the client's read buffer: reading pauses and resumes
+
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(bytes(range(256)) * (size // 256)), box)) as server:
+            box.append(server)
+            client = server.client()
+            received, pieces = 0, 0
+            async with client.request("GET", server.url()) as response:
+                assert response.content_length == size
+                async for piece in response.chunks():
+                    received += len(piece)
+                    pieces += 1
+                    await asyncio.sleep(0)
+            await client.aclose()
+        assert received == size and pieces > 1
+
+    run(go())
+
+
+def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(), box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(ValueError, match="line break"):
+                async with client.request("GET", server.url(), headers={"Authorization": "Bearer x\r\nX-Evil: 1"}):
+                    pass
+            await client.aclose()
+        assert server.connections == 0
+
+    run(go())
+
+
+def test_a_host_off_the_allowlist_is_refused_before_connecting() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(), box)) as server:
+            box.append(server)
+            client = HttpClient(Allowlist([("127.0.0.1", server.port + 1)]), 5, 1)
+            with pytest.raises(EgressRefusedError, match="not on the egress allowlist"):
+                await _get(client, server.url())
+            await client.aclose()
+        assert server.connections == 0
+
+    run(go())
+
+
+def test_a_server_that_never_answers_times_out_at_the_deadline() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, connection: int) -> None:
+        await asyncio.sleep(30)
+
+    async def go() -> None:
+        async with Server(silent) as server:
+            client = server.client(timeout_s=0.3)
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(TimeoutError):
+                await _get(client, server.url())
+            assert asyncio.get_running_loop().time() - started < 2
+            await client.aclose()
+
+    run(go())
+
+
+def test_nothing_listening_is_a_connect_error() -> None:
+    async def go() -> None:
+        async with Server(_answering(lambda c, n: _ok(), [])) as server:
+            port = server.port
+        client = HttpClient(Allowlist([("127.0.0.1", port)]), 5, 1)
+        with pytest.raises(HttpError, match="nothing answered") as caught:
+            await _get(client, f"http://127.0.0.1:{port}/v1/x")
+        assert caught.value.connect and not caught.value.dns
+        await client.aclose()
+
+    run(go())
+
+
+def _self_signed(folder: Path) -> ssl.SSLContext:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
+
+
+def test_https_refuses_a_certificate_no_trusted_authority_signed(tmp_path: Path) -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(), box), tls=_self_signed(tmp_path)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(HttpError, match=r"TLS handshake with 127\.0\.0\.1:\d+ failed") as caught:
+                await _get(client, server.url("https"))
+            await client.aclose()
+        assert caught.value.connect
+        assert server.requests == 0  # nothing was sent to a server that could not prove who it is
+
+    run(go())
