@@ -37,6 +37,7 @@ from medhelm_local.client.egress import refusal
 
 CONNECT_TIMEOUT_CAP_S = 10.0
 READ_HIGH = 1 << 20  # a reply buffered past this (a download faster than the disk) pauses reading
+MAX_HEAD_BYTES = 64 << 10  # a reply's headers, all together: a server cannot fill memory with them either
 _NO_BODY_STATUS = frozenset({204, 304})
 
 
@@ -107,6 +108,7 @@ class _Connection(asyncio.Protocol):
         """Ready for the next reply."""
         self.status = 0
         self.headers: dict[str, str] = {}
+        self.head_bytes = 0
         self.chunks: deque[bytes] = deque()
         self.buffered = 0
         self.paused = False
@@ -142,11 +144,20 @@ class _Connection(asyncio.Protocol):
     # httptools callbacks
     def on_header(self, name: bytes, value: bytes) -> None:
         """One header line (names kept in lower case)."""
+        self.head_bytes += len(name) + len(value)
+        if self.head_bytes > MAX_HEAD_BYTES:
+            self._fail(HttpError(f"the reply's headers passed {MAX_HEAD_BYTES} bytes"))
+            self.close()
+            return
         self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         """The status line and headers are in."""
-        self.status = self._parser.get_status_code()
+        status = self._parser.get_status_code()
+        if 100 <= status < 200:  # an interim reply (100 Continue, 103 Early Hints): the real one follows
+            self.headers = {}
+            return
+        self.status = status
         self.keep_alive = self._parser.should_keep_alive()  # read here: llhttp forgets it once the reply ends
         self.headers_done = True
         if self.status in _NO_BODY_STATUS:
@@ -163,9 +174,10 @@ class _Connection(asyncio.Protocol):
         self._wake()
 
     def on_message_complete(self) -> None:
-        """The reply ended."""
-        self.complete = True
-        self._wake()
+        """The reply ended (an interim reply's end is not the reply's)."""
+        if self.headers_done:
+            self.complete = True
+            self._wake()
 
     # for the client
     @property

@@ -189,6 +189,33 @@ def test_a_reply_that_is_not_http_is_an_error() -> None:
     run(go())
 
 
+def test_an_interim_reply_is_skipped_for_the_real_one() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: b"HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + _ok(b'{"a": 1}'),
+                                     box)) as server:
+            box.append(server)
+            client = server.client()
+            assert await _get(client, server.url()) == (200, b'{"a": 1}')
+            await client.aclose()
+
+    run(go())
+
+
+def test_endless_headers_are_an_error_not_memory() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        flood = b"HTTP/1.1 200 OK\r\n" + (b"X-Pad: " + b"y" * 1000 + b"\r\n") * 100 + b"Content-Length: 0\r\n\r\n"
+        async with Server(_answering(lambda c, n: flood, box)) as server:
+            box.append(server)
+            client = server.client()
+            with pytest.raises(HttpError, match="headers passed 65536 bytes"):
+                await _get(client, server.url())
+            await client.aclose()
+
+    run(go())
+
+
 def test_the_cap_stops_a_body_as_it_arrives() -> None:
     async def go() -> None:
         box: list[Server] = []
