@@ -6,9 +6,16 @@ interleave without exceeding its limit. Each run streams its instances in batche
 prompted, written (instances, requests), queued to its deployment (a bounded queue), answered,
 scored and written, so memory does not grow with the number of instances.
 
-Every completion and its scores are committed together as soon as they exist, so a run killed at
-any point resumes where it stopped: instances with a successful completion are never requested
-again. Failed requests are stored with their reason and retried on resume.
+A worker that gets a reply sends its next request before the reply is scored and stored: one task
+(`_Suite.record`) scores and hands answers to the writer, one at a time, letting the event loop
+take new replies between them. When several endpoints' replies arrive together, each slot's next
+request then leaves after the others' replies are read, not after they are all scored and stored
+(bench/suite.py). At most two answers per slot wait to be recorded.
+
+Every completion and its scores are committed together within moments of the reply, so a run killed
+at any point resumes where it stopped: instances with a successful completion are never requested
+again (one killed between reply and record is asked again). Failed requests are stored with their
+reason and retried on resume.
 
 Runs with a jury overlap judging with generation: each answer, once stored, is queued to the
 judges' own deployments (`annotate.judging.JudgePool`, each judge with its own limit), and answers
@@ -22,6 +29,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,7 +40,7 @@ from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
-from medhelm_local.records import Aggregate, Instance, Prompt, TaskType
+from medhelm_local.records import Aggregate, Completion, Instance, Prompt, TaskType
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
@@ -154,6 +162,12 @@ class _Suite:
         self.pool: JudgePool | None = None
         self.generating: list[str] = []  # deployments that answer runs (judges may share their clients)
         self.tokenizers: dict[tuple[str, str], ServerTokenizer] = {}
+        # Replies waiting to be scored and stored, oldest first (see the module's docstring).
+        self.answered: deque[tuple[_Run, Instance, Completion]] = deque()
+        self.waiting_room = 0  # answers that may wait; set once the clients' limits are known
+        self._arrived = asyncio.Event()  # an answer was added
+        self._recorded = asyncio.Event()  # answers were recorded: a worker waiting for room may go on
+        self._generated = False  # every worker has stopped: the recorder ends once the queue is empty
 
     def _open_clients(self) -> None:
         """One client per deployment (built inside the event loop the client runs on); judges share them."""
@@ -163,6 +177,7 @@ class _Suite:
                 self.clients[name] = ModelClient(run.plan.deployment, run.plan.entry.model, self.allowlist,
                                                  self.concurrency)
         self.generating = list(self.clients)
+        self.waiting_room = 2 * sum(self.clients[name].limit for name in self.generating)
         if self.judged:
             self.pool = JudgePool(self.writer, self.allowlist, self.clients)
             for judged in self.judged.values():
@@ -215,30 +230,50 @@ class _Suite:
                 await queue.put((run, inst, prompt))
 
     async def work(self, client: ModelClient, queue: asyncio.Queue[Work]) -> None:
-        """Answer, score and store queued instances until the queue says stop."""
+        """Send queued instances' prompts and hand each reply to the recorder, until the queue says stop."""
         while (item := await queue.get()) is not None:
             run, inst, prompt = item
             completion = await client.complete(prompt, run.plan.entry.model)
-            # Score before writing: a completion is never stored without its scores, so a rerun
-            # (which skips completed instances) can never leave one unscored.
-            scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
-            run_id = run.plan.run_id
-            retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
-            options = len(inst.references) if run.choice else None
-            self.writer.put_group([*retried, ("completions", completion_row(run_id, completion, options)),
-                                   *(("scores", score_row(run_id, s)) for s in scores)])
-            if self.writer.behind:  # the store is behind a fast endpoint: wait rather than hold rows in memory
-                await self.writer.room()
-            run.sent += 1
-            run.failed_now += 0 if completion.ok else 1
-            run.finished += 1
-            run.settle()
-            self.progress.advance(run.index, completion.ok)
-            judged = self.judged.get(run_id)
-            if judged is not None and completion.ok and self.pool is not None:
-                # Waits while the judges' queues are full: generation never runs far ahead of judging.
-                reference = inst.correct_references[0].text if inst.correct_references else ""
-                await self.pool.submit(judged, JudgeItem(inst.id, inst.input, reference, completion.text or ""))
+            self.answered.append((run, inst, completion))
+            self._arrived.set()
+            while len(self.answered) > self.waiting_room:  # the recorder is behind: do not hold more answers
+                self._recorded.clear()
+                await self._recorded.wait()
+
+    async def record(self) -> None:
+        """Score and store answers as workers hand them over, until every worker has stopped."""
+        while True:
+            while self.answered:
+                await self._record(*self.answered.popleft())
+                self._recorded.set()
+                await asyncio.sleep(0)  # replies that came in meanwhile send their next requests first
+            if self._generated:
+                return
+            self._arrived.clear()
+            await self._arrived.wait()
+
+    async def _record(self, run: _Run, inst: Instance, completion: Completion) -> None:
+        """Score one answer, hand it and its scores to the writer, count it, and queue it to the jury."""
+        # Score before writing: a completion is never stored without its scores, so a rerun
+        # (which skips completed instances) can never leave one unscored.
+        scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
+        run_id = run.plan.run_id
+        retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
+        options = len(inst.references) if run.choice else None
+        self.writer.put_group([*retried, ("completions", completion_row(run_id, completion, options)),
+                               *(("scores", score_row(run_id, s)) for s in scores)])
+        if self.writer.behind:  # the store is behind a fast endpoint: wait rather than hold rows in memory
+            await self.writer.room()
+        run.sent += 1
+        run.failed_now += 0 if completion.ok else 1
+        run.finished += 1
+        run.settle()
+        self.progress.advance(run.index, completion.ok)
+        judged = self.judged.get(run_id)
+        if judged is not None and completion.ok and self.pool is not None:
+            # Waits while the judges' queues are full: generation never runs far ahead of judging.
+            reference = inst.correct_references[0].text if inst.correct_references else ""
+            await self.pool.submit(judged, JudgeItem(inst.id, inst.input, reference, completion.text or ""))
 
     async def execute(self) -> None:
         """Check every endpoint answers, then run everything; the first error stops all of it."""
@@ -249,11 +284,15 @@ class _Suite:
             async with asyncio.TaskGroup() as group:
                 if self.pool is not None:
                     self.pool.start(group)
+                recorder = group.create_task(self.record())
                 work = [group.create_task(self._deployment(name, self.clients[name])) for name in self.generating]
                 if self.pool is not None and self.store is not None:
                     work += [group.create_task(self.pool.feed_stored(self.store.con, judged, self.owed[run_id]))
                              for run_id, judged in self.judged.items() if self.owed.get(run_id)]
                 await asyncio.gather(*work)
+                self._generated = True
+                self._arrived.set()
+                await recorder
                 if self.pool is not None:
                     await self.pool.finish()
         except BaseExceptionGroup as grouped:
