@@ -34,6 +34,7 @@ import httptools
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.egress import refusal
+from medhelm_local.errors import ConfigError
 
 CONNECT_TIMEOUT_CAP_S = 10.0
 READ_HIGH = 1 << 20  # a reply buffered past this (a download faster than the disk) pauses reading
@@ -85,7 +86,9 @@ def _head(method: str, target: _Target, headers: Mapping[str, str], length: int 
     lines = [f"{method} {target.path} HTTP/1.1", f"Host: {target.authority}"]
     for name, value in headers.items():
         if any(c in name or c in value for c in "\r\n"):
-            raise ValueError(f"header {name!r} holds a line break")
+            # Headers come from configuration (an API key file): a line break would end the header early.
+            raise ConfigError(f"the request header {name} holds a line break", where=f"{method} {target.authority}",
+                              fix="check that the deployment's api_key_file holds the token on one line")
         lines.append(f"{name}: {value}")
     if length is not None:
         lines.append(f"Content-Length: {length}")
@@ -120,8 +123,8 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        """Feed the parser; bytes on a kept connection nobody asked for make it unusable."""
-        if self.idle:
+        """Feed the parser; bytes nobody asked for (on a kept connection, after a reply) make it unusable."""
+        if self.idle or self.complete:
             self.close()
             return
         self.received = True
@@ -311,10 +314,19 @@ class HttpClient:
             try:
                 return await self._send(conn, data)
             except HttpError:
+                conn.close()
                 if conn.received:
                     raise
                 break  # the server had closed it while it waited: once more on a new connection
-        return await self._send(await self._connect(target), data)
+            except BaseException:  # the deadline, or the caller cancelled: the connection goes with it
+                conn.close()
+                raise
+        conn = await self._connect(target)
+        try:
+            return await self._send(conn, data)
+        except BaseException:
+            conn.close()
+            raise
 
     @staticmethod
     async def _send(conn: _Connection, data: bytes) -> _Connection:
