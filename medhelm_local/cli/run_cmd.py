@@ -105,10 +105,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Run benchmarks against model deployments, all entries at once. Rerunning the same command resumes
         where it stopped. Exit 6 when every request of a run failed."""
-        # Start-up work in two threads beside this one, which checks the command: the scheduler's HTTP client
-        # loads (its TLS set-up reads the CA bundle without holding the GIL) and DuckDB loads its extension
-        # (~70 ms, no file needed yet); once everything is checked, the store is attached and locked down.
-        # Only `run` loads the client.
+        # Start-up work in two threads beside this one, which checks the command: the scheduler and its HTTP
+        # client load, and DuckDB loads its extension (~70 ms, no file needed yet); once everything is checked,
+        # the store is attached and locked down. Only `run` loads the client.
         with ThreadPoolExecutor(2, thread_name_prefix="medhelm-run-setup") as pool:
             loading = pool.submit(import_module, "medhelm_local.run.scheduler")
             connecting = pool.submit(connect, True)
