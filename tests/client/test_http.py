@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import ipaddress
 import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from medhelm_local.client.allowlist import Allowlist
-from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError
+from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError, _tls
 from medhelm_local.errors import ConfigError, EgressRefusedError
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
@@ -331,6 +332,62 @@ def _self_signed(folder: Path) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
     return context
+
+
+def _signed_by_a_new_authority(folder: Path) -> ssl.SSLContext:
+    """A server context whose certificate (for 127.0.0.1) a new CA signed; the CA is written to ca.pem."""
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hospital test CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                                       data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                       crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "vllm.internal")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    (folder / "ca.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
+
+
+def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hospital's internal CA, trusted the way OpenSSL is told (SSL_CERT_FILE): requests go through, and a
+    connection is kept as over plain HTTP."""
+    server_tls = _signed_by_a_new_authority(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    _tls.cache_clear()  # the context is built once per process: build it again with this trust store
+
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(b'{"n": %d}' % n), box), tls=server_tls) as server:
+            box.append(server)
+            client = server.client()
+            replies = [await _get(client, server.url("https")) for _ in range(3)]
+            await client.aclose()
+        assert replies == [(200, b'{"n": %d}' % n) for n in range(1, 4)]
+        assert (server.connections, server.requests) == (1, 3)
+
+    try:
+        run(go())
+    finally:
+        _tls.cache_clear()
 
 
 def test_https_refuses_a_certificate_no_trusted_authority_signed(tmp_path: Path) -> None:
