@@ -100,7 +100,16 @@ class ModelClient:
             models = self.deployment.base_url + "/models"
             async with self._http.request("GET", models, headers=self._headers) as response:
                 status, raw = response.status, await response.read(self.deployment.max_reply_bytes)
-        except (*_TRANSIENT, ReplyTooLargeError):
+        except HttpError as exc:
+            if exc.tls:  # something answered, but could not prove it is the server named in base_url
+                raise EndpointUnreachableError(
+                    str(exc), where=self.deployment.base_url,
+                    fix="the server's certificate must name its host and be signed by an authority this host "
+                        "trusts; for your own CA, point SSL_CERT_FILE at a bundle holding it "
+                        "(docs/install-airgapped.md)") from None
+            raise EndpointUnreachableError("nothing answered at the deployment's URL",
+                                           where=self.deployment.base_url, fix=fix) from None
+        except (TimeoutError, ReplyTooLargeError):
             raise EndpointUnreachableError("nothing answered at the deployment's URL",
                                            where=self.deployment.base_url, fix=fix) from None
         if status != 200:

@@ -45,10 +45,11 @@ _NO_BODY_STATUS = frozenset({204, 304})
 class HttpError(Exception):
     """A transport failure: nothing answered, the connection dropped, or the reply was not HTTP."""
 
-    def __init__(self, message: str, *, connect: bool = False, dns: bool = False) -> None:
+    def __init__(self, message: str, *, connect: bool = False, dns: bool = False, tls: bool = False) -> None:
         super().__init__(message)
         self.connect = connect  # no connection could be made
         self.dns = dns  # ... because the host name did not resolve
+        self.tls = tls  # ... because the server's certificate was refused (or the TLS handshake failed)
 
 
 class ReplyTooLargeError(Exception):
@@ -348,7 +349,8 @@ class HttpClient:
         except socket.gaierror:
             raise HttpError(f"the host name {target.host} could not be resolved", connect=True, dns=True) from None
         except ssl.SSLError as exc:
-            raise HttpError(f"the TLS handshake with {where} failed ({exc.reason or exc})", connect=True) from None
+            raise HttpError(f"the TLS handshake with {where} failed ({exc.reason or exc})", connect=True,
+                            tls=True) from None
         except OSError:
             raise HttpError(f"nothing answered at {where}", connect=True) from None
         return conn

@@ -16,8 +16,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError, _tls
-from medhelm_local.errors import ConfigError, EgressRefusedError
+from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
+from medhelm_local.settings import Deployment
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
 
@@ -399,7 +401,26 @@ def test_https_refuses_a_certificate_no_trusted_authority_signed(tmp_path: Path)
             with pytest.raises(HttpError, match=r"TLS handshake with 127\.0\.0\.1:\d+ failed") as caught:
                 await _get(client, server.url("https"))
             await client.aclose()
-        assert caught.value.connect
+        assert caught.value.connect and caught.value.tls
         assert server.requests == 0  # nothing was sent to a server that could not prove who it is
+
+    run(go())
+
+
+def test_the_endpoint_check_names_a_refused_certificate_and_how_to_trust_a_hospital_ca(tmp_path: Path) -> None:
+    """`run` and `doctor` check each deployment first: a certificate nobody trusted is said as such, not as
+    "nothing answered"."""
+
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(), box), tls=_self_signed(tmp_path)) as server:
+            box.append(server)
+            deployment = Deployment(base_url=f"https://127.0.0.1:{server.port}/v1")
+            client = ModelClient(deployment, "m", Allowlist([("127.0.0.1", server.port)]))
+            with pytest.raises(EndpointUnreachableError) as caught:
+                await client.check_reachable()
+            await client.aclose()
+        assert "TLS handshake" in caught.value.what and "SSL_CERT_FILE" in caught.value.fix
+        assert server.requests == 0
 
     run(go())
