@@ -28,7 +28,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from types import TracebackType
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httptools
 
@@ -40,6 +40,8 @@ CONNECT_TIMEOUT_CAP_S = 10.0
 READ_HIGH = 1 << 20  # a reply buffered past this (a download faster than the disk) pauses reading
 MAX_HEAD_BYTES = 64 << 10  # a reply's headers, all together: a server cannot fill memory with them either
 _NO_BODY_STATUS = frozenset({204, 304})
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~"  # RFC 3986 pchar and "/", with "%" so encoded bytes are kept
+_QUERY_SAFE = _PATH_SAFE + "?"
 
 
 class HttpError(Exception):
@@ -73,7 +75,10 @@ def _target(url: str) -> _Target:
     default = 443 if parts.scheme == "https" else 80
     port = parts.port or default
     authority = parts.netloc.rpartition("@")[2]
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    # Percent-encode what may not stand in a request line (a space, non-ASCII); what is encoded stays as it is.
+    path = quote(parts.path or "/", safe=_PATH_SAFE)
+    if parts.query:
+        path += "?" + quote(parts.query, safe=_QUERY_SAFE)
     return _Target(parts.scheme, parts.hostname, port, authority, path)
 
 

@@ -424,3 +424,17 @@ def test_the_endpoint_check_names_a_refused_certificate_and_how_to_trust_a_hospi
         assert server.requests == 0
 
     run(go())
+
+
+def test_a_url_path_is_sent_percent_encoded_as_a_request_line_needs() -> None:
+    async def go() -> None:
+        box: list[Server] = []
+        async with Server(_answering(lambda c, n: _ok(), box)) as server:
+            box.append(server)
+            client = server.client()
+            async with client.request("GET", f"http://127.0.0.1:{server.port}/files/a b/é%20x?q=1 2&r=%2F"):
+                pass
+            await client.aclose()
+        assert server.seen[0].startswith(b"GET /files/a%20b/%C3%A9%20x?q=1%202&r=%2F HTTP/1.1\r\n")
+
+    run(go())
