@@ -194,6 +194,13 @@ class _Connection(asyncio.Protocol):
         """Whether the next request may go over this connection."""
         return self.complete and self.keep_alive and not self.lost and self.error is None and not self.chunks
 
+    def send(self, data: bytes) -> None:
+        """Start an exchange: ready for its reply, then write the request."""
+        if self.transport is None or self.lost:
+            raise HttpError("the connection closed before the request was sent")
+        self.start()
+        self.transport.write(data)
+
     def take(self) -> bytes | None:
         """The next buffered piece of the body, if any."""
         if not self.chunks:
@@ -336,9 +343,7 @@ class HttpClient:
 
     @staticmethod
     async def _send(conn: _Connection, data: bytes) -> _Connection:
-        conn.start()
-        assert conn.transport is not None
-        conn.transport.write(data)
+        conn.send(data)
         while not conn.headers_done:
             await conn.wait()
         return conn

@@ -26,13 +26,12 @@ the stored ratings when everything has finished.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.store import Pending, pending_judgings
@@ -40,7 +39,8 @@ from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
-from medhelm_local.records import Aggregate, Completion, Instance, Prompt, TaskType
+from medhelm_local.records import Aggregate, Completion, Instance, Prompt
+from medhelm_local.run.active import ActiveRun, instances_of, start_runs
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
@@ -48,13 +48,10 @@ from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import (
     RunSummary,
-    completed_ids,
     compute_aggregates,
     get_run,
     list_runs,
-    record_run,
     store_aggregates,
-    stored_ids,
 )
 from medhelm_local.store.writer import StoreWriter
 
@@ -84,70 +81,13 @@ class RunOutcome:
         return self.summary.n_ok == 0 and self.summary.n_failed > 0
 
 
-@dataclass(eq=False)
-class _Run:
-    """A planned run while it executes."""
-
-    index: int
-    plan: PlannedRun
-    done: set[str]  # answered in an earlier invocation: never sent again
-    stored: set[str]  # instance and request rows already written: not written again
-    failed_before: set[str]  # a failed completion is stored: replaced when the retry is stored
-    order: dict[str, int] | None  # with a sample: instance id -> ordinal
-    started: float = field(default_factory=time.perf_counter)
-    sent: int = 0
-    failed_now: int = 0
-    queued: int = 0
-    finished: int = 0
-    producing: bool = True
-    finished_at: float | None = None
-
-    @functools.cached_property
-    def choice(self) -> bool:
-        """Whether the run's answers choose among options (their confidence is then stored for calibration)."""
-        return self.plan.benchmark.task_type == TaskType.MULTIPLE_CHOICE
-
-    def settle(self) -> None:
-        if not self.producing and self.finished == self.queued and self.finished_at is None:
-            self.finished_at = time.perf_counter()
-
-
-def _sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:
-    """Ordinals of the sample, by its order over all instances (so shards' ordinals never collide).
-
-    A store written before sampling was keyed by id (schema v1) keeps its instances first, then
-    the sample extends it.
-    """
-    if plan.sample is None or plan.limit is None:
-        return None
-    sampled = set(plan.sample)
-    legacy = [i for i in stored if i not in sampled]
-    order = list(dict.fromkeys([*legacy, *plan.sample]))[:plan.limit] if legacy else plan.sample
-    return {instance_id: n for n, instance_id in enumerate(order)
-            if plan.shard is None or plan.shard.holds(instance_id)}
-
-
-def _instances(run: _Run) -> Iterator[tuple[int, Instance]]:
-    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them).
-
-    Without a sample the ordinal is the instance's place among all instances, shard or not.
-    """
-    plan = run.plan
-    for position, instance in enumerate(plan.benchmark.iter_instances(plan.data)):
-        if run.order is None:
-            if plan.shard is None or plan.shard.holds(instance.id):
-                yield position, instance
-        elif instance.id in run.order:
-            yield run.order[instance.id], instance
-
-
-Work = tuple[_Run, Instance, Prompt] | None
+Work = tuple[ActiveRun, Instance, Prompt] | None
 
 
 class _Suite:
     """One invocation's runs on their deployments."""
 
-    def __init__(self, runs: list[_Run], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
+    def __init__(self, runs: list[ActiveRun], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
                  progress: Progress, judged: dict[str, JudgedRun] | None = None,
                  owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None) -> None:
         self.runs = runs
@@ -163,7 +103,7 @@ class _Suite:
         self.generating: list[str] = []  # deployments that answer runs (judges may share their clients)
         self.tokenizers: dict[tuple[str, str], ServerTokenizer] = {}
         # Replies waiting to be scored and stored, oldest first (see the module's docstring).
-        self.answered: deque[tuple[_Run, Instance, Completion]] = deque()
+        self.answered: deque[tuple[ActiveRun, Instance, Completion]] = deque()
         self.waiting_room = 0  # answers that may wait; set once the clients' limits are known
         self._arrived = asyncio.Event()  # an answer was added
         self._recorded = asyncio.Event()  # answers were recorded: a worker waiting for room may go on
@@ -183,11 +123,11 @@ class _Suite:
             for judged in self.judged.values():
                 self.pool.add(judged.jury)
 
-    async def produce(self, run: _Run, queue: asyncio.Queue[Work]) -> None:
+    async def produce(self, run: ActiveRun, queue: asyncio.Queue[Work]) -> None:
         """Stream the run's instances into its deployment's queue, writing instance and request rows per batch."""
         batch: list[tuple[int, Instance]] = []
         first = True
-        for item in _instances(run):
+        for item in instances_of(run):
             batch.append(item)
             if len(batch) >= BATCH:
                 await self._flush(run, batch, queue)
@@ -199,13 +139,13 @@ class _Suite:
         run.producing = False
         run.settle()
 
-    def _tokenizer(self, run: _Run) -> ServerTokenizer:
+    def _tokenizer(self, run: ActiveRun) -> ServerTokenizer:
         key = (run.plan.entry.deployment, run.plan.model_name)
         if key not in self.tokenizers:
             self.tokenizers[key] = ServerTokenizer(self.clients[key[0]], key[1])
         return self.tokenizers[key]
 
-    async def _prompts(self, run: _Run, batch: list[tuple[int, Instance]]) -> list[Prompt]:
+    async def _prompts(self, run: ActiveRun, batch: list[tuple[int, Instance]]) -> list[Prompt]:
         """The batch's prompts; a benchmark with long records has them cut to fit the model (run/truncation.py)."""
         bench = run.plan.benchmark
         prompts = [bench.prompt(inst) for _, inst in batch]
@@ -215,7 +155,7 @@ class _Suite:
         return list(await asyncio.gather(*(fit(tokenizer, bench, inst, prompt) if inst.id not in run.done else
                                            _same(prompt) for (_, inst), prompt in zip(batch, prompts, strict=True))))
 
-    async def _flush(self, run: _Run, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
+    async def _flush(self, run: ActiveRun, batch: list[tuple[int, Instance]], queue: asyncio.Queue[Work]) -> None:
         run_id = run.plan.run_id
         prompts = await self._prompts(run, batch)
         new = [(n, inst, prompt) for (n, inst), prompt in zip(batch, prompts, strict=True) if inst.id not in run.stored]
@@ -252,7 +192,7 @@ class _Suite:
             self._arrived.clear()
             await self._arrived.wait()
 
-    async def _record(self, run: _Run, inst: Instance, completion: Completion) -> None:
+    async def _record(self, run: ActiveRun, inst: Instance, completion: Completion) -> None:
         """Score one answer, hand it and its scores to the writer, count it, and queue it to the jury."""
         # Score before writing: a completion is never stored without its scores, so a rerun
         # (which skips completed instances) can never leave one unscored.
@@ -353,35 +293,13 @@ def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
     return next((e for e in leaves if isinstance(e, MedhelmError)), leaves[0])
 
 
-def _start(planned: Sequence[PlannedRun], store: StoreHandle, suite: str, concurrency: int | None) -> list[_Run]:
-    runs = []
-    for index, plan in enumerate(planned):
-        bench = plan.benchmark
-        record_run(store.con, run_id=plan.run_id, suite=suite, run_entry=plan.entry.canonical,
-                   scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
-                   deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
-                   settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
-                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
-                             "planned_instances": plan.total,
-                             "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
-                   benchmark={"name": bench.name, "display_name": bench.display_name,
-                              "task_type": bench.task_type.value, "subcategory": bench.subcategory,
-                              "category": bench.spec.card.taxonomy.category, "access": bench.access,
-                              "metrics": [m.name for m in bench.metrics]})
-        stored = stored_ids(store.con, plan.run_id)
-        done, failed = completed_ids(store.con, plan.run_id)
-        runs.append(_Run(index, plan, done, set(stored), failed, _sample_order(plan, stored)))
-        log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(runs[-1].done))
-    return runs
-
-
 def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
             concurrency: int | None = None, progress: Progress | None = None,
             judged: dict[str, JudgedRun] | None = None) -> list[RunOutcome]:
     """Run every planned entry into the store at once (judging the runs in `judged` as answers arrive), then
     summarise and record each run's aggregates."""
     progress = progress or NoProgress()
-    runs = _start(planned, store, suite, concurrency)
+    runs = start_runs(planned, store, suite, concurrency)
     judged = judged or {}
     # Before anything new is stored: the answers earlier invocations left for the judges.
     owed = {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)

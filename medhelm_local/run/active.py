@@ -1,0 +1,102 @@
+"""A planned run while it executes: what earlier invocations stored, what it reads next, how far it is.
+
+`start_runs` records each run in the store and reads back what an earlier, interrupted invocation
+already answered, so the scheduler sends only what is missing; `instances_of` streams a run's
+instances (a second pass over its files: planning checked them) with their ordinals.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from medhelm_local.records import Instance, TaskType
+from medhelm_local.run.plan import PlannedRun
+from medhelm_local.store.database import StoreHandle
+from medhelm_local.store.queries import completed_ids, record_run, stored_ids
+
+log = logging.getLogger("medhelm_local.run")
+
+
+@dataclass(eq=False)
+class ActiveRun:
+    """A planned run while it executes."""
+
+    index: int
+    plan: PlannedRun
+    done: set[str]  # answered in an earlier invocation: never sent again
+    stored: set[str]  # instance and request rows already written: not written again
+    failed_before: set[str]  # a failed completion is stored: replaced when the retry is stored
+    order: dict[str, int] | None  # with a sample: instance id -> ordinal
+    started: float = field(default_factory=time.perf_counter)
+    sent: int = 0
+    failed_now: int = 0
+    queued: int = 0
+    finished: int = 0
+    producing: bool = True
+    finished_at: float | None = None
+
+    @functools.cached_property
+    def choice(self) -> bool:
+        """Whether the run's answers choose among options (their confidence is then stored for calibration)."""
+        return self.plan.benchmark.task_type == TaskType.MULTIPLE_CHOICE
+
+    def settle(self) -> None:
+        if not self.producing and self.finished == self.queued and self.finished_at is None:
+            self.finished_at = time.perf_counter()
+
+
+def sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:
+    """Ordinals of the sample, by its order over all instances (so shards' ordinals never collide).
+
+    A store written before sampling was keyed by id (schema v1) keeps its instances first, then
+    the sample extends it.
+    """
+    if plan.sample is None or plan.limit is None:
+        return None
+    sampled = set(plan.sample)
+    legacy = [i for i in stored if i not in sampled]
+    order = list(dict.fromkeys([*legacy, *plan.sample]))[:plan.limit] if legacy else plan.sample
+    return {instance_id: n for n, instance_id in enumerate(order)
+            if plan.shard is None or plan.shard.holds(instance_id)}
+
+
+def instances_of(run: ActiveRun) -> Iterator[tuple[int, Instance]]:
+    """(ordinal, instance) of the run, streamed from its files (a second pass: planning checked them).
+
+    Without a sample the ordinal is the instance's place among all instances, shard or not.
+    """
+    plan = run.plan
+    for position, instance in enumerate(plan.benchmark.iter_instances(plan.data)):
+        if run.order is None:
+            if plan.shard is None or plan.shard.holds(instance.id):
+                yield position, instance
+        elif instance.id in run.order:
+            yield run.order[instance.id], instance
+
+
+def start_runs(planned: Sequence[PlannedRun], store: StoreHandle, suite: str,
+               concurrency: int | None) -> list[ActiveRun]:
+    """Record each planned run in the store and read what earlier invocations did: each run, ready to go on."""
+    runs = []
+    for index, plan in enumerate(planned):
+        bench = plan.benchmark
+        record_run(store.con, run_id=plan.run_id, suite=suite, run_entry=plan.entry.canonical,
+                   scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
+                   deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
+                   settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
+                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
+                             "planned_instances": plan.total,
+                             "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
+                   benchmark={"name": bench.name, "display_name": bench.display_name,
+                              "task_type": bench.task_type.value, "subcategory": bench.subcategory,
+                              "category": bench.spec.card.taxonomy.category, "access": bench.access,
+                              "metrics": [m.name for m in bench.metrics]})
+        stored = stored_ids(store.con, plan.run_id)
+        done, failed = completed_ids(store.con, plan.run_id)
+        runs.append(ActiveRun(index, plan, done, set(stored), failed, sample_order(plan, stored)))
+        log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(runs[-1].done))
+    return runs
