@@ -41,8 +41,10 @@ async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
 class Server:
     """An asyncio server on 127.0.0.1 that counts connections and requests and answers with `handler`."""
 
-    def __init__(self, handler: Handler, tls: ssl.SSLContext | None = None) -> None:
-        self.handler, self.tls = handler, tls
+    def __init__(self, handler: Handler | None = None, tls: ssl.SSLContext | None = None,
+                 reply: Callable[[int, int], bytes] | None = None) -> None:
+        self.handler = handler or _answering(reply or (lambda connection, number: _ok()), self)
+        self.tls = tls
         self.connections = self.requests = 0
         self.port = 0
         self.seen: list[bytes] = []
@@ -71,7 +73,7 @@ class Server:
         return f"{scheme}://127.0.0.1:{self.port}/v1/x"
 
 
-def _answering(reply: Callable[[int, int], bytes], server_box: list[Server]) -> Handler:
+def _answering(reply: Callable[[int, int], bytes], server: Server) -> Handler:
     """A handler that answers each request on a connection with reply(connection, request on it); an empty
     reply closes the connection unanswered, as does any reply saying `Connection: close` once sent."""
 
@@ -79,8 +81,8 @@ def _answering(reply: Callable[[int, int], bytes], server_box: list[Server]) -> 
         number = 0
         while (request := await _read_request(reader)) is not None:
             number += 1
-            server_box[0].requests += 1
-            server_box[0].seen.append(request)
+            server.requests += 1
+            server.seen.append(request)
             answer = reply(connection, number)
             if not answer:
                 return  # close without answering
@@ -103,12 +105,8 @@ def run(coro: Awaitable[None]) -> None:
 
 def test_requests_one_after_another_share_one_kept_connection() -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(b'{"n": %d}' % n), box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok(b'{"n": %d}' % n)) as server, server.client() as client:
             replies = [await _get(client, server.url()) for _ in range(5)]
-            await client.aclose()
         assert replies == [(200, b'{"n": %d}' % n) for n in range(1, 6)]
         assert (server.connections, server.requests) == (1, 5)
         assert server.seen[0].startswith(b"POST /v1/x HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % server.port)
@@ -122,27 +120,28 @@ def test_a_kept_connection_the_server_dropped_is_replaced_once() -> None:
     again over a new connection, and the caller sees only the answer."""
 
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok() if n == 1 else b"", box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok() if n == 1 else b"") as server, server.client() as client:
             first, second = await _get(client, server.url()), await _get(client, server.url())
-            await client.aclose()
         assert first == second == (200, b"{}")
         assert (server.connections, server.requests) == (2, 3)
 
     run(go())
 
 
-def test_a_new_connection_closed_unanswered_is_an_error_not_a_loop() -> None:
+_FLOOD = b"HTTP/1.1 200 OK\r\n" + (b"X-Pad: " + b"y" * 1000 + b"\r\n") * 100 + b"Content-Length: 0\r\n\r\n"
+
+
+@pytest.mark.parametrize(("reply", "message"), [
+    (b"", "closed before the reply ended"),  # a new connection closed unanswered: an error, not a loop
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"a\"", "closed before the reply ended"),
+    (b"SSH-2.0-OpenSSH_9.2\r\n\r\n", "not valid HTTP"),
+    (_FLOOD, "headers passed 65536 bytes"),  # endless headers: an error, not memory
+], ids=["unanswered", "cut-short", "not-http", "endless-headers"])
+def test_a_broken_reply_is_an_error(reply: bytes, message: str) -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: b"", box)) as server:
-            box.append(server)
-            client = server.client()
-            with pytest.raises(HttpError, match="closed before the reply ended"):
+        async with Server(reply=lambda c, n: reply) as server, server.client() as client:
+            with pytest.raises(HttpError, match=message):
                 await _get(client, server.url())
-            await client.aclose()
         assert server.connections == 1
 
     run(go())
@@ -154,84 +153,31 @@ def test_a_new_connection_closed_unanswered_is_an_error_not_a_loop() -> None:
 ], ids=["chunked", "until-close"])
 def test_bodies_without_a_length_are_read_whole(reply: bytes) -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: reply, box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: reply) as server, server.client() as client:
             assert await _get(client, server.url()) == (200, b'{"a": 1}')
             assert await _get(client, server.url()) == (200, b'{"a": 1}')
-            await client.aclose()
-
-    run(go())
-
-
-def test_a_reply_cut_short_is_an_error() -> None:
-    async def go() -> None:
-        box: list[Server] = []
-        cut = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{\"a\""
-        async with Server(_answering(lambda c, n: cut, box)) as server:
-            box.append(server)
-            client = server.client()
-            with pytest.raises(HttpError, match="closed before the reply ended"):
-                await _get(client, server.url())
-            await client.aclose()
-
-    run(go())
-
-
-def test_a_reply_that_is_not_http_is_an_error() -> None:
-    async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: b"SSH-2.0-OpenSSH_9.2\r\n\r\n", box)) as server:
-            box.append(server)
-            client = server.client()
-            with pytest.raises(HttpError, match="not valid HTTP"):
-                await _get(client, server.url())
-            await client.aclose()
 
     run(go())
 
 
 def test_an_interim_reply_is_skipped_for_the_real_one() -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: b"HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + _ok(b'{"a": 1}'),
-                                     box)) as server:
-            box.append(server)
-            client = server.client()
+        hinted = b"HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n" + _ok(b'{"a": 1}')
+        async with Server(reply=lambda c, n: hinted) as server, server.client() as client:
             assert await _get(client, server.url()) == (200, b'{"a": 1}')
-            await client.aclose()
-
-    run(go())
-
-
-def test_endless_headers_are_an_error_not_memory() -> None:
-    async def go() -> None:
-        box: list[Server] = []
-        flood = b"HTTP/1.1 200 OK\r\n" + (b"X-Pad: " + b"y" * 1000 + b"\r\n") * 100 + b"Content-Length: 0\r\n\r\n"
-        async with Server(_answering(lambda c, n: flood, box)) as server:
-            box.append(server)
-            client = server.client()
-            with pytest.raises(HttpError, match="headers passed 65536 bytes"):
-                await _get(client, server.url())
-            await client.aclose()
 
     run(go())
 
 
 def test_the_cap_stops_a_body_as_it_arrives() -> None:
     async def go() -> None:
-        box: list[Server] = []
         chunk = b"x" * 1000
         body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(50)) + b"0\r\n\r\n"
-        async with Server(_answering(lambda c, n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body,
-                                     box)) as server:
-            box.append(server)
-            client = server.client()
+        chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body
+        async with Server(reply=lambda c, n: chunked) as server, server.client() as client:
             with pytest.raises(ReplyTooLargeError, match="passed the cap of 10000 bytes"):
                 await _get(client, server.url(), cap=10_000)
             assert await _get(client, server.url(), cap=None) == (200, chunk * 50)
-            await client.aclose()
         assert server.connections == 2  # the connection of a refused reply is never kept
 
     run(go())
@@ -241,10 +187,8 @@ def test_a_large_body_streams_in_pieces_under_flow_control() -> None:
     size = 12 << 20  # past the client's read buffer: reading pauses and resumes
 
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(bytes(range(256)) * (size // 256)), box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok(bytes(range(256)) * (size // 256))) as server, \
+                server.client() as client:
             received, pieces = 0, 0
             async with client.request("GET", server.url()) as response:
                 assert response.content_length == size
@@ -252,7 +196,6 @@ def test_a_large_body_streams_in_pieces_under_flow_control() -> None:
                     received += len(piece)
                     pieces += 1
                     await asyncio.sleep(0)
-            await client.aclose()
         assert received == size and pieces > 1
 
     run(go())
@@ -260,14 +203,10 @@ def test_a_large_body_streams_in_pieces_under_flow_control() -> None:
 
 def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(), box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok()) as server, server.client() as client:
             with pytest.raises(ConfigError, match="holds a line break"):
                 async with client.request("GET", server.url(), headers={"Authorization": "Bearer x\r\nX-Evil: 1"}):
                     pass
-            await client.aclose()
         assert server.connections == 0
 
     run(go())
@@ -275,9 +214,7 @@ def test_a_header_with_a_line_break_is_refused_before_sending() -> None:
 
 def test_a_host_off_the_allowlist_is_refused_before_connecting() -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(), box)) as server:
-            box.append(server)
+        async with Server(reply=lambda c, n: _ok()) as server:
             client = HttpClient(Allowlist([("127.0.0.1", server.port + 1)]), 5, 1)
             with pytest.raises(EgressRefusedError, match="not on the egress allowlist"):
                 await _get(client, server.url())
@@ -310,7 +247,7 @@ def test_a_server_that_never_answers_times_out_at_the_deadline_and_the_connectio
 
 def test_nothing_listening_is_a_connect_error() -> None:
     async def go() -> None:
-        async with Server(_answering(lambda c, n: _ok(), [])) as server:
+        async with Server(reply=lambda c, n: _ok()) as server:
             port = server.port
         client = HttpClient(Allowlist([("127.0.0.1", port)]), 5, 1)
         with pytest.raises(HttpError, match="nothing answered") as caught:
@@ -321,19 +258,25 @@ def test_nothing_listening_is_a_connect_error() -> None:
     run(go())
 
 
-def _self_signed(folder: Path) -> ssl.SSLContext:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
-            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+def _server_context(folder: Path, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> ssl.SSLContext:
+    """A TLS server context presenting `cert` (its PEM files written to `folder`)."""
     (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                        serialization.NoEncryption()))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
     return context
+
+
+def _self_signed(folder: Path) -> ssl.SSLContext:
+    """A server context whose certificate signed itself: no authority vouches for it."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    return _server_context(folder, cert, key)
 
 
 def _signed_by_a_new_authority(folder: Path) -> ssl.SSLContext:
@@ -361,12 +304,7 @@ def _signed_by_a_new_authority(folder: Path) -> ssl.SSLContext:
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
     (folder / "ca.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                       serialization.NoEncryption()))
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
-    return context
+    return _server_context(folder, cert, key)
 
 
 def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -377,12 +315,9 @@ def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monk
     _tls.cache_clear()  # the context is built once per process: build it again with this trust store
 
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(b'{"n": %d}' % n), box), tls=server_tls) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok(b'{"n": %d}' % n), tls=server_tls) as server, \
+                server.client() as client:
             replies = [await _get(client, server.url("https")) for _ in range(3)]
-            await client.aclose()
         assert replies == [(200, b'{"n": %d}' % n) for n in range(1, 4)]
         assert (server.connections, server.requests) == (1, 3)
 
@@ -394,13 +329,9 @@ def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monk
 
 def test_https_refuses_a_certificate_no_trusted_authority_signed(tmp_path: Path) -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(), box), tls=_self_signed(tmp_path)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok(), tls=_self_signed(tmp_path)) as server, server.client() as client:
             with pytest.raises(HttpError, match=r"TLS handshake with 127\.0\.0\.1:\d+ failed") as caught:
                 await _get(client, server.url("https"))
-            await client.aclose()
         assert caught.value.connect and caught.value.tls
         assert server.requests == 0  # nothing was sent to a server that could not prove who it is
 
@@ -412,9 +343,7 @@ def test_the_endpoint_check_names_a_refused_certificate_and_how_to_trust_a_hospi
     "nothing answered"."""
 
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(), box), tls=_self_signed(tmp_path)) as server:
-            box.append(server)
+        async with Server(reply=lambda c, n: _ok(), tls=_self_signed(tmp_path)) as server:
             deployment = Deployment(base_url=f"https://127.0.0.1:{server.port}/v1")
             client = ModelClient(deployment, "m", Allowlist([("127.0.0.1", server.port)]))
             with pytest.raises(EndpointUnreachableError) as caught:
@@ -428,13 +357,9 @@ def test_the_endpoint_check_names_a_refused_certificate_and_how_to_trust_a_hospi
 
 def test_a_url_path_is_sent_percent_encoded_as_a_request_line_needs() -> None:
     async def go() -> None:
-        box: list[Server] = []
-        async with Server(_answering(lambda c, n: _ok(), box)) as server:
-            box.append(server)
-            client = server.client()
+        async with Server(reply=lambda c, n: _ok()) as server, server.client() as client:
             async with client.request("GET", f"http://127.0.0.1:{server.port}/files/a b/é%20x?q=1 2&r=%2F"):
                 pass
-            await client.aclose()
         assert server.seen[0].startswith(b"GET /files/a%20b/%C3%A9%20x?q=1%202&r=%2F HTTP/1.1\r\n")
 
     run(go())
