@@ -57,6 +57,8 @@ def _describe(exc: Exception) -> str:
     """What went wrong with a connection, in words an IT person can act on."""
     if isinstance(exc, HttpError) and exc.dns:
         return "the host name could not be resolved: does this host have internet access?"
+    if isinstance(exc, HttpError) and exc.tls:  # something answered, but not with a certificate this host trusts
+        return f"{exc}: a proxy that intercepts TLS, or a CA bundle without the publisher's authority?"
     if isinstance(exc, HttpError) and exc.connect:
         return "nothing answered at the host"
     if isinstance(exc, TimeoutError):

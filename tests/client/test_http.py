@@ -14,6 +14,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from support.tls import self_signed, server_context
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
@@ -258,27 +259,6 @@ def test_nothing_listening_is_a_connect_error() -> None:
     run(go())
 
 
-def _server_context(folder: Path, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> ssl.SSLContext:
-    """A TLS server context presenting `cert` (its PEM files written to `folder`)."""
-    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                       serialization.NoEncryption()))
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
-    return context
-
-
-def _self_signed(folder: Path) -> ssl.SSLContext:
-    """A server context whose certificate signed itself: no authority vouches for it."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
-            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
-    return _server_context(folder, cert, key)
-
-
 def _signed_by_a_new_authority(folder: Path) -> ssl.SSLContext:
     """A server context whose certificate (for 127.0.0.1) a new CA signed; the CA is written to ca.pem."""
     now = datetime.datetime.now(datetime.UTC)
@@ -304,7 +284,7 @@ def _signed_by_a_new_authority(folder: Path) -> ssl.SSLContext:
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
     (folder / "ca.pem").write_bytes(ca.public_bytes(serialization.Encoding.PEM))
-    return _server_context(folder, cert, key)
+    return server_context(folder, cert, key)
 
 
 def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -329,7 +309,7 @@ def test_https_to_a_server_a_trusted_authority_signed_works(tmp_path: Path, monk
 
 def test_https_refuses_a_certificate_no_trusted_authority_signed(tmp_path: Path) -> None:
     async def go() -> None:
-        async with Server(reply=lambda c, n: _ok(), tls=_self_signed(tmp_path)) as server, server.client() as client:
+        async with Server(reply=lambda c, n: _ok(), tls=self_signed(tmp_path)) as server, server.client() as client:
             with pytest.raises(HttpError, match=r"TLS handshake with 127\.0\.0\.1:\d+ failed") as caught:
                 await _get(client, server.url("https"))
         assert caught.value.connect and caught.value.tls
@@ -343,7 +323,7 @@ def test_the_endpoint_check_names_a_refused_certificate_and_how_to_trust_a_hospi
     "nothing answered"."""
 
     async def go() -> None:
-        async with Server(reply=lambda c, n: _ok(), tls=_self_signed(tmp_path)) as server:
+        async with Server(reply=lambda c, n: _ok(), tls=self_signed(tmp_path)) as server:
             deployment = Deployment(base_url=f"https://127.0.0.1:{server.port}/v1")
             client = ModelClient(deployment, "m", Allowlist([("127.0.0.1", server.port)]))
             with pytest.raises(EndpointUnreachableError) as caught:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.mirror_server import Mirror, serve_mirror
 from support.staging import mirror_folders, served_plan
+from support.tls import self_signed
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.data import download
@@ -124,6 +127,39 @@ def test_an_existing_bundle_is_never_overwritten(mirror: Mirror, tmp_path: Path)
 
     assert (tmp_path / "bundle" / "keep.txt").read_text() == "mine"
     assert mirror.faults.requests == []
+
+
+def test_a_host_whose_certificate_is_not_trusted_is_named_as_such(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A staging host behind a TLS-intercepting proxy sees a certificate nobody it trusts signed: the error
+    says so, not that nothing answered."""
+    monkeypatch.setattr(download, "RETRIES", 0)
+    context = self_signed(tmp_path)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+
+    def handshake() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                context.wrap_socket(conn, server_side=True).close()
+            except (ssl.SSLError, OSError):
+                conn.close()
+
+    threading.Thread(target=handshake, daemon=True).start()
+    try:
+        with pytest.raises(DataStageError) as caught:
+            stage(served_plan(f"https://127.0.0.1:{port}", ["pubmedqa"]), tmp_path / "bundle",
+                  Allowlist([("127.0.0.1", port)]))
+    finally:
+        listener.close()
+    assert "TLS handshake with 127.0.0.1" in caught.value.what
+    assert "intercepts TLS" in caught.value.what and "nothing answered" not in caught.value.what
 
 
 def test_a_host_that_does_not_answer_is_a_clear_error_and_keeps_what_arrived(
