@@ -44,9 +44,12 @@ class ActiveRun:
         """Whether the run's answers choose among options (their confidence is then stored for calibration)."""
         return self.plan.benchmark.task_type == TaskType.MULTIPLE_CHOICE
 
-    def settle(self) -> None:
+    def settle(self) -> bool:
+        """Note when everything queued has been recorded; True the one time that happens."""
         if not self.producing and self.finished == self.queued and self.finished_at is None:
             self.finished_at = time.perf_counter()
+            return True
+        return False
 
 
 def sample_order(plan: PlannedRun, stored: list[str]) -> dict[str, int] | None:

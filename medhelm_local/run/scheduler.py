@@ -26,11 +26,12 @@ the stored ratings when everything has finished.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
@@ -89,8 +90,10 @@ class _Suite:
 
     def __init__(self, runs: list[ActiveRun], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
                  progress: Progress, judged: dict[str, JudgedRun] | None = None,
-                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None) -> None:
+                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None,
+                 summaries: Summaries | None = None) -> None:
         self.runs = runs
+        self.summaries = summaries
         self.writer = writer
         self.progress = progress
         self.allowlist = allowlist
@@ -137,7 +140,13 @@ class _Suite:
         if batch:
             await self._flush(run, batch, queue)
         run.producing = False
-        run.settle()
+        self._settle(run)
+
+    def _settle(self, run: ActiveRun) -> None:
+        """Once everything the run queued is recorded, summarise it in the background as soon as its rows are
+        committed (a judged run waits for its jury scores, derived at the end)."""
+        if run.settle() and run.plan.run_id not in self.judged and self.summaries is not None:
+            self.writer.when_committed(functools.partial(self.summaries.start, run.plan.run_id))
 
     def _tokenizer(self, run: ActiveRun) -> ServerTokenizer:
         key = (run.plan.entry.deployment, run.plan.model_name)
@@ -207,7 +216,7 @@ class _Suite:
         run.sent += 1
         run.failed_now += 0 if completion.ok else 1
         run.finished += 1
-        run.settle()
+        self._settle(run)
         self.progress.advance(run.index, completion.ok)
         judged = self.judged.get(run_id)
         if judged is not None and completion.ok and self.pool is not None:
@@ -251,21 +260,42 @@ class _Suite:
                 await queue.put(None)
 
 
-def _aggregates(store: StoreHandle, run_ids: list[str]) -> list[list[Aggregate]]:
-    """Each run's aggregates, computed side by side when there are several: DuckDB's queries and numpy's
-    resampling leave the interpreter free, and a suite's six runs took a third less time (bench/suite.py)."""
-    if len(run_ids) < 2:
-        return [compute_aggregates(store.con, run_id) for run_id in run_ids]
+class Summaries:
+    """Runs' aggregates, each computed in a thread of its own once asked for (`start`). DuckDB's queries and
+    numpy's resampling leave the interpreter free, so runs summarised while others still run cost the event
+    loop little, and a suite's last runs are summarised side by side."""
 
-    def compute(run_id: str) -> list[Aggregate]:
-        cursor = store.cursor()
+    def __init__(self, store: StoreHandle) -> None:
+        self._store = store
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="medhelm-aggregates")
+        self._computed: dict[str, Future[list[Aggregate]]] = {}
+
+    def start(self, run_id: str) -> None:
+        """Compute a run's aggregates in the background (its rows must be committed)."""
+        if run_id not in self._computed:
+            self._computed[run_id] = self._pool.submit(self._compute, run_id)
+
+    def collect(self, run_ids: Sequence[str]) -> list[list[Aggregate]]:
+        """Each run's aggregates: those started earlier, the rest computed now."""
+        for run_id in run_ids:
+            self.start(run_id)
+        return [self._computed[run_id].result() for run_id in run_ids]
+
+    def __enter__(self) -> Summaries:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Wait for anything still computing and stop the threads."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def _compute(self, run_id: str) -> list[Aggregate]:
+        started = time.perf_counter()
+        cursor = self._store.cursor()
         try:
             return compute_aggregates(cursor, run_id)
         finally:
             cursor.close()
-
-    with ThreadPoolExecutor(max_workers=min(len(run_ids), 4), thread_name_prefix="medhelm-aggregates") as pool:
-        return list(pool.map(compute, run_ids))
+            log.info("run %s: aggregates computed in %.3f s", run_id, time.perf_counter() - started)
 
 
 def _judging_sent(pool: JudgePool | None, run_id: str,
@@ -306,16 +336,23 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
             for run_id, j in judged.items()}
     progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
     writer = StoreWriter(store)
-    suite_run = _Suite(runs, writer, allowlist, concurrency, progress, judged, owed, store)
-    try:
-        asyncio.run(suite_run.execute())
-    finally:
-        flush_started = time.perf_counter()
+    with Summaries(store) as summaries:
+        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, judged, owed, store, summaries)
         try:
-            writer.close()
+            asyncio.run(suite_run.execute())
         finally:
-            progress.finish()
-        log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
+            flush_started = time.perf_counter()
+            try:
+                writer.close()
+            finally:
+                progress.finish()
+            log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
+        return _conclude(runs, store, suite, summaries, suite_run.pool, judged)
+
+
+def _conclude(runs: list[ActiveRun], store: StoreHandle, suite: str, summaries: Summaries, pool: JudgePool | None,
+              judged: dict[str, JudgedRun]) -> list[RunOutcome]:
+    """Derive the juries' scores, record every run's aggregates, and say how each run went."""
     from medhelm_local.annotate.runs import finish_judged  # here: annotate.runs plans runs with run.plan
     from medhelm_local.store.run_figures import refresh_robustness
 
@@ -323,17 +360,17 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
         finish_judged(store, judged_run)
     outcomes = []
     aggregating = time.perf_counter()
-    computed = _aggregates(store, [run.plan.run_id for run in runs])
+    computed = summaries.collect([run.plan.run_id for run in runs])
     for run, aggregates in zip(runs, computed, strict=True):
         store_aggregates(store.con, run.plan.run_id, aggregates)
         refresh_robustness(store.con, run.plan.run_id)
-    summaries = {s.run_id: s for s in list_runs(store.con, suite)}  # one query, not one a run
+    listed = {s.run_id: s for s in list_runs(store.con, suite)}  # one query, not one a run
     for run, aggregates in zip(runs, computed, strict=True):
-        summary = summaries.get(run.plan.run_id) or get_run(store.con, run.plan.run_id)
+        summary = listed.get(run.plan.run_id) or get_run(store.con, run.plan.run_id)
         wall = (run.finished_at or time.perf_counter()) - run.started
         log.info("run %s: sent %d, reused %d, ok %d, failed %d, %.3f s", run.plan.run_id, run.sent,
                  len(run.done), summary.n_ok, summary.n_failed, wall)
         outcomes.append(RunOutcome(summary, aggregates, run.sent, run.plan.total - run.queued, wall, run.failed_now,
-                                   _judging_sent(suite_run.pool, run.plan.run_id, judged)))
+                                   _judging_sent(pool, run.plan.run_id, judged)))
     log.info("aggregates of %d run(s) computed in %.3f s", len(runs), time.perf_counter() - aggregating)
     return outcomes

@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
@@ -136,6 +136,11 @@ class StoreWriter:
             size = sum(len(value) for _, row in rows for value in row if type(value) is str)
             self._queue.put((list(rows), size))
 
+    def when_committed(self, then: Callable[[], None]) -> None:
+        """Call `then`, in the writer thread, once every row handed over before this call is committed (not
+        if writing fails first). It must be quick: the writer waits for it."""
+        self._queue.put(then)
+
     @property
     def behind(self) -> bool:
         """Whether more than `backlog` rows wait to be committed."""
@@ -175,28 +180,36 @@ class StoreWriter:
             item = self._queue.get()
             if item is _STOP:
                 break
+            if callable(item):  # when_committed: everything queued before it is committed
+                item()
+                continue
             batch = [item[0]]
-            stopping = self._drain(batch, len(item[0]), item[1])
+            stopping, then = self._drain(batch, len(item[0]), item[1])
             try:
                 self._commit(batch)
             except Exception as exc:
                 self._error = exc
                 return
+            if then is not None:
+                then()
 
-    def _drain(self, batch: list[Any], rows: int, size: int) -> bool:
-        """Collect more groups for up to `flush_interval`, within the batch's limits; True if asked to stop."""
+    def _drain(self, batch: list[Any], rows: int, size: int) -> tuple[bool, Callable[[], None] | None]:
+        """Collect more groups for up to `flush_interval`, within the batch's limits. Returns (asked to stop, a
+        `when_committed` callback met, to call once the batch is committed)."""
         deadline = time.monotonic() + self._flush_interval
         while rows < self._max_batch and size < self._max_bytes:
             remaining = deadline - time.monotonic()
             try:
                 item = self._queue.get(timeout=remaining) if remaining > 0 else self._queue.get_nowait()
             except queue.Empty:
-                return False
+                return False, None
             if item is _STOP:
-                return True
+                return True, None
+            if callable(item):
+                return False, item
             batch.append(item[0])
             rows, size = rows + len(item[0]), size + item[1]
-        return False
+        return False, None
 
     def _commit(self, batch: list[list[tuple[str, tuple[Any, ...]]]]) -> None:
         by_table: dict[str, list[tuple[Any, ...]]] = defaultdict(list)

@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 from conftest import FakeServer, run_cli, write_config
 
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
+from medhelm_local.store.queries import compute_aggregates
+
 LABELS = [f"condition {chr(97 + i)}{'x' * (i % 3)}" for i in range(20)]  # 20 classes, none a single letter
 
 
@@ -180,6 +184,34 @@ def test_every_entry_starts_together_and_each_endpoint_keeps_its_own_limit(
         assert stats["requests"] == 24 and stats["max_in_flight"] == 4  # both entries share the limit of 4
     span = max(s.stats()["last_reply_at"] for s in (one, two)) - min(first)
     assert span < 2 * 24 / 4 * 0.3, "entries on one endpoint interleave: about ceil(24/4) x 0.3 s, not twice that"
+
+
+def test_a_run_that_finishes_first_is_summarised_while_the_others_go_on(
+        keyed: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    fast, slow = fake_server(), fake_server(delay=0.4)
+    config, env = _setup(keyed, data_root, {"fast": fast, "slow": slow}, max_concurrency=4)
+    log = keyed / "ops.log"
+    out = _run(config, {**env, "MEDHELM_LOG_FILE": str(log)}, "pubmed_qa:model=local/a,model_deployment=fast",
+               "pubmed_qa:model=local/b,model_deployment=slow", "--suite", "early", "-m", "12")
+    by_deployment = {r["run"]["deployment"]: r for r in out["runs"]}
+    lines = log.read_text().splitlines()
+
+    def at(run: str) -> int:
+        return next(n for n, line in enumerate(lines) if run in line and "aggregates computed" in line)
+
+    flushed = next(n for n, line in enumerate(lines) if "store writes flushed" in line)
+    assert at(by_deployment["fast"]["run"]["run_id"]) < flushed < at(by_deployment["slow"]["run"]["run_id"])
+    # What was summarised early is what the finished store gives.
+    handle = open_store(keyed / "results" / "early.duckdb", Kek(bytes.fromhex(kek_file.read_text().strip()), "k"),
+                        read_only=True)
+    try:
+        for run in out["runs"]:
+            again = {a.metric: (a.mean, a.n_scored, a.n_failed) for a in
+                     compute_aggregates(handle.con, run["run"]["run_id"])}
+            assert {a["metric"]: (a["mean"], a["n_scored"], a["n_failed"]) for a in run["aggregates"]} == again
+            assert again["exact_match"][1] == 12
+    finally:
+        handle.close()
 
 
 def test_operational_logs_go_to_the_log_file_only(

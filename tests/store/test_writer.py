@@ -63,3 +63,24 @@ def test_records_too_long_for_the_memory_limit_say_which_setting_to_raise(tmp_pa
         handle.close()
     assert "ran out of the memory" in raised.value.message and "store_memory_limit" in raised.value.message
     assert "s.duckdb" in raised.value.message and "rerun the same command" in raised.value.message
+
+
+def test_when_committed_is_called_once_everything_handed_over_before_it_is_readable(tmp_path: Path, kek: Kek) -> None:
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True)
+    try:
+        writer = StoreWriter(handle, flush_interval=0.2)
+        seen: list[int] = []
+
+        def count() -> None:
+            cursor = handle.cursor()  # another connection, as the run's aggregates read it
+            seen.append(cursor.execute("SELECT count(*) FROM instances").fetchone()[0])  # type: ignore[index]
+            cursor.close()
+
+        writer.put_many("instances", [_instance(n, 10) for n in range(5)])
+        writer.when_committed(count)
+        writer.put_many("instances", [_instance(n, 10) for n in range(5, 8)])
+        writer.when_committed(count)
+        writer.close()
+        assert seen == [5, 8]
+    finally:
+        handle.close()
