@@ -164,7 +164,7 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
     for run in runs:
         finish_judged(store, run)
         aggregates = compute_aggregates(store.con, run.run_id)
-        store_aggregates(store.con, run.run_id, aggregates)
-        refresh_robustness(store.con, run.run_id)
+        store_aggregates(store.con, {run.run_id: aggregates})
+        refresh_robustness(store.con, [run.run_id])
         outcomes.append(JudgeOutcome(run.run_id, run.jury.name, pool.sent(run.run_id), aggregates))
     return outcomes

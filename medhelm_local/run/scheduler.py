@@ -94,6 +94,7 @@ class _Suite:
                  summaries: Summaries | None = None) -> None:
         self.runs = runs
         self.summaries = summaries
+        self.perturbed = {_entry_of(run) for run in runs if "perturbation" in run.plan.entry.args}
         self.writer = writer
         self.progress = progress
         self.allowlist = allowlist
@@ -144,8 +145,10 @@ class _Suite:
 
     def _settle(self, run: ActiveRun) -> None:
         """Once everything the run queued is recorded, summarise it in the background as soon as its rows are
-        committed (a judged run waits for its jury scores, derived at the end)."""
-        if run.settle() and run.plan.run_id not in self.judged and self.summaries is not None:
+        committed, unless its aggregates wait for others: a judged run's jury scores (derived at the end), a
+        clean run's robustness (read from its perturbed runs in this invocation)."""
+        if (run.settle() and self.summaries is not None and run.plan.run_id not in self.judged
+                and _entry_of(run) not in self.perturbed):
             self.writer.when_committed(functools.partial(self.summaries.start, run.plan.run_id))
 
     def _tokenizer(self, run: ActiveRun) -> ServerTokenizer:
@@ -273,6 +276,7 @@ class Summaries:
     def start(self, run_id: str) -> None:
         """Compute a run's aggregates in the background (its rows must be committed)."""
         if run_id not in self._computed:
+            log.info("run %s: computing its aggregates", run_id)
             self._computed[run_id] = self._pool.submit(self._compute, run_id)
 
     def collect(self, run_ids: Sequence[str]) -> list[list[Aggregate]]:
@@ -302,6 +306,12 @@ def _judging_sent(pool: JudgePool | None, run_id: str,
                   judged: dict[str, JudgedRun]) -> dict[str, dict[str, int]] | None:
     """Per judge, the ratings this invocation requested for a run and how they ended (None: not judged)."""
     return None if pool is None or run_id not in judged else pool.sent(run_id)
+
+
+def _entry_of(run: ActiveRun) -> tuple[str, str, str]:
+    """What a clean run and its perturbed runs share (store/run_figures.py pairs them the same way)."""
+    entry = run.plan.entry
+    return entry.scenario, entry.model, entry.deployment
 
 
 async def _same(prompt: Prompt) -> Prompt:
@@ -361,9 +371,8 @@ def _conclude(runs: list[ActiveRun], store: StoreHandle, suite: str, summaries: 
     outcomes = []
     aggregating = time.perf_counter()
     computed = summaries.collect([run.plan.run_id for run in runs])
-    for run, aggregates in zip(runs, computed, strict=True):
-        store_aggregates(store.con, run.plan.run_id, aggregates)
-        refresh_robustness(store.con, run.plan.run_id)
+    store_aggregates(store.con, {run.plan.run_id: aggregates for run, aggregates in zip(runs, computed, strict=True)})
+    refresh_robustness(store.con, [run.plan.run_id for run in runs])
     listed = {s.run_id: s for s in list_runs(store.con, suite)}  # one query, not one a run
     for run, aggregates in zip(runs, computed, strict=True):
         summary = listed.get(run.plan.run_id) or get_run(store.con, run.plan.run_id)

@@ -162,8 +162,8 @@ def merge_shards(shards: list[Path], destination: Path, suite: str, kek: Kek) ->
             target.con.execute("INSERT INTO meta VALUES ('merged_from', ?)",
                                [json.dumps(sorted(h.store_id for h in handles))])
             target.con.execute("COMMIT")
-            for (run_id,) in target.con.execute("SELECT run_id FROM runs").fetchall():
-                store_aggregates(target.con, run_id, compute_aggregates(target.con, run_id))
+            store_aggregates(target.con, {run_id: compute_aggregates(target.con, run_id)
+                                          for (run_id,) in target.con.execute("SELECT run_id FROM runs").fetchall()})
         finally:
             target.close()
     except BaseException:

@@ -12,7 +12,7 @@ agreement.py and robustness.py for what each figure means.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
@@ -255,10 +255,14 @@ def clean_sibling(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
     return next((other for other, args in _siblings(con, run) if "perturbation" not in args), None)
 
 
-def refresh_robustness(con: duckdb.DuckDBPyConnection, run_id: str) -> None:
-    """After a perturbed run changed: recompute and store its clean run's robustness figures."""
+def refresh_robustness(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> None:
+    """After runs changed: recompute and store the robustness figures of the clean runs the perturbed ones among
+    them belong to (one query when none is perturbed)."""
     from medhelm_local.store.queries import store_aggregates
 
-    clean = clean_sibling(con, run_id)
-    if clean is not None:
-        store_aggregates(con, clean, _robustness(con, _run(con, clean)))
+    perturbed = [run_id for run_id, args in con.execute(
+        "SELECT run_id, scenario_args FROM runs WHERE list_contains($ids, run_id)", {"ids": list(run_ids)}).fetchall()
+        if "perturbation" in json.loads(args or "{}")]
+    cleans = dict.fromkeys(clean for run_id in perturbed if (clean := clean_sibling(con, run_id)) is not None)
+    if cleans:
+        store_aggregates(con, {clean: _robustness(con, _run(con, clean)) for clean in cleans})

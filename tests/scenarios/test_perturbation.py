@@ -72,7 +72,9 @@ def test_a_perturbed_run_pairs_with_its_clean_run_and_robustness_lands_on_the_cl
     clean = "med_qa:model=local/m,model_deployment=fake"
     entries = [clean, "med_qa:perturbation=option_order,perturbation_seed=1,model=local/m,model_deployment=fake",
                "med_qa:perturbation=typos,model=local/m,model_deployment=fake"]
-    done = run_cli("-c", str(config), "run", *entries, "--suite", "robust", "--json", env=env)
+    log = tmp_path / "ops.log"
+    done = run_cli("-c", str(config), "run", *entries, "--suite", "robust", "--json",
+                   env={**env, "MEDHELM_LOG_FILE": str(log)})
     assert done.returncode == 0, done.stderr
     runs = {r["run"]["run_entry"]: r for r in json.loads(done.stdout)["runs"]}
 
@@ -91,6 +93,14 @@ def test_a_perturbed_run_pairs_with_its_clean_run_and_robustness_lands_on_the_cl
     assert drop["mean"] == pytest.approx(clean_mean - perturbed_mean)
     assert drop["ci_low"] <= drop["mean"] <= drop["ci_high"]
     assert set(robustness["detail"]["perturbations"]) == {"option_order", "typos"}
+    # What `run` printed is what the store keeps: the clean run is summarised once its perturbed runs have ended
+    # (a finished run is otherwise summarised at once, while the others go on).
+    printed = {a["metric"]: a for a in runs[clean_entry]["aggregates"]}
+    assert printed["robustness"] == robustness and printed["robustness_drop"] == drop
+    lines = log.read_text().splitlines()
+    flushed = next(n for n, line in enumerate(lines) if "store writes flushed" in line)
+    clean_id = runs[clean_entry]["run"]["run_id"]
+    assert next(n for n, line in enumerate(lines) if clean_id in line and "computing its aggregates" in line) > flushed
     assert all(p["perturbed"] >= robustness["mean"] for p in robustness["detail"]["perturbations"].values())
     # The perturbed runs carry no robustness figures of their own.
     assert not any(a["metric"].startswith("robustness") for e, d in shown.items() if e != clean_entry

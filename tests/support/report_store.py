@@ -159,5 +159,5 @@ def _write_run(con: Any, suite: str, run: FakeRun, aggregate: bool) -> str:
             insert_rows(con, table, rows)
     con.execute("COMMIT")
     if aggregate:
-        store_aggregates(con, run_id, compute_aggregates(con, run_id))
+        store_aggregates(con, {run_id: compute_aggregates(con, run_id)})
     return run_id
