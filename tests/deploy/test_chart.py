@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import ssl
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from support.chart import (
     render,
     rule_violations,
 )
+from support.tls import self_signed
 
 from medhelm_local.export.signing import load_public_key
 from medhelm_local.policy.loader import load_policy
@@ -197,6 +199,30 @@ def test_the_data_import_checks_bundles_with_the_mounted_staging_key(tmp_path: P
     assert "at '/dataImport'" in _refusal(unsigned)
 
 
+def test_a_hospital_ca_bundle_is_what_every_pod_trusts_for_tls(tmp_path: Path) -> None:
+    ca = tmp_path / "ca"
+    ca.mkdir()
+    self_signed(ca)  # stands for the hospital's CA certificate
+    pem = (ca / "cert.pem").read_text()
+    values = _with(ci_values(CHART / "ci" / "sharded.yaml"), **{"tls.caBundle": pem})
+    objects = manifests(render(values))
+    ours = [(where, pod["spec"]["containers"][0]) for where, pod in pod_templates(objects)
+            if pod["spec"]["containers"][0].get("command") == ["medhelm-local"]]
+    assert len(ours) == 4  # the evaluator shards, the merge, the viewer, the `helm test` pod (not vLLM's)
+    for where, container in ours:
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        assert env["SSL_CERT_FILE"] == "/etc/medhelm-local/ca/ca.crt", where
+        assert {"name": "config", "mountPath": "/etc/medhelm-local", "readOnly": True} in container["volumeMounts"]
+    etc = mounted_config(objects, tmp_path / "etc", component="evaluator")
+    assert (etc / "ca" / "ca.crt").read_text() == pem
+    trusted = ssl.create_default_context(cafile=etc / "ca" / "ca.crt")  # OpenSSL reads it as a trust store
+    assert trusted.cert_store_stats()["x509"] == 1
+    # Without a bundle the pods keep the image's own authorities only.
+    plain = manifests(render(ci_values(CHART / "ci" / "sharded.yaml")))
+    assert not any(e["name"] == "SSL_CERT_FILE" for _, pod in pod_templates(plain)
+                   for e in pod["spec"]["containers"][0]["env"])
+
+
 def test_each_ci_policy_block_is_what_the_program_generates(tmp_path: Path) -> None:
     for path in CI_VALUES:
         block = ci_values(path)["policy"]
@@ -264,6 +290,7 @@ def test_without_networkpolicy_the_pods_are_told_it_is_not_in_use(tmp_path: Path
     ({"secrets.kek.existingSecret": ""}, "at '/secrets/kek/existingSecret'"),
     ({"image.tag": "latest"}, "at '/image/tag'"),
     ({"suite.models": []}, "at '/suite/models'"),
+    ({"tls.caBundle": "MIIBszCCAVmgAwIBAgIU"}, "at '/tls/caBundle'"),  # a certificate without its PEM armour
 ])
 def test_bad_values_fail_the_schema_naming_the_value(change: dict[str, Any], message: str) -> None:
     refusal = _refusal(_with(ci_values(CHART / "ci" / "job.yaml"), **change))

@@ -93,6 +93,10 @@ spec:
           value: /tmp
         - name: PYTHONDONTWRITEBYTECODE
           value: "1"
+        {{- if ($v.tls).caBundle }}
+        - name: SSL_CERT_FILE
+          value: /etc/medhelm-local/ca/ca.crt
+        {{- end }}
         {{- if .shard }}
         - name: JOB_COMPLETION_INDEX
           valueFrom:
@@ -158,6 +162,9 @@ spec:
               items:
                 - {key: config.toml, path: config.toml}
                 - {key: networkpolicy.json, path: networkpolicy.json}
+                {{- if ($v.tls).caBundle }}
+                - {key: ca.crt, path: ca/ca.crt}
+                {{- end }}
                 {{- if and .incoming $v.dataImport.stagingPublicKey }}
                 - {key: staging.pub, path: staging.pub}
                 {{- end }}
