@@ -89,9 +89,8 @@ class _Suite:
     """One invocation's runs on their deployments."""
 
     def __init__(self, runs: list[ActiveRun], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
-                 progress: Progress, judged: dict[str, JudgedRun] | None = None,
-                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None,
-                 summaries: Summaries | None = None) -> None:
+                 progress: Progress, summaries: Summaries, judged: dict[str, JudgedRun] | None = None,
+                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None) -> None:
         self.runs = runs
         self.summaries = summaries
         self.perturbed = {_entry_of(run) for run in runs if "perturbation" in run.plan.entry.args}
@@ -147,8 +146,7 @@ class _Suite:
         """Once everything the run queued is recorded, summarise it in the background as soon as its rows are
         committed, unless its aggregates wait for others: a judged run's jury scores (derived at the end), a
         clean run's robustness (read from its perturbed runs in this invocation)."""
-        if (run.settle() and self.summaries is not None and run.plan.run_id not in self.judged
-                and _entry_of(run) not in self.perturbed):
+        if run.settle() and run.plan.run_id not in self.judged and _entry_of(run) not in self.perturbed:
             self.writer.when_committed(functools.partial(self.summaries.start, run.plan.run_id))
 
     def _tokenizer(self, run: ActiveRun) -> ServerTokenizer:
@@ -264,7 +262,7 @@ class _Suite:
 
 
 class Summaries:
-    """Runs' aggregates, each computed in a thread of its own once asked for (`start`). DuckDB's queries and
+    """Runs' aggregates, each computed in a pool of four threads once asked for (`start`). DuckDB's queries and
     numpy's resampling leave the interpreter free, so runs summarised while others still run cost the event
     loop little, and a suite's last runs are summarised side by side."""
 
@@ -347,7 +345,7 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
     progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
     writer = StoreWriter(store)
     with Summaries(store) as summaries:
-        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, judged, owed, store, summaries)
+        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, summaries, judged, owed, store)
         try:
             asyncio.run(suite_run.execute())
         finally:

@@ -16,6 +16,7 @@ at 0 ms latency was seen with 6,000-7,000 rows waiting during checkpoints).
 from __future__ import annotations
 
 import asyncio
+import logging
 import queue
 import threading
 import time
@@ -29,6 +30,8 @@ from medhelm_local.errors import StoreError
 from medhelm_local.store.database import ALIAS, StoreHandle
 from medhelm_local.store.integrity import explain_failure, is_out_of_memory
 from medhelm_local.store.schema import table as declared
+
+log = logging.getLogger("medhelm_local.store")
 
 # Tables the writer fills, in commit order: instances before the completions that refer to them.
 WRITTEN = ("instances", "requests", "completions", "scores", "ratings", "run_metrics")
@@ -138,7 +141,7 @@ class StoreWriter:
 
     def when_committed(self, then: Callable[[], None]) -> None:
         """Call `then`, in the writer thread, once every row handed over before this call is committed (not
-        if writing fails first). It must be quick: the writer waits for it."""
+        if writing fails first). It must be quick: the writer waits for it. If it raises, writing goes on."""
         self._queue.put(then)
 
     @property
@@ -181,7 +184,7 @@ class StoreWriter:
             if item is _STOP:
                 break
             if callable(item):  # when_committed: everything queued before it is committed
-                item()
+                _call(item)
                 continue
             batch = [item[0]]
             stopping, then = self._drain(batch, len(item[0]), item[1])
@@ -191,7 +194,7 @@ class StoreWriter:
                 self._error = exc
                 return
             if then is not None:
-                then()
+                _call(then)
 
     def _drain(self, batch: list[Any], rows: int, size: int) -> tuple[bool, Callable[[], None] | None]:
         """Collect more groups for up to `flush_interval`, within the batch's limits. Returns (asked to stop, a
@@ -235,3 +238,11 @@ class StoreWriter:
                 pass
             raise
         self._committed += sum(len(group) for group in batch)
+
+
+def _call(then: Callable[[], None]) -> None:
+    """A `when_committed` callback: one that fails is logged, and the rows after it are still committed."""
+    try:
+        then()
+    except Exception as exc:
+        log.warning("a callback after a commit failed (%s); writing goes on", type(exc).__name__)

@@ -84,3 +84,20 @@ def test_when_committed_is_called_once_everything_handed_over_before_it_is_reada
         assert seen == [5, 8]
     finally:
         handle.close()
+
+
+def test_a_failing_callback_does_not_stop_the_writer(tmp_path: Path, kek: Kek) -> None:
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True)
+    try:
+        writer = StoreWriter(handle)
+
+        def broken() -> None:
+            raise RuntimeError("a bug in the caller")
+
+        writer.put_many("instances", [_instance(n, 10) for n in range(3)])
+        writer.when_committed(broken)
+        writer.put_many("instances", [_instance(n, 10) for n in range(3, 6)])
+        writer.close()  # no error: the rows were written
+        assert handle.con.execute("SELECT count(*) FROM instances").fetchone() == (6,)
+    finally:
+        handle.close()
