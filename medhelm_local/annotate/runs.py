@@ -20,6 +20,7 @@ import duckdb
 from medhelm_local.annotate.judging import JudgedRun, JudgePool
 from medhelm_local.annotate.jury import MEDHELM_PREFIX, ResolvedJury, resolve_jury, self_judging
 from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, record_jury
+from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Aggregate
@@ -154,7 +155,7 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
             await pool.aclose()
 
     try:
-        asyncio.run(main())
+        run_loop(main())
     finally:
         try:
             writer.close()

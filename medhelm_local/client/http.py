@@ -20,6 +20,7 @@ event loop, so that CPU is what bounds a suite on fast endpoints (bench/suite.py
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import ssl
 from collections import deque
@@ -286,6 +287,32 @@ class Response:
                 await conn.wait()
 
 
+async def _connected_socket(loop: asyncio.AbstractEventLoop, host: str, port: int) -> socket.socket:
+    """A TCP socket connected to host:port, resolved and connected through Python's socket module, whose
+    audit events the egress guard checks (an event loop's own resolver and connect may run in C: client/loop.py).
+    Each address the name resolves to is tried in turn; the last failure is raised."""
+    try:  # an address needs no look-up, and must not wait for a thread
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        found = await loop.run_in_executor(None, functools.partial(socket.getaddrinfo, host, port,
+                                                                   type=socket.SOCK_STREAM))
+    failure: OSError = OSError(f"{host} resolved to no address")
+    for family, kind, proto, _, address in found:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request goes out whole, at once
+            await loop.sock_connect(sock, address)
+            return sock
+        except OSError as exc:
+            sock.close()
+            failure = exc
+        except BaseException:
+            sock.close()
+            raise
+    raise failure
+
+
 class HttpClient:
     """Requests to allowlisted hosts over kept connections; use inside one running event loop."""
 
@@ -354,8 +381,13 @@ class HttpClient:
         tls = _tls() if target.scheme == "https" else None
         try:
             async with asyncio.timeout(self._connect_timeout):
-                _, conn = await loop.create_connection(_Connection, target.host, target.port, ssl=tls,
-                                                       server_hostname=target.host if tls else None)
+                sock = await _connected_socket(loop, target.host, target.port)
+                try:
+                    _, conn = await loop.create_connection(_Connection, sock=sock, ssl=tls,
+                                                           server_hostname=target.host if tls else None)
+                except BaseException:
+                    sock.close()
+                    raise
         except socket.gaierror:
             raise HttpError(f"the host name {target.host} could not be resolved", connect=True, dns=True) from None
         except ssl.SSLError as exc:

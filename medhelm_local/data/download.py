@@ -18,6 +18,7 @@ from typing import Protocol
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.http import HttpClient, HttpError, Response
+from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import DataStageError, IntegrityError
 from medhelm_local.scenarios.datafiles import private_folder, sha256_file
 
@@ -177,4 +178,4 @@ async def _fetch_all(items: list[Fetch], allowlist: Allowlist, concurrency: int,
 def fetch_files(items: Iterable[Fetch], allowlist: Allowlist, concurrency: int = 8,
                 progress: Progress | None = None) -> None:
     """Fetch and verify every file; raise on the first that cannot be fetched or does not match."""
-    asyncio.run(_fetch_all(list(items), allowlist, concurrency, progress))
+    run_loop(_fetch_all(list(items), allowlist, concurrency, progress))

@@ -3,7 +3,6 @@ what is wrong and what to do. Endpoints are probed through the same client runs 
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import tempfile
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.scenarios import DataRoot
@@ -62,7 +62,7 @@ def _deployment(settings: Settings, name: str) -> str:
         finally:
             await client.aclose()
 
-    models = asyncio.run(probe())
+    models = run_loop(probe())
     note = "" if dep.model is None or dep.model in models else f"; configured model {dep.model!r} is NOT offered"
     return f"{dep.base_url} answers ({dep.api} API), models: {', '.join(models) or 'none'}{note}"
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.store import Pending, pending_judgings
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
@@ -347,7 +348,7 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
     with Summaries(store) as summaries:
         suite_run = _Suite(runs, writer, allowlist, concurrency, progress, summaries, judged, owed, store)
         try:
-            asyncio.run(suite_run.execute())
+            run_loop(suite_run.execute())
         finally:
             flush_started = time.perf_counter()
             try:

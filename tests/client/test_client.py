@@ -13,6 +13,7 @@ from conftest import FakeServer, write_policy_dir
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import EgressRefusedError, EndpointUnreachableError
 from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.records import Prompt
@@ -69,7 +70,7 @@ def _complete(base_url: str, allow: list[tuple[str, int]], **fields: object):  #
             return await client.complete(PROMPT)
         finally:
             await client.aclose()
-    return asyncio.run(go())
+    return run_loop(go())
 
 
 def test_a_host_off_the_allowlist_is_refused_before_any_connection(listener: CountingListener,
@@ -89,7 +90,7 @@ def test_the_endpoint_check_doctor_uses_is_guarded_too(listener: CountingListene
             await client.aclose()
 
     with pytest.raises(EgressRefusedError):
-        asyncio.run(go())
+        run_loop(go())
     assert listener.accepted == 0
 
 
@@ -188,7 +189,7 @@ def test_concurrency_limit_is_respected(fake_server: Callable[..., FakeServer]) 
             await client.aclose()
 
     # 8 requests, 4 at a time, 0.2 s each: two waves.
-    assert 0.4 <= asyncio.run(go()) < 1.5
+    assert 0.4 <= run_loop(go()) < 1.5
 
 
 def test_unreachable_endpoint_is_a_clear_error(listener: CountingListener) -> None:
@@ -203,7 +204,7 @@ def test_unreachable_endpoint_is_a_clear_error(listener: CountingListener) -> No
             await client.aclose()
 
     with pytest.raises(EndpointUnreachableError, match="nothing answered"):
-        asyncio.run(go())
+        run_loop(go())
 
 
 def test_a_configured_deployment_is_not_reachable_unless_the_policy_lists_it(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The one HTTP client, against real sockets on 127.0.0.1: kept connections, cut replies, TLS, bodies."""
+"""The one HTTP client, against real sockets on 127.0.0.1: kept connections, cut replies, TLS, bodies; each on
+uvloop (what the program runs on) and asyncio's loop."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from support.tls import self_signed, server_context
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError, _tls
+from medhelm_local.client.loop import loop_factory
 from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
 from medhelm_local.settings import Deployment
 
@@ -100,8 +102,19 @@ async def _get(client: HttpClient, url: str, cap: int | None = None) -> tuple[in
         return response.status, await response.read(cap)
 
 
+_LOOP: list[Callable[[], asyncio.AbstractEventLoop] | None] = [None]
+
+
+@pytest.fixture(autouse=True, params=["uvloop", "asyncio"])
+def event_loop_kind(request: pytest.FixtureRequest) -> None:
+    """Every test on the loop the program runs on (uvloop) and on asyncio's own, its fallback (client/loop.py)."""
+    _LOOP[0] = loop_factory() if request.param == "uvloop" else None
+    assert request.param == "asyncio" or _LOOP[0] is not None, "uvloop is a dependency: it should be installed"
+
+
 def run(coro: Awaitable[None]) -> None:
-    asyncio.run(coro)  # type: ignore[arg-type]
+    with asyncio.Runner(loop_factory=_LOOP[0]) as runner:
+        runner.run(coro)  # type: ignore[arg-type]
 
 
 def test_requests_one_after_another_share_one_kept_connection() -> None:
