@@ -12,8 +12,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,17 +113,21 @@ def import_folder(work: Path, folder: Path) -> None:
 
 @dataclass(frozen=True)
 class Measured:
-    """One `medhelm-local` process: wall seconds, CPU seconds and peak RSS in MB."""
+    """One `medhelm-local` process: wall seconds, CPU seconds and peak RSS in MB; against fake servers, also
+    when (after the process started, in seconds) the first request reached one and the last reply left one."""
 
     wall: float
     cpu: float
     rss_mb: float
+    started_at: float = 0.0  # time.time() at launch
+    first_request_s: float | None = None
+    last_reply_s: float | None = None
 
 
 def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measured:
     """Run the installed command as a separate process and measure it alone (os.wait4)."""
     env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek")}
-    started = time.perf_counter()
+    started_at, started = time.time(), time.perf_counter()
     out = subprocess.DEVNULL if quiet_output else None
     proc = subprocess.Popen([str(CLI), *args], env=env, stdout=out, stderr=subprocess.PIPE if quiet_output else None)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -132,7 +136,7 @@ def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measu
     if proc.returncode != 0:
         err = proc.stderr.read().decode() if proc.stderr else ""
         raise SystemExit(f"medhelm-local {' '.join(args)} failed ({proc.returncode}): {err[-2000:]}")
-    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return Measured(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, started_at)
 
 
 def run_against(work: Path, servers: dict[str, FakeServer], args: Callable[[], Sequence[str]],
@@ -141,13 +145,50 @@ def run_against(work: Path, servers: dict[str, FakeServer], args: Callable[[], S
     the bench unless each saw `expected` requests."""
     try:
         measured = run_cli(work, args())
-        counts = {name: server.stats()["requests"] for name, server in servers.items()}
+        stats = {name: server.stats() for name, server in servers.items()}
     finally:
         for server in servers.values():
             server.stop()
+    counts = {name: seen["requests"] for name, seen in stats.items()}
     if set(counts.values()) != {expected}:
         raise SystemExit(f"expected {expected} requests per server, saw {counts}")
-    return measured
+    first, last = requests_span(stats.values())
+    return replace(measured, first_request_s=first - measured.started_at, last_reply_s=last - measured.started_at)
+
+
+def requests_span(stats: Iterable[dict[str, Any]]) -> tuple[float, float]:
+    """When the first request reached any of the servers and the last reply left one (time.time())."""
+    seen = list(stats)
+    return min(s["first_request_at"] for s in seen), max(s["last_reply_at"] for s in seen)
+
+
+def bare_client(ports: Sequence[int], per_server: int, in_flight: int, prompt_words: int = 120) -> None:
+    """The least a client can do on the fake servers: `in_flight` kept connections per server, each sending
+    a fixed chat request and reading the reply, no data read, nothing scored or stored. What it takes from
+    the first request to the last reply is the floor this machine and these servers allow any client."""
+    import asyncio
+
+    question = "A patient presents. " * (prompt_words // 3) + "\nA. x\nB. y\nC. z\nD. w"
+    body = json.dumps({"model": "bare", "max_tokens": 1, "temperature": 0,
+                       "messages": [{"role": "user", "content": question}]}).encode()
+
+    async def connection(port: int, requests: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        request = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json"
+                   f"\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+        for _ in range(requests):
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            json.loads(await reader.readexactly(length))
+        writer.close()
+
+    async def everything() -> None:
+        rounds = -(-per_server // in_flight)
+        await asyncio.gather(*(connection(port, rounds) for port in ports for _ in range(in_flight)))
+
+    asyncio.run(everything())
 
 
 def children_cpu() -> float:

@@ -6,6 +6,10 @@ Three fake servers (200 ms latency, 64 requests in flight each), one per model; 
 2 x ceil(640 / 64) x 0.2 s = 4.0 s, with the three endpoints working in parallel. Prints, last:
     suite_ratio X
 X = wall time of the whole `medhelm-local run` process / floor. Target <= 1.2.
+Each trial also says where its time went (before the first request reached a server, the requests,
+after the last reply) and, on three new fake servers, how long a bare client (kept connections, no
+data, nothing scored or stored: `harness.bare_client`) takes for the same requests: the floor this
+machine and the fake servers allow any client.
 Run: .venv/bin/python bench/suite.py [--trials 3]
 """
 
@@ -19,8 +23,10 @@ from pathlib import Path
 
 from harness import (
     FakeServer,
+    bare_client,
     import_folder,
     prepare,
+    requests_span,
     run_against,
     start_server,
     synthetic_medbullets,
@@ -45,7 +51,9 @@ def main() -> None:
         synthetic_medbullets(work / "src" / "medbullets", PER_BENCHMARK)
         for folder in ("medqa_usmle_4opt", "medbullets"):
             import_folder(work, work / "src" / folder)
-        ratios = []
+        ratios: list[float] = []
+        parts: dict[str, list[float]] = {"before the first request": [], "requests": [], "after the last reply": [],
+                                         "a bare client's requests": []}
         for trial in range(trials):
             servers = [start_server(work, LATENCY, f"m{i}-{trial}") for i in range(MODELS)]
 
@@ -61,9 +69,24 @@ def main() -> None:
             measured = run_against(work, {f"gpu{i}": s for i, s in enumerate(servers)}, command,
                                    len(BENCHMARKS) * PER_BENCHMARK)
             ratios.append(measured.wall / floor)
+            first, last = measured.first_request_s or 0.0, measured.last_reply_s or 0.0
+            parts["before the first request"].append(first)
+            parts["requests"].append(last - first)
+            parts["after the last reply"].append(measured.wall - last)
+            bare = [start_server(work, LATENCY, f"bare{i}-{trial}") for i in range(MODELS)]
+            try:
+                bare_client([s.port for s in bare], len(BENCHMARKS) * PER_BENCHMARK, IN_FLIGHT)
+                start, end = requests_span(s.stats() for s in bare)
+            finally:
+                for server in bare:
+                    server.stop()
+            parts["a bare client's requests"].append(end - start)
             print(f"trial {trial}: {measured.wall:.3f} s for {MODELS} models x {len(BENCHMARKS)} benchmarks x "
                   f"{PER_BENCHMARK} instances (floor {floor:.1f} s): {ratios[-1]:.3f} x floor, "
-                  f"{measured.cpu:.2f} s CPU, peak RSS {measured.rss_mb:.0f} MB")
+                  f"{measured.cpu:.2f} s CPU, peak RSS {measured.rss_mb:.0f} MB; before the first request "
+                  f"{first:.3f} s, requests {last - first:.3f} s, after the last reply {measured.wall - last:.3f} s; "
+                  f"a bare client's requests {end - start:.3f} s")
+        print("medians: " + ", ".join(f"{part} {statistics.median(values):.3f} s" for part, values in parts.items()))
         print(f"best {min(ratios):.3f}, median {statistics.median(ratios):.3f}")
         print(f"suite_ratio {statistics.median(ratios):.3f}")
 
