@@ -1,8 +1,8 @@
 """The event loop every network command runs on: uvloop's where it is installed, asyncio's otherwise.
 
 uvloop (libuv under asyncio's interface) takes less of the interpreter per request than asyncio's
-selector loop: on bench/suite.py's three endpoints the requests finished ~0.17 s sooner (4.3 s
-against 4.5 s, floor 4.0 s) with ~7 % less CPU, paired runs on this project's 2-core machine.
+selector loop: on bench/suite.py's three endpoints, 8 % less CPU and the requests done ~0.07 s
+sooner (4.41 s against 4.48 s, floor 4.0 s; medians of six paired runs on a 2-core machine).
 
 libuv connects and resolves names in C, where the egress guard's audit hook (policy/guard.py)
 does not see them. The one HTTP client therefore never asks the loop to resolve a name or open a
