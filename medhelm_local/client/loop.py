@@ -1,4 +1,4 @@
-"""The event loop every network command runs on: uvloop's where it is installed, asyncio's otherwise.
+"""The event loop every network command runs on: uvloop's (a dependency), asyncio's if it is missing.
 
 uvloop (libuv under asyncio's interface) takes less of the interpreter per request than asyncio's
 selector loop: on bench/suite.py's three endpoints, 8 % less CPU and the requests done ~0.07 s
@@ -23,7 +23,7 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     """uvloop's loop constructor, or None (asyncio's own) where uvloop is not installed."""
     try:
         import uvloop
-    except ImportError:  # platforms uvloop has no wheel for (Windows): asyncio's loop does the same work
+    except ImportError:  # an install without it (it is a dependency): asyncio's loop does the same work, slower
         return None
     return uvloop.new_event_loop
 
