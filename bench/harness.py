@@ -140,11 +140,11 @@ def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measu
 
 
 def run_against(work: Path, servers: dict[str, FakeServer], args: Callable[[], Sequence[str]],
-                expected: int) -> Measured:
+                expected: int, quiet_output: bool = True) -> Measured:
     """Run the command (its arguments made once the servers are up) against fake servers, stop them, and stop
     the bench unless each saw `expected` requests."""
     try:
-        measured = run_cli(work, args())
+        measured = run_cli(work, args(), quiet_output)
         stats = {name: server.stats() for name, server in servers.items()}
     finally:
         for server in servers.values():

@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
-from harness import children_cpu, import_folder, prepare, run_cli, start_server, synthetic_medqa, write_config
+from harness import children_cpu, import_folder, prepare, run_against, start_server, synthetic_medqa, write_config
 
 N, IN_FLIGHT, LATENCY = 1000, 64, 0.2
 
@@ -30,22 +29,18 @@ def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool =
     """Wall seconds, server request span, and CPU seconds of one `medhelm-local run`; with `phases`, also
     appends (seconds before the server saw the first request, seconds after its last reply)."""
     server = start_server(work, delay, suite)
-    try:
+    before = children_cpu()
+
+    def command() -> list[str]:
         config = write_config(work, suite, {"fake": (server.port, IN_FLIGHT)})
-        before = children_cpu()
-        spawned = time.time()
-        measured = run_cli(work, ["-c", str(config), "run", "med_qa:model=bench/fake,model_deployment=fake",
-                                  "--suite", suite, "--concurrency", str(IN_FLIGHT), "-m", str(limit)]
-                           + (["-q"] if quiet else []), quiet_output=quiet)
-        stats = server.stats()
-        if stats["requests"] != limit:
-            raise SystemExit(f"expected {limit} requests, the server saw {stats['requests']}")
-        span = stats["last_reply_at"] - stats["first_request_at"]
-        if phases is not None:
-            phases.append((stats["first_request_at"] - spawned, spawned + measured.wall - stats["last_reply_at"]))
-        return measured.wall, span, measured.cpu if measured.cpu else children_cpu() - before
-    finally:
-        server.stop()
+        return (["-c", str(config), "run", "med_qa:model=bench/fake,model_deployment=fake", "--suite", suite,
+                 "--concurrency", str(IN_FLIGHT), "-m", str(limit)] + (["-q"] if quiet else []))
+
+    measured = run_against(work, {"fake": server}, command, limit, quiet_output=quiet)
+    first, last = measured.first_request_s or 0.0, measured.last_reply_s or 0.0
+    if phases is not None:
+        phases.append((first, measured.wall - last))
+    return measured.wall, last - first, measured.cpu if measured.cpu else children_cpu() - before
 
 
 def main() -> None:
