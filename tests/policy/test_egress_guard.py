@@ -165,6 +165,24 @@ def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, dat
     assert server.stats()["requests"] == 5
 
 
+def test_a_deployment_named_by_host_name_is_looked_up_and_reached_with_the_guard_on(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """Hospitals name their model servers (vllm.internal). On the program's event loop (uvloop) the name is looked
+    up and its address reached through Python's socket module, so the guard checks both (tests/client/test_loop.py):
+    an allowlisted name must pass both checks, and nothing is refused."""
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"named": {
+        "base_url": f"http://localhost:{server.port}/v1"}})
+    env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_AUDIT_STORE": str(tmp_path / "audit.duckdb")}
+    ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=named", "-m", "5",
+                  "--suite", "named", "--json", env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["runs"][0]["run"]["n_failed"] == 0
+    assert "refused" not in ran.stderr
+    assert not (tmp_path / "audit.duckdb").exists()  # nothing was refused
+    assert server.stats()["requests"] == 5
+
+
 def test_a_deployment_off_the_allowlist_is_refused_before_any_request(
         tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
     server = fake_server()
