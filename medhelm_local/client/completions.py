@@ -26,7 +26,8 @@ from typing import Any
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.api import API_STYLES
-from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError
+from medhelm_local.client.http import HttpClient
+from medhelm_local.client.wire import HttpError, ReplyTooLargeError
 from medhelm_local.errors import EndpointUnreachableError
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.settings import Deployment

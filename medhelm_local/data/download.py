@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Protocol
 
 from medhelm_local.client.allowlist import Allowlist
-from medhelm_local.client.http import HttpClient, HttpError, Response
+from medhelm_local.client.http import HttpClient
 from medhelm_local.client.loop import run as run_loop
+from medhelm_local.client.wire import HttpError, Response
 from medhelm_local.errors import DataStageError, IntegrityError
 from medhelm_local.scenarios.datafiles import private_folder, sha256_file
 

@@ -19,8 +19,9 @@ from support.tls import self_signed, server_context
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
-from medhelm_local.client.http import HttpClient, HttpError, ReplyTooLargeError, _tls
+from medhelm_local.client.http import HttpClient, _tls
 from medhelm_local.client.loop import loop_factory
+from medhelm_local.client.wire import HttpError, ReplyTooLargeError
 from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
 from medhelm_local.settings import Deployment
 

@@ -21,7 +21,8 @@ from medhelm_local.client import loop
 PROBE = """
 import asyncio, json, sys
 from medhelm_local.client.allowlist import Allowlist
-from medhelm_local.client.http import HttpClient, HttpError
+from medhelm_local.client.http import HttpClient
+from medhelm_local.client.wire import HttpError
 from medhelm_local.client.loop import run
 from medhelm_local.policy.guard import install_guard
 
