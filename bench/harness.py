@@ -3,6 +3,7 @@ naming them, and running `medhelm-local` as a separate process. Not shipped; sta
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -166,8 +167,6 @@ def bare_client(ports: Sequence[int], per_server: int, in_flight: int, prompt_wo
     """The least a client can do on the fake servers: `in_flight` kept connections per server, each sending
     a fixed chat request and reading the reply, no data read, nothing scored or stored. What it takes from
     the first request to the last reply is the floor this machine and these servers allow any client."""
-    import asyncio
-
     question = "A patient presents. " * (prompt_words // 3) + "\nA. x\nB. y\nC. z\nD. w"
     body = json.dumps({"model": "bare", "max_tokens": 1, "temperature": 0,
                        "messages": [{"role": "user", "content": question}]}).encode()

@@ -1,4 +1,4 @@
-"""The event loop every network command runs on: uvloop's (a dependency), asyncio's if it is missing.
+"""The event loop every network command runs on: uvloop's.
 
 uvloop (libuv under asyncio's interface) takes less of the interpreter per request than asyncio's
 selector loop: on bench/suite.py's three endpoints, 8 % less CPU and the requests done ~0.07 s
@@ -13,22 +13,15 @@ connection: it resolves with `socket.getaddrinfo` and connects a Python socket
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's loop constructor, or None (asyncio's own) where uvloop is not installed."""
-    try:
-        import uvloop
-    except ImportError:  # an install without it (it is a dependency): asyncio's loop does the same work, slower
-        return None
-    return uvloop.new_event_loop
-
-
 def run(main: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion on a new event loop (as `asyncio.run` does) and close the loop."""
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+    """Run a coroutine to completion on a new uvloop event loop (as `asyncio.run` does) and close the loop."""
+    import uvloop  # here, not at the top: only the commands that send requests load it
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         return runner.run(main)

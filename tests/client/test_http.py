@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+import uvloop
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -20,7 +21,6 @@ from support.tls import self_signed, server_context
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.http import HttpClient, _tls
-from medhelm_local.client.loop import loop_factory
 from medhelm_local.client.wire import HttpError, ReplyTooLargeError
 from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
 from medhelm_local.settings import Deployment
@@ -108,9 +108,8 @@ _LOOP: list[Callable[[], asyncio.AbstractEventLoop] | None] = [None]
 
 @pytest.fixture(autouse=True, params=["uvloop", "asyncio"])
 def event_loop_kind(request: pytest.FixtureRequest) -> None:
-    """Every test on the loop the program runs on (uvloop) and on asyncio's own, its fallback (client/loop.py)."""
-    _LOOP[0] = loop_factory() if request.param == "uvloop" else None
-    assert request.param == "asyncio" or _LOOP[0] is not None, "uvloop is a dependency: it should be installed"
+    """Every test on the loop the program runs on (uvloop, client/loop.py) and on asyncio's own."""
+    _LOOP[0] = uvloop.new_event_loop if request.param == "uvloop" else None
 
 
 def run(coro: Awaitable[None]) -> None:
