@@ -91,10 +91,14 @@ def insert_rows(cursor: Any, table: str, rows: Sequence[tuple[Any, ...]]) -> Non
 
 
 class StoreWriter:
-    """Serialises all writes to one store through a background thread."""
+    """Serialises all writes to one store through a background thread.
+
+    `first_commit_after` holds the first commit that many seconds after the first rows arrive (close()
+    cuts the wait short), for a caller that has better use for the interpreter just then.
+    """
 
     def __init__(self, store: StoreHandle, flush_interval: float = 0.05, max_batch: int = 2048,
-                 backlog: int = 4 * 2048, max_bytes: int = 4 << 20) -> None:
+                 backlog: int = 4 * 2048, max_bytes: int = 4 << 20, first_commit_after: float = 0.0) -> None:
         self._cursor = store.con.cursor()
         self._path = store.path
         self._queue: queue.Queue[Any] = queue.Queue()
@@ -108,6 +112,8 @@ class StoreWriter:
         self._handed = 0
         self._committed = 0
         self._room: asyncio.Task[None] | None = None  # the one task polling for room, while any wait
+        self._first_commit_after = first_commit_after
+        self._closing = threading.Event()  # close() cuts short the wait before the first commit
         self._thread = threading.Thread(target=self._loop, name="medhelm-store-writer", daemon=True)
         self._thread.start()
 
@@ -166,6 +172,7 @@ class StoreWriter:
     def close(self) -> None:
         """Commit everything queued, stop the thread, and raise if any write failed."""
         self._queue.put(_STOP)
+        self._closing.set()
         self._thread.join()
         if self._error is not None:
             raise self._failure("check free disk space; rerun the same command to resume")
@@ -179,8 +186,12 @@ class StoreWriter:
 
     def _loop(self) -> None:
         stopping = False
+        first = True
         while not stopping:
             item = self._queue.get()
+            if first:  # see `first_commit_after`
+                first = False
+                self._closing.wait(self._first_commit_after)
             if item is _STOP:
                 break
             if callable(item):  # when_committed: everything queued before it is committed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -99,5 +100,20 @@ def test_a_failing_callback_does_not_stop_the_writer(tmp_path: Path, kek: Kek) -
         writer.put_many("instances", [_instance(n, 10) for n in range(3, 6)])
         writer.close()  # no error: the rows were written
         assert handle.con.execute("SELECT count(*) FROM instances").fetchone() == (6,)
+    finally:
+        handle.close()
+
+
+def test_the_first_commit_waits_as_asked_and_closing_cuts_the_wait_short(tmp_path: Path, kek: Kek) -> None:
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True)
+    try:
+        writer = StoreWriter(handle, first_commit_after=30.0)
+        writer.put_many("instances", [_instance(n, 10) for n in range(3)])
+        time.sleep(0.3)  # six flush intervals
+        assert writer.committed == 0
+        started = time.monotonic()
+        writer.close()
+        assert time.monotonic() - started < 10  # not held for the rest of the 30 s
+        assert handle.con.execute("SELECT count(*) FROM instances").fetchone() == (3,)
     finally:
         handle.close()
