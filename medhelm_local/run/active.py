@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from medhelm_local.records import Instance, TaskType
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import completed_ids, record_run, stored_ids
+from medhelm_local.store.queries import RunRecord, record_runs, stored_progress
 
 log = logging.getLogger("medhelm_local.run")
 
@@ -84,22 +84,25 @@ def instances_of(run: ActiveRun) -> Iterator[tuple[int, Instance]]:
 def start_runs(planned: Sequence[PlannedRun], store: StoreHandle, suite: str,
                concurrency: int | None) -> list[ActiveRun]:
     """Record each planned run in the store and read what earlier invocations did: each run, ready to go on."""
+    records = []
+    for plan in planned:
+        bench = plan.benchmark
+        records.append(RunRecord(
+            run_id=plan.run_id, suite=suite, run_entry=plan.entry.canonical, scenario=plan.entry.scenario,
+            scenario_args=dict(plan.entry.args), model=plan.entry.model, deployment=plan.entry.deployment,
+            main_metric=bench.main_metric, access=bench.access,
+            settings={"max_eval_instances": plan.limit, "concurrency": concurrency, "api": plan.deployment.api,
+                      "shard": plan.shard.label if plan.shard else None, "planned_instances": plan.total,
+                      "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
+            benchmark={"name": bench.name, "display_name": bench.display_name, "task_type": bench.task_type.value,
+                       "subcategory": bench.subcategory, "category": bench.spec.card.taxonomy.category,
+                       "access": bench.access, "metrics": [m.name for m in bench.metrics]}))
+    record_runs(store.con, records)
+    progress = stored_progress(store.con, [plan.run_id for plan in planned])
     runs = []
     for index, plan in enumerate(planned):
-        bench = plan.benchmark
-        record_run(store.con, run_id=plan.run_id, suite=suite, run_entry=plan.entry.canonical,
-                   scenario=plan.entry.scenario, scenario_args=dict(plan.entry.args), model=plan.entry.model,
-                   deployment=plan.entry.deployment, main_metric=bench.main_metric, access=bench.access,
-                   settings={"max_eval_instances": plan.limit, "concurrency": concurrency,
-                             "api": plan.deployment.api, "shard": plan.shard.label if plan.shard else None,
-                             "planned_instances": plan.total,
-                             "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
-                   benchmark={"name": bench.name, "display_name": bench.display_name,
-                              "task_type": bench.task_type.value, "subcategory": bench.subcategory,
-                              "category": bench.spec.card.taxonomy.category, "access": bench.access,
-                              "metrics": [m.name for m in bench.metrics]})
-        stored = stored_ids(store.con, plan.run_id)
-        done, failed = completed_ids(store.con, plan.run_id)
-        runs.append(ActiveRun(index, plan, done, set(stored), failed, sample_order(plan, stored)))
-        log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(runs[-1].done))
+        earlier = progress[plan.run_id]
+        runs.append(ActiveRun(index, plan, earlier.done, set(earlier.stored), earlier.failed,
+                              sample_order(plan, earlier.stored)))
+        log.info("run %s: %d instances selected, %d already answered", plan.run_id, plan.total, len(earlier.done))
     return runs
