@@ -117,3 +117,18 @@ def test_the_first_commit_waits_as_asked_and_closing_cuts_the_wait_short(tmp_pat
         assert handle.con.execute("SELECT count(*) FROM instances").fetchone() == (3,)
     finally:
         handle.close()
+
+
+def test_a_full_batch_waiting_ends_the_wait_before_the_first_commit(tmp_path: Path, kek: Kek) -> None:
+    # A fast endpoint: rows are not held in memory for the rest of the wait.
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True)
+    try:
+        writer = StoreWriter(handle, first_commit_after=30.0, max_batch=64)
+        writer.put_many("instances", [_instance(n, 10) for n in range(64)])
+        deadline = time.monotonic() + 10
+        while writer.committed < 64 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert writer.committed == 64
+        writer.close()
+    finally:
+        handle.close()
