@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.settings import Settings
 from medhelm_local.store.keys import Envelope, load_kek, rewrap, write_new_kek
 
+if TYPE_CHECKING:  # rich loads when a table is printed (cli/output.py)
+    from rich.table import Table
+
 
 def settings_overview(settings: Settings) -> Table:
     """Every setting with its current value (secrets hidden) and its help line."""
     from pydantic import SecretStr
+    from rich.table import Table
 
     table = Table(title="Settings (flags > MEDHELM_* environment > config file > secrets dir > defaults)")
     for col in ("setting", "environment", "value", "help"):
@@ -46,6 +50,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         if as_json:
             print_json([c.__dict__ for c in checks])
         else:
+            from rich.table import Table
+
             table = Table(title="medhelm-local doctor")
             for col in ("check", "status", "detail"):
                 table.add_column(col, overflow="fold")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
 
 from medhelm_local.cli.output import err, out
 from medhelm_local.settings import Settings
@@ -38,6 +37,8 @@ class FileBars:
         if label in self._tasks:
             self._progress.update(self._tasks[label], completed=done)
         else:
+            from rich.markup import escape
+
             self._tasks[label] = self._progress.add_task(escape(label[-50:]), total=total, completed=done)
 
     def advanced(self, label: str, size: int) -> None:
@@ -53,6 +54,7 @@ class FileBars:
 
 
 def _show_plan(plan: StagePlan) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="Public datasets to stage")
@@ -133,7 +135,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
 
         started = time.monotonic()
         with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                      console=err, transient=True) as progress:
+                      console=err.console, transient=True) as progress:
             result = stage(plan, to, allowlist, key, FileBars(progress, plan.file_count), concurrency)
         signed = (f"signed with key {result.signing_key_id}" if result.signing_key_id else
                   "[yellow]unsigned[/] (the appliance must import it with --allow-unsigned)")

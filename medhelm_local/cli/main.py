@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import typer
-from rich.text import Text
 
 from medhelm_local.cli import (
     admin_cmd,
@@ -129,6 +128,8 @@ def main() -> None:
         error = exc if isinstance(exc, MedhelmError) else explain_unexpected(exc)
         if error is None:
             raise
+        from rich.text import Text  # here: a command that ends well never loads rich for this
+
         err.print(Text("Error: ", style="bold red") + Text(error.message), soft_wrap=True)
         code = error.exit_code
     flush_refusals()
@@ -154,6 +155,8 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   file: TextIO | None = None, line: str | None = None, **_: Any) -> None:
     """MedhelmWarnings as one plain line on stderr; any other warning as Python prints it."""
     if issubclass(category, MedhelmWarning):
+        from rich.text import Text
+
         err.print(Text("Warning: ", style="bold yellow") + Text(str(message)), soft_wrap=True)
         return
     sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))

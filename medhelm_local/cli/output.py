@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
-if TYPE_CHECKING:  # rich.progress and rich.table load on first use: `run --quiet` needs neither
+if TYPE_CHECKING:  # rich loads on first use: `run --quiet` and JSON output print nothing through it
+    from rich.console import Console
     from rich.progress import Progress, TaskID
     from rich.table import Table
     from rich.text import Text
@@ -21,16 +20,41 @@ from medhelm_local.store.queries import RunSummary, aggregate_dict
 if TYPE_CHECKING:  # the scheduler loads the HTTP client: only `run` needs it
     from medhelm_local.run.scheduler import RunOutcome
 
-out = Console()
-err = Console(stderr=True)
-if not out.is_terminal:  # pipes and CI logs: do not squeeze tables into 80 columns
-    out.width = 160
+class LazyConsole:
+    """A rich Console, made the first time something is printed through it (attributes pass through).
+
+    A command that prints nothing to the terminal (`run --quiet`, `--json`: a Kubernetes Job, a
+    pipeline) then never loads rich: ~25-40 ms of every start-up here.
+    """
+
+    def __init__(self, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        """The Console itself."""
+        if self._console is None:
+            from rich.console import Console
+
+            console = Console(stderr=self._stderr)
+            if not self._stderr and not console.is_terminal:  # pipes and CI logs: tables not squeezed into 80
+                console.width = 160
+            self._console = console
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 
 class BarProgress:
     """Rich progress bars: one per run entry and a total; done/total, rate, failures, ETA."""
 
-    def __init__(self, console: Console = err) -> None:
+    def __init__(self, console: LazyConsole = err) -> None:
         self._console = console
         self._progress: Progress | None = None
         self._tasks: list[TaskID] = []
@@ -52,7 +76,7 @@ class BarProgress:
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[cyan]{task.fields[rate]}"),
             TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(), console=self._console, transient=False, refresh_per_second=4,
+            TimeRemainingColumn(), console=self._console.console, transient=False, refresh_per_second=4,
         )
         self._progress.start()
         self._tasks = [self._progress.add_task(label[:60], total=total, completed=done, failed=0, rate="")

@@ -83,11 +83,6 @@ def record_runs(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) ->
                 "benchmark_json = excluded.benchmark_json", [value for row in values for value in row])
 
 
-def record_run(con: duckdb.DuckDBPyConnection, **fields: Any) -> None:
-    """Create one run's row, or bring it up to date on a resume (`RunRecord`'s fields)."""
-    record_runs(con, [RunRecord(**fields)])
-
-
 @dataclass(frozen=True)
 class StoredProgress:
     """What earlier invocations stored of a run."""

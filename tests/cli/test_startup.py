@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import FakeServer, run_cli, write_config
 
 # The HTTP client and the run scheduler (only `run`, `judge`, `doctor`), numerical and columnar libraries
 # (aggregates, the writer), and the jury's agreement statistics.
@@ -36,3 +40,27 @@ def test_the_command_runs_with_the_cycle_collector_on_and_the_loaded_program_fro
     assert done.returncode == 0, done.stderr
     enabled, frozen = json.loads(done.stdout)
     assert enabled and frozen > 10_000
+
+
+def _loaded_rich(ran: subprocess.CompletedProcess[str]) -> bool:
+    """Whether the command imported rich (PYTHONPROFILEIMPORTTIME lists every import on stderr as it happens)."""
+    return any(line.startswith("import time:") and line.rsplit("|", 1)[-1].strip().split(".")[0] == "rich"
+               for line in ran.stderr.splitlines())
+
+
+def test_a_run_that_prints_nothing_to_the_terminal_never_loads_rich(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """`run --quiet` and `run --json` (a Kubernetes Job, a pipeline) skip rich's ~25-40 ms of start-up; a run that
+    shows its table loads it."""
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
+        "base_url": server.base_url}})
+    env = {"MEDHELM_KEK_FILE": str(kek_file), "PYTHONPROFILEIMPORTTIME": "1"}
+    entry = "pubmed_qa:model=local/fake,model_deployment=fake"
+    quiet = run_cli("-c", str(config), "run", entry, "-m", "3", "--suite", "quiet", "--quiet", env=env)
+    as_json = run_cli("-c", str(config), "run", entry, "-m", "3", "--suite", "json", "--json", env=env)
+    shown = run_cli("-c", str(config), "run", entry, "-m", "3", "--suite", "shown", env=env)
+    assert quiet.returncode == as_json.returncode == shown.returncode == 0, quiet.stderr[-2000:]
+    assert json.loads(as_json.stdout)["runs"][0]["run"]["n_ok"] == 3
+    assert not _loaded_rich(quiet) and not _loaded_rich(as_json)
+    assert _loaded_rich(shown) and "pubmed_qa" in shown.stdout

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import record_run
+from medhelm_local.store.queries import RunRecord, record_runs
 from medhelm_local.store.writer import StoreWriter, row_of
 
 # Each value must be found by the redactor and must appear in no export and no redacted copy.
@@ -38,11 +38,12 @@ def write_ward_store(path: Path, kek: Kek) -> Path:
     """A suite store 'ward' with one private run (PHI everywhere) and one public run."""
     handle = open_store(path, kek, create=True)
     try:
-        for run_id, scenario, access in ((PRIVATE_RUN, "ward_notes", "private"), (PUBLIC_RUN, "pubmed_qa", "public")):
-            entry = f"{scenario}:model=local/m,model_deployment=d"
-            record_run(handle.con, run_id=run_id, suite="ward", run_entry=entry, scenario=scenario, scenario_args={},
-                       model="local/m", deployment="d", main_metric="exact_match", access=access,
-                       settings={"max_eval_instances": 2}, benchmark={"metrics": ["exact_match"]})
+        record_runs(handle.con, [
+            RunRecord(run_id=run_id, suite="ward", run_entry=f"{scenario}:model=local/m,model_deployment=d",
+                      scenario=scenario, scenario_args={}, model="local/m", deployment="d", main_metric="exact_match",
+                      access=access, settings={"max_eval_instances": 2}, benchmark={"metrics": ["exact_match"]})
+            for run_id, scenario, access in ((PRIVATE_RUN, "ward_notes", "private"),
+                                             (PUBLIC_RUN, "pubmed_qa", "public"))])
         writer = StoreWriter(handle)
         for n, (instance_id, note, label, answer, error) in enumerate(_NOTES):
             refs = json.dumps([{"text": label, "correct": True}, {"text": f"about {note[9:33]}", "correct": False}])

@@ -16,7 +16,7 @@ from typing import Any
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import compute_aggregates, record_run, store_aggregates
+from medhelm_local.store.queries import RunRecord, compute_aggregates, record_runs, store_aggregates
 from medhelm_local.store.writer import insert_rows, row_of
 
 BENCHMARKS: dict[str, dict[str, Any]] = {
@@ -109,12 +109,12 @@ def _write_run(con: Any, suite: str, run: FakeRun, aggregate: bool) -> str:
     run_id = run.run_id(suite)
     bench = BENCHMARKS[run.benchmark]
     metrics = run.metrics
-    record_run(con, run_id=run_id, suite=suite, run_entry=run.run_entry(), scenario=run.benchmark,
-               scenario_args=run.args, model=run.model, deployment="dep", main_metric=metrics[0], access=run.access,
-               settings={"max_eval_instances": run.n},
-               benchmark={"name": run.benchmark, "display_name": bench["display_name"],
-                          "task_type": bench["task_type"], "subcategory": bench["subcategory"], "category": None,
-                          "access": run.access, "metrics": metrics})
+    record_runs(con, [RunRecord(
+        run_id=run_id, suite=suite, run_entry=run.run_entry(), scenario=run.benchmark, scenario_args=run.args,
+        model=run.model, deployment="dep", main_metric=metrics[0], access=run.access,
+        settings={"max_eval_instances": run.n},
+        benchmark={"name": run.benchmark, "display_name": bench["display_name"], "task_type": bench["task_type"],
+                   "subcategory": bench["subcategory"], "category": None, "access": run.access, "metrics": metrics})])
     rng = random.Random(run.seed)
     tables: dict[str, list[tuple[Any, ...]]] = {"instances": [], "requests": [], "completions": [], "scores": [],
                                                 "ratings": []}
