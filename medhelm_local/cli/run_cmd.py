@@ -137,7 +137,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 for warning in judging.warnings:
                     err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
                 path = store_path_for(settings, suite_name, store, part)
-                # Long records need more than a run's default memory (run/plan.py); a configured limit is kept.
+                # Sized to the longest text the runs will store (run/plan.py); a configured limit is kept.
                 memory = settings.store_memory_limit or store_memory_for(planned)
                 if memory and not settings.store_memory_limit:
                     log.info("store memory limit %s: the longest text is %d KB", memory,

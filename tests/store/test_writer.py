@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from medhelm_local.errors import StoreError
+from medhelm_local.run.plan import SHORT_TEXT, SHORT_TEXT_MEMORY
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.writer import StoreWriter, row_of
@@ -130,5 +131,24 @@ def test_a_full_batch_waiting_ends_the_wait_before_the_first_commit(tmp_path: Pa
             time.sleep(0.01)
         assert writer.committed == 64
         writer.close()
+    finally:
+        handle.close()
+
+
+def test_a_run_of_short_texts_commits_and_checkpoints_in_the_memory_it_is_given(tmp_path: Path, kek: Kek) -> None:
+    # run/plan.py gives a run whose longest text is at most SHORT_TEXT the smaller SHORT_TEXT_MEMORY: 4,400 records
+    # and prompts that long, as a run hands them over, must commit and checkpoint in it.
+    text = NOTE[:SHORT_TEXT - 8]
+    handle = open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True, memory_limit=SHORT_TEXT_MEMORY)
+    try:
+        writer = StoreWriter(handle)
+        for start in range(0, 4400, 64):
+            span = range(start, min(4400, start + 64))
+            writer.put_group([*(("instances", _instance(n, SHORT_TEXT - 8)) for n in span),
+                              *(("requests", row_of("requests", run_id="r", instance_id=f"i{n}", prompt=f"{text}{n}",
+                                                    params_json="{}")) for n in span)])
+        writer.close()
+        handle.con.execute("CHECKPOINT")
+        assert handle.con.execute("SELECT count(*) FROM requests").fetchone() == (4400,)
     finally:
         handle.close()
