@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from medhelm_local.scenarios.datafiles import import_dataset
+from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, write_new_kek
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,6 +53,21 @@ def kek_file(tmp_path: Path) -> Path:
 def kek(kek_file: Path) -> Kek:
     """The key in `kek_file`."""
     return Kek(bytes.fromhex(kek_file.read_text().strip()), str(kek_file))
+
+
+@pytest.fixture
+def run_store(tmp_path: Path, kek: Kek) -> Iterator[Callable[..., StoreHandle]]:
+    """Opens a new encrypted store as a run does (for streaming writes; a `memory_limit` may be given); every
+    store it opened is closed after the test."""
+    opened: list[StoreHandle] = []
+
+    def open_one(memory_limit: str | None = None) -> StoreHandle:
+        opened.append(open_store(tmp_path / "s.duckdb", kek, create=True, streaming=True, memory_limit=memory_limit))
+        return opened[-1]
+
+    yield open_one
+    for handle in opened:
+        handle.close()
 
 
 @pytest.fixture
