@@ -124,6 +124,14 @@ class Measured:
     first_request_s: float | None = None
     last_reply_s: float | None = None
 
+    @property
+    def phases(self) -> tuple[float, float, float]:
+        """Seconds before the first request reached a server, of requests, and after the last reply
+        (`run_against` measures them)."""
+        if self.first_request_s is None or self.last_reply_s is None:
+            raise ValueError("phases are measured by run_against, against fake servers")
+        return self.first_request_s, self.last_reply_s - self.first_request_s, self.wall - self.last_reply_s
+
 
 def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measured:
     """Run the installed command as a separate process and measure it alone (os.wait4)."""

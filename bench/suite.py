@@ -69,10 +69,10 @@ def main() -> None:
             measured = run_against(work, {f"gpu{i}": s for i, s in enumerate(servers)}, command,
                                    len(BENCHMARKS) * PER_BENCHMARK)
             ratios.append(measured.wall / floor)
-            first, last = measured.first_request_s or 0.0, measured.last_reply_s or 0.0
-            parts["before the first request"].append(first)
-            parts["requests"].append(last - first)
-            parts["after the last reply"].append(measured.wall - last)
+            before, requests, after = measured.phases
+            parts["before the first request"].append(before)
+            parts["requests"].append(requests)
+            parts["after the last reply"].append(after)
             bare = [start_server(work, LATENCY, f"bare{i}-{trial}") for i in range(MODELS)]
             try:
                 bare_client([s.port for s in bare], len(BENCHMARKS) * PER_BENCHMARK, IN_FLIGHT)
@@ -84,7 +84,7 @@ def main() -> None:
             print(f"trial {trial}: {measured.wall:.3f} s for {MODELS} models x {len(BENCHMARKS)} benchmarks x "
                   f"{PER_BENCHMARK} instances (floor {floor:.1f} s): {ratios[-1]:.3f} x floor, "
                   f"{measured.cpu:.2f} s CPU, peak RSS {measured.rss_mb:.0f} MB; before the first request "
-                  f"{first:.3f} s, requests {last - first:.3f} s, after the last reply {measured.wall - last:.3f} s; "
+                  f"{before:.3f} s, requests {requests:.3f} s, after the last reply {after:.3f} s; "
                   f"a bare client's requests {end - start:.3f} s")
         print("medians: " + ", ".join(f"{part} {statistics.median(values):.3f} s" for part, values in parts.items()))
         print(f"best {min(ratios):.3f}, median {statistics.median(ratios):.3f}")

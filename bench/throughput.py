@@ -37,10 +37,10 @@ def run_once(work: Path, delay: float, suite: str, limit: int = N, quiet: bool =
                  "--concurrency", str(IN_FLIGHT), "-m", str(limit)] + (["-q"] if quiet else []))
 
     measured = run_against(work, {"fake": server}, command, limit, quiet_output=quiet)
-    first, last = measured.first_request_s or 0.0, measured.last_reply_s or 0.0
+    first, span, after = measured.phases
     if phases is not None:
-        phases.append((first, measured.wall - last))
-    return measured.wall, last - first, measured.cpu if measured.cpu else children_cpu() - before
+        phases.append((first, after))
+    return measured.wall, span, measured.cpu if measured.cpu else children_cpu() - before
 
 
 def main() -> None:
