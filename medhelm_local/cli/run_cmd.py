@@ -148,16 +148,24 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             opening = pool.submit(lambda: open_store(path, kek, create=True, memory_limit=memory, streaming=True,
                                                      connection=connecting.result()))
             loading.result()  # the scheduler module is loaded (or its import error raised) by now
-        handle = opening.result()
-        from medhelm_local.run.scheduler import execute  # loaded above: a look-up, not an import
-        log.info("store %s opened %.3f s after start", path.name, time.perf_counter() - STARTED)
-        try:
-            progress = NoProgress() if (quiet or as_json) else BarProgress()
-            outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress, judging.judged)
-        finally:
-            closing = time.perf_counter()
-            handle.close()
-            log.info("store %s closed in %.3f s", path.name, time.perf_counter() - closing)
+            # Loaded with the scheduler: look-ups, not imports.
+            from medhelm_local.run.connections import connect_ahead
+            from medhelm_local.run.scheduler import execute
+
+            # While DuckDB attaches the store, which leaves the interpreter free (run/connections.py).
+            connected = connect_ahead(planned, allowlist, concurrency)
+        with connected:
+            handle = opening.result()
+            log.info("store %s opened %.3f s after start, %d connection(s) open", path.name,
+                     time.perf_counter() - STARTED, connected.count())
+            try:
+                progress = NoProgress() if (quiet or as_json) else BarProgress()
+                outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress, judging.judged,
+                                   connected)
+            finally:
+                closing = time.perf_counter()
+                handle.close()
+                log.info("store %s closed in %.3f s", path.name, time.perf_counter() - closing)
         if as_json:
             print_json({"store": str(path), "runs": [outcome_json(o) for o in outcomes],
                         "failed": sum(o.summary.n_failed for o in outcomes), "unjudged": judging.unjudged})

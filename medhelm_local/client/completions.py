@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import time
 from typing import Any
 
@@ -76,6 +77,12 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, (*_TRANSIENT, ValueError))
 
 
+def concurrency_limit(deployment: Deployment, concurrency: int | None = None) -> int:
+    """Requests a deployment's client keeps in flight: the command's `--concurrency`, capped by the
+    deployment's `max_concurrency`."""
+    return min(concurrency or deployment.max_concurrency, deployment.max_concurrency)
+
+
 class ModelClient:
     """One deployment's client: a concurrency limit, a per-request timeout and bounded retries."""
 
@@ -83,7 +90,7 @@ class ModelClient:
                  concurrency: int | None = None) -> None:
         self.deployment = deployment
         self.model = deployment.model or model
-        self.limit = min(concurrency or deployment.max_concurrency, deployment.max_concurrency)
+        self.limit = concurrency_limit(deployment, concurrency)
         self._http = HttpClient(allowlist, deployment.timeout_s, self.limit)
         self._headers = {"Authorization": f"Bearer {deployment.api_key()}", "Content-Type": "application/json"}
         self._api = API_STYLES[deployment.api]
@@ -93,6 +100,10 @@ class ModelClient:
     async def aclose(self) -> None:
         """Release pooled connections."""
         await self._http.aclose()
+
+    async def adopt(self, sockets: list[socket.socket]) -> int:
+        """Keep sockets connected ahead to this deployment's server for its requests; how many were kept."""
+        return await self._http.adopt(self._url, sockets)
 
     async def check_reachable(self) -> list[str]:
         """The model names the server offers; raises if nothing answers at the URL."""

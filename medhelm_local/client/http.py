@@ -9,6 +9,8 @@ its rules hold for all of them, in one place:
   and connecting alone has at most 10 s;
 - at most `max_connections` are open per client; a connection is kept for the next request when the
   server allows it, and a kept connection the server had closed is replaced once, transparently;
+- connections may be opened ahead (`open_sockets`, outside any event loop, then `HttpClient.adopt`):
+  `run` connects every slot while its store opens, so the first requests leave at once;
 - https verifies the server's certificate and name against the system's CAs.
 
 Built on asyncio's transports and httptools (llhttp, Node.js's HTTP parser, in C; `client/wire.py`
@@ -21,14 +23,19 @@ a suite on fast endpoints (bench/suite.py).
 from __future__ import annotations
 
 import asyncio
+import errno
 import functools
+import selectors
 import socket
 import ssl
-from collections.abc import AsyncIterator, Mapping
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from types import TracebackType
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from medhelm_local.client.allowlist import Allowlist
@@ -112,6 +119,93 @@ async def _connected_socket(loop: asyncio.AbstractEventLoop, host: str, port: in
     raise failure
 
 
+async def _over(target: _Target, sock: socket.socket) -> Connection:
+    """A connection over a connected socket, with TLS when the URL is https; the socket is closed if it fails."""
+    tls = _tls() if target.scheme == "https" else None
+    try:
+        _, conn = await asyncio.get_running_loop().create_connection(Connection, sock=sock, ssl=tls,
+                                                                     server_hostname=target.host if tls else None)
+    except BaseException:
+        sock.close()
+        raise
+    return conn
+
+
+def open_sockets(allowlist: Allowlist, wanted: Sequence[tuple[str, int]],
+                 within_s: float) -> list[list[socket.socket]]:
+    """For each (URL, count), up to count sockets connected to its server, all at once and outside any event loop, for
+    `HttpClient.adopt`: those connected within `within_s` seconds. Best effort: a host the allowlist refuses
+    gets none, and a socket that fails or is late is closed; the requests that follow open what is missing and
+    report why they cannot. Like `_connected_socket`, it connects through Python's socket module, which the
+    egress guard audits."""
+    connected: list[list[socket.socket]] = [[] for _ in wanted]
+    deadline = time.monotonic() + within_s
+    waiting = selectors.DefaultSelector()
+    try:
+        for index, (url, count) in enumerate(wanted):
+            target = _target(url)
+            if count <= 0 or refusal(allowlist, "POST", target.scheme, target.host, target.port) is not None:
+                continue
+            found = _addresses(target.host, target.port, deadline)
+            if not found:
+                continue
+            family, kind, proto, _, address = found[0]
+            for _ in range(count):
+                try:
+                    sock = socket.socket(family, kind, proto)
+                except OSError:  # no descriptors left
+                    break
+                try:
+                    sock.setblocking(False)
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    status = sock.connect_ex(address)
+                except OSError:  # the egress guard refused it (and recorded why)
+                    status = -1
+                if status == 0:
+                    connected[index].append(sock)
+                elif status == errno.EINPROGRESS:
+                    waiting.register(sock, selectors.EVENT_WRITE, index)
+                else:  # refused or unreachable: so would the rest be
+                    sock.close()
+                    break
+        while waiting.get_map() and (left := deadline - time.monotonic()) > 0:
+            for key, _ in waiting.select(left):
+                sock = key.fileobj  # type: ignore[assignment]
+                waiting.unregister(sock)
+                if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                    connected[key.data].append(sock)
+                else:
+                    sock.close()
+    finally:
+        for key in list(waiting.get_map().values()):  # late, or interrupted
+            key.fileobj.close()  # type: ignore[union-attr]
+        waiting.close()
+    return connected
+
+
+def _addresses(host: str, port: int, deadline: float) -> list[Any]:
+    """What host:port resolves to (an address at once; a name by the system's resolver, in a thread, given
+    until `deadline`); empty when it does not resolve in time."""
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        pass
+    found: list[Any] = []
+    resolved = threading.Event()
+
+    def resolve() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError:
+            pass
+        finally:
+            resolved.set()
+
+    # A daemon thread: a resolver that hangs must not keep the command from ending.
+    threading.Thread(target=resolve, name="medhelm-resolve", daemon=True).start()
+    return found if resolved.wait(max(0.0, deadline - time.monotonic())) else []
+
+
 class HttpClient:
     """Requests to allowlisted hosts over kept connections; use inside one running event loop."""
 
@@ -175,18 +269,11 @@ class HttpClient:
         return conn
 
     async def _connect(self, target: _Target) -> Connection:
-        loop = asyncio.get_running_loop()
         where = f"{target.host}:{target.port}"
-        tls = _tls() if target.scheme == "https" else None
         try:
             async with asyncio.timeout(self._connect_timeout):
-                sock = await _connected_socket(loop, target.host, target.port)
-                try:
-                    _, conn = await loop.create_connection(Connection, sock=sock, ssl=tls,
-                                                           server_hostname=target.host if tls else None)
-                except BaseException:
-                    sock.close()
-                    raise
+                sock = await _connected_socket(asyncio.get_running_loop(), target.host, target.port)
+                conn = await _over(target, sock)
         except socket.gaierror:
             raise HttpError(f"the host name {target.host} could not be resolved", connect=True, dns=True) from None
         except ssl.SSLError as exc:
@@ -195,6 +282,30 @@ class HttpClient:
         except OSError:
             raise HttpError(f"nothing answered at {where}", connect=True) from None
         return conn
+
+    async def adopt(self, url: str, sockets: Iterable[socket.socket]) -> int:
+        """Keep sockets connected to `url`'s server (by `open_sockets`) for the requests that follow; how many
+        were kept. One that cannot be taken (closed since, a failed TLS handshake) is closed and skipped: a
+        request opens its own as ever."""
+        target = _target(url)
+        conns = await asyncio.gather(*(self._wrap(target, sock) for sock in sockets))
+        kept = [conn for conn in conns if conn is not None]
+        if self._closed:  # closed meanwhile: nothing may be kept
+            for conn in kept:
+                conn.close()
+            return 0
+        for conn in kept:
+            conn.idle = True
+        self._kept.setdefault((target.scheme, target.host, target.port), []).extend(kept)
+        return len(kept)
+
+    async def _wrap(self, target: _Target, sock: socket.socket) -> Connection | None:
+        """A connection over a connected socket (TLS when the URL is https), or None (the socket closed)."""
+        try:
+            async with asyncio.timeout(self._connect_timeout):
+                return await _over(target, sock)
+        except (OSError, TimeoutError):
+            return None
 
     def _release(self, target: _Target, conn: Connection) -> None:
         if conn.reusable and not self._closed:

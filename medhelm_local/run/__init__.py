@@ -3,6 +3,7 @@
     entries.py    MedHELM run entries (`benchmark:arg=value,model=...,model_deployment=...`)
     sources.py    entries from the command line, MedHELM conf files and YAML suite files
     plan.py       entries resolved against settings, the egress allowlist and the data
+    connections.py each deployment's connections, opened while the store opens
     scheduler.py  every entry of a command at once, each deployment kept full, streamed in batches
     progress.py   how a run reports progress (a bar per entry and a total, or nothing)
     readiness.py  the checks behind `doctor`: packages, key, store, data, endpoints

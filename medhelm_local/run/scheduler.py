@@ -43,6 +43,7 @@ from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Aggregate, Completion, Instance, Prompt
 from medhelm_local.run.active import ActiveRun, instances_of, start_runs
+from medhelm_local.run.connections import Connected, connect_ahead
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
@@ -96,8 +97,10 @@ class _Suite:
 
     def __init__(self, runs: list[ActiveRun], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
                  progress: Progress, summaries: Summaries, judged: dict[str, JudgedRun] | None = None,
-                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None) -> None:
+                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None,
+                 connected: Connected | None = None) -> None:
         self.runs = runs
+        self.connected = connected or Connected()
         self.summaries = summaries
         self.perturbed = {_entry_of(run) for run in runs if "perturbation" in run.plan.entry.args}
         self.writer = writer
@@ -135,14 +138,14 @@ class _Suite:
     async def produce(self, run: ActiveRun, queue: asyncio.Queue[Work]) -> None:
         """Stream the run's instances into its deployment's queue, writing instance and request rows per batch."""
         batch: list[tuple[int, Instance]] = []
-        first = True
         for item in instances_of(run):
             batch.append(item)
             if len(batch) >= BATCH:
                 await self._flush(run, batch, queue)
-                if first:
-                    await asyncio.sleep(0)  # let the workers send the first requests before reading on
-                batch, first = [], False
+                # The workers send what was queued before this producer reads on: a suite's first round leaves
+                # batch by batch as it is read, not once every producer has filled its queue.
+                await asyncio.sleep(0)
+                batch = []
         if batch:
             await self._flush(run, batch, queue)
         run.producing = False
@@ -235,8 +238,9 @@ class _Suite:
         """Check every endpoint answers, then run everything; the first error stops all of it."""
         self._open_clients()
         try:
+            kept = [await self.clients[name].adopt(self.connected.take(name)) for name in self.generating]
             await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
-            log.info("%d endpoint(s) answered: sending", len(self.clients))
+            log.info("%d endpoint(s) answered, %d connection(s) opened ahead: sending", len(self.clients), sum(kept))
             async with asyncio.TaskGroup() as group:
                 if self.pool is not None:
                     self.pool.start(group)
@@ -339,10 +343,17 @@ def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
 
 def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
             concurrency: int | None = None, progress: Progress | None = None,
-            judged: dict[str, JudgedRun] | None = None) -> list[RunOutcome]:
+            judged: dict[str, JudgedRun] | None = None, connected: Connected | None = None) -> list[RunOutcome]:
     """Run every planned entry into the store at once (judging the runs in `judged` as answers arrive), then
-    summarise and record each run's aggregates."""
-    progress = progress or NoProgress()
+    summarise and record each run's aggregates. `connected`: the deployments' connections, opened ahead
+    (`run.connections.connect_ahead`, while the store opened); opened here when not given."""
+    with connected or connect_ahead(planned, allowlist, concurrency) as ahead:
+        return _execute(planned, store, allowlist, suite, concurrency, progress or NoProgress(), judged, ahead)
+
+
+def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
+             concurrency: int | None, progress: Progress, judged: dict[str, JudgedRun] | None,
+             connected: Connected) -> list[RunOutcome]:
     runs = start_runs(planned, store, suite, concurrency)
     judged = judged or {}
     # Before anything new is stored: the answers earlier invocations left for the judges.
@@ -351,7 +362,7 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
     progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
     writer = StoreWriter(store, first_commit_after=FIRST_COMMIT_AFTER)
     with Summaries(store) as summaries:
-        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, summaries, judged, owed, store)
+        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, summaries, judged, owed, store, connected)
         try:
             run_loop(suite_run.execute())
         finally:

@@ -177,12 +177,15 @@ def test_every_entry_starts_together_and_each_endpoint_keeps_its_own_limit(
                for model, dep in (("a", "one"), ("b", "two"))]
     out = _run(config, env, *entries, "--suite", "parallel", "-m", "12")
     assert len(out["runs"]) == 4 and all(r["run"]["n_ok"] == 12 for r in out["runs"])
-    first = [s.stats()["first_request_at"] for s in (one, two)]
+    seen = [server.stats() for server in (one, two)]  # each look opens a connection of its own
+    first = [stats["first_request_at"] for stats in seen]
     assert abs(first[0] - first[1]) < 0.3, "the second endpoint must not wait for the first"
-    for server in (one, two):
-        stats = server.stats()
+    for stats in seen:
         assert stats["requests"] == 24 and stats["max_in_flight"] == 4  # both entries share the limit of 4
-    span = max(s.stats()["last_reply_at"] for s in (one, two)) - min(first)
+        # One connection per slot, all open before the first request leaves, and kept: the endpoint check took
+        # one of them (the look at the counters opens one more).
+        assert stats["connections_before_first"] == stats["connections"] - 1 == 4
+    span = max(stats["last_reply_at"] for stats in seen) - min(first)
     assert span < 2 * 24 / 4 * 0.3, "entries on one endpoint interleave: about ceil(24/4) x 0.3 s, not twice that"
 
 

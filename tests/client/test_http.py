@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import datetime
 import ipaddress
+import socket
 import ssl
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from support.tls import self_signed, server_context
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.client.completions import ModelClient
-from medhelm_local.client.http import HttpClient, _tls
+from medhelm_local.client.http import HttpClient, _tls, open_sockets
 from medhelm_local.client.wire import HttpError, ReplyTooLargeError
 from medhelm_local.errors import ConfigError, EgressRefusedError, EndpointUnreachableError
 from medhelm_local.settings import Deployment
@@ -354,5 +356,70 @@ def test_a_url_path_is_sent_percent_encoded_as_a_request_line_needs() -> None:
             async with client.request("GET", f"http://127.0.0.1:{server.port}/files/a b/é%20x?q=1 2&r=%2F"):
                 pass
         assert server.seen[0].startswith(b"GET /files/a%20b/%C3%A9%20x?q=1%202&r=%2F HTTP/1.1\r\n")
+
+    run(go())
+
+
+def test_connections_opened_ahead_carry_the_requests_that_follow() -> None:
+    """`run` connects each deployment's slots before its event loop starts (run/connections.py): the client
+    keeps them, and concurrent requests go over them without opening more."""
+
+    async def go() -> None:
+        async with Server(reply=lambda c, n: _ok(b'{"c": %d}' % c)) as server, server.client() as client:
+            allowlist = Allowlist([("127.0.0.1", server.port)])
+            [sockets] = await asyncio.to_thread(open_sockets, allowlist, [(server.url(), 3)], 5.0)
+            assert len(sockets) == 3
+            assert await client.adopt(server.url(), sockets) == 3
+            replies = await asyncio.gather(*(_get(client, server.url()) for _ in range(3)))
+        assert sorted(replies) == [(200, b'{"c": %d}' % c) for c in (1, 2, 3)]
+        assert (server.connections, server.requests) == (3, 3)
+
+    run(go())
+
+
+def test_opening_ahead_skips_a_host_off_the_allowlist_and_a_closed_port() -> None:
+    """Best effort, and never a way around the allowlist: a refused host gets no connection at all, a closed
+    port none either, and neither is an error (the requests that follow report why they cannot connect)."""
+
+    async def go() -> None:
+        async with Server(reply=lambda c, n: _ok()) as server:
+            closed = Server()
+            async with closed:
+                pass
+            allowlist = Allowlist([("127.0.0.1", server.port + 1), ("127.0.0.1", closed.port)])
+            opened = await asyncio.to_thread(open_sockets, allowlist, [(server.url(), 2), (closed.url(), 2)], 5.0)
+        assert opened == [[], []]
+        assert server.connections == 0
+
+    run(go())
+
+
+def test_opening_ahead_stops_at_its_deadline() -> None:
+    """A server that takes no new connections (a full accept queue) holds the rest of them back: whatever has
+    not connected by the deadline is closed and left out, and opening ahead returns then."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as full:
+        port = full.getsockname()[1]
+        started = time.monotonic()
+        [sockets] = open_sockets(Allowlist([("127.0.0.1", port)]), [(f"http://127.0.0.1:{port}/v1", 50)], 0.3)
+        took = time.monotonic() - started
+        try:
+            assert len(sockets) < 50 and took < 2  # not all connected, and it did not wait for them
+            assert all(sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0 for sock in sockets)
+        finally:
+            for sock in sockets:
+                sock.close()
+
+
+def test_an_adopted_connection_to_an_untrusted_certificate_is_dropped_and_the_request_says_why(
+        tmp_path: Path) -> None:
+    async def go() -> None:
+        async with Server(reply=lambda c, n: _ok(), tls=self_signed(tmp_path)) as server, server.client() as client:
+            allowlist = Allowlist([("127.0.0.1", server.port)])
+            [sockets] = await asyncio.to_thread(open_sockets, allowlist, [(server.url("https"), 2)], 5.0)
+            assert len(sockets) == 2
+            assert await client.adopt(server.url("https"), sockets) == 0
+            with pytest.raises(HttpError, match="TLS handshake"):
+                await _get(client, server.url("https"))
+        assert server.requests == 0
 
     run(go())

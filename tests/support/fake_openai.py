@@ -59,6 +59,8 @@ class FakeServerState:
     first_at_by_model: dict[str, float] = field(default_factory=dict)
     in_flight: int = 0
     max_in_flight: int = 0
+    connections: int = 0  # accepted
+    connections_before_first: int = 0  # accepted before the first completion request
     shapes: Counter[str] = field(default_factory=Counter)  # message roles and request options seen
     context: int | None = None  # the model's context in tokens (one per character); None: no tokenizer
     longest_prompt: int = 0  # the most tokens a prompt that was answered had
@@ -72,6 +74,7 @@ class FakeServerState:
                 "per_prompt": dict(self.per_prompt), "first_request_at": self.first_request_at,
                 "last_reply_at": self.last_reply_at, "per_model": dict(self.per_model),
                 "first_at_by_model": self.first_at_by_model, "max_in_flight": self.max_in_flight,
+                "connections": self.connections, "connections_before_first": self.connections_before_first,
                 "shapes": dict(self.shapes), "longest_prompt": self.longest_prompt}
 
     def record(self, body: dict[str, Any]) -> None:
@@ -192,6 +195,8 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, bytes] 
 
 
 async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    state.connections += 1
+    state.connections_before_first += state.first_request_at is None
     try:
         while True:
             request = await _read_request(reader)

@@ -1,0 +1,69 @@
+"""Connections opened ahead: each deployment's connections, one per request it will keep in flight, opened
+while the store opens, before the event loop that sends runs.
+
+Opening ~200 connections takes ~30 ms of the interpreter (a socket, a connect and the egress guard's check
+each). Opened on demand, by the first request of each slot, they came up while the event loop was busy
+reading instances, and a suite's first round left 50-60 ms after its first request; opened first thing in
+the event loop, they delayed the first request as much. Here they are opened while DuckDB attaches the store
+in another thread, which leaves the interpreter free (bench/suite.py).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Sequence
+from types import TracebackType
+
+from medhelm_local.client.completions import concurrency_limit
+from medhelm_local.client.http import open_sockets
+from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.run.plan import PlannedRun
+
+# How long connecting ahead may take. On a hospital network a connection takes milliseconds; one that takes
+# longer is left to the request that needs it, which waits up to the deployment's timeout and says why.
+WITHIN_S = 1.0
+
+
+class Connected:
+    """Sockets connected ahead, per deployment, until the scheduler takes them; `close` closes the rest."""
+
+    def __init__(self, sockets: dict[str, list[socket.socket]] | None = None) -> None:
+        self._sockets = sockets or {}
+
+    def take(self, deployment: str) -> list[socket.socket]:
+        """The sockets connected to a deployment (each given out once)."""
+        return self._sockets.pop(deployment, [])
+
+    def count(self) -> int:
+        """Sockets not taken yet."""
+        return sum(len(socks) for socks in self._sockets.values())
+
+    def close(self) -> None:
+        """Close every socket not taken (the command stopped before sending)."""
+        for socks in self._sockets.values():
+            for sock in socks:
+                sock.close()
+        self._sockets.clear()
+
+    def __enter__(self) -> Connected:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def connect_ahead(planned: Sequence[PlannedRun], allowlist: PolicyAllowlist,
+                  concurrency: int | None = None) -> Connected:
+    """Connect, per deployment the planned runs use, as many sockets as requests it will keep in flight (no
+    more than its runs have instances). Best effort: a deployment that does not answer in time gets fewer or
+    none, and its requests open their own (and report why they cannot)."""
+    wanted: dict[str, tuple[str, int]] = {}  # deployment -> (its URL, sockets)
+    limits: dict[str, int] = {}
+    for plan in planned:
+        name = plan.entry.deployment
+        limits.setdefault(name, concurrency_limit(plan.deployment, concurrency))
+        url, count = wanted.get(name, (plan.deployment.base_url, 0))
+        wanted[name] = (url, min(limits[name], count + plan.total))
+
+    opened = open_sockets(allowlist, list(wanted.values()), WITHIN_S)
+    return Connected(dict(zip(wanted, opened, strict=True)))
