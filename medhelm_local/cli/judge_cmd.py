@@ -10,10 +10,10 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from medhelm_local.cli import ALLOWLIST
 from medhelm_local.cli.jury_output import judge_lines
 from medhelm_local.cli.output import BarProgress, err, out, print_json
 from medhelm_local.errors import ConfigError
-from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.run.progress import NoProgress
 from medhelm_local.settings import Settings
@@ -84,7 +84,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.annotate.runs import judge_runs, stored_judging
 
         settings = settings_from(ctx, output_dir=output)
-        allowlist = allowlist_for(settings)
+        allowlist = ctx.meta[ALLOWLIST]  # loaded with the settings: the one the guard enforces
         path = store_path_for(settings, suite, store)
         handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
         try:

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 import typer
 
 from medhelm_local.cli import (
+    ALLOWLIST,
     admin_cmd,
     audit_cmd,
     catalog_cmd,
@@ -63,6 +64,7 @@ def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
     root = ctx.find_root()
     settings = load_settings(root.obj, **overrides)
     allowlist = allowlist_for(settings)
+    ctx.meta[ALLOWLIST] = allowlist
     guard = active_guard()
     if guard is not None:
         guard.set_allowlist(allowlist)

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from medhelm_local.cli import STARTED
+from medhelm_local.cli import ALLOWLIST, STARTED
 from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
-from medhelm_local.policy.allowlist import allowlist_for
 from medhelm_local.run.entries import parse_run_entry
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
 from medhelm_local.run.progress import NoProgress
@@ -128,7 +127,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 suite_name = suite or "default"
                 part = Shard.parse(shard) if shard is not None else None
                 kek = load_kek(settings)
-                allowlist = allowlist_for(settings)
+                allowlist = ctx.meta[ALLOWLIST]  # loaded with the settings: the one the guard enforces
                 planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
                 log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
                 from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
