@@ -6,26 +6,14 @@ import logging
 import os
 import sys
 import warnings
+from collections.abc import Iterable, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import Any, TextIO
 
 import typer
 
-from medhelm_local.cli import (
-    ALLOWLIST,
-    admin_cmd,
-    audit_cmd,
-    catalog_cmd,
-    data_cmd,
-    export_cmd,
-    judge_cmd,
-    policy_cmd,
-    redact_cmd,
-    report_cmd,
-    run_cmd,
-    runs_cmd,
-    store_cmd,
-)
+from medhelm_local.cli import ALLOWLIST
 from medhelm_local.cli.output import err
 from medhelm_local.errors import ConfigError, MedhelmError, MedhelmWarning
 from medhelm_local.scenarios.registry import register_cards
@@ -96,18 +84,40 @@ def _set_up_logging(settings: Settings) -> None:
     logger.setLevel(logging.INFO)
 
 
-run_cmd.register(app, settings_from)
-runs_cmd.register(app, settings_from)
-judge_cmd.register(app, settings_from)
-store_cmd.register(app, settings_from)
-admin_cmd.register(app, settings_from)
-data_cmd.register(app, settings_from)
-catalog_cmd.register(app, settings_from)
-policy_cmd.register(app, settings_from)
-redact_cmd.register(app, settings_from)
-export_cmd.register(app, settings_from)
-audit_cmd.register(app, settings_from)
-report_cmd.register(app, settings_from)
+# Each top-level command and the module that registers it (modules register in this order). A command that runs
+# loads only its own module: building every command's options from its signature (typer), and loading modules it
+# does not use, took ~30 ms of each start (bench/suite.py). tests/cli/test_commands.py holds this table to what
+# each module registers.
+COMMANDS: dict[str, str] = {
+    "run": "run_cmd", "show": "runs_cmd", "runs": "runs_cmd", "judge": "judge_cmd", "store": "store_cmd",
+    "doctor": "admin_cmd", "keys": "admin_cmd", "data": "data_cmd", "taxonomy": "catalog_cmd",
+    "benchmarks": "catalog_cmd", "policy": "policy_cmd", "redact": "redact_cmd", "export": "export_cmd",
+    "verify": "export_cmd", "audit": "audit_cmd", "report": "report_cmd", "serve": "report_cmd",
+}
+_registered: set[str] = set()
+
+
+def register_commands(names: Iterable[str] = COMMANDS) -> None:
+    """Add the named commands (default: all) to the app, each module once."""
+    for module in dict.fromkeys(COMMANDS[name] for name in names):
+        if module not in _registered:
+            _registered.add(module)
+            import_module(f"medhelm_local.cli.{module}").register(app, settings_from)
+
+
+def command_named(args: Sequence[str]) -> str | None:
+    """The command a command line runs (the first word after the root's options), if it is one of ours."""
+    words = iter(args)
+    for word in words:
+        if word in ("-c", "--config"):
+            next(words, None)
+        elif word.startswith("--config=") or (word.startswith("-c") and not word.startswith("--")):
+            continue
+        elif word.startswith("-"):
+            return None  # --help, or an option click will refuse: it needs every command
+        else:
+            return word if word in COMMANDS else None
+    return None
 
 
 def main() -> None:
@@ -116,6 +126,8 @@ def main() -> None:
     warnings.showwarning = _show_warning
     warnings.simplefilter("always", MedhelmWarning)
     code: int
+    named = command_named(sys.argv[1:])
+    register_commands([named] if named else COMMANDS)
     try:
         app()
         code = 0

@@ -10,12 +10,10 @@ from pathlib import Path
 
 from conftest import SHIPPED_POLICIES, write_config, write_policy_dir
 
-# Registers the command unless cli/main.py already does, then runs the real entry point.
+# The real entry point of the command line.
 _MAIN = """
 import sys
-from medhelm_local.cli import main as m, policy_cmd
-if not any(g.name == "policy" for g in m.app.registered_groups):
-    policy_cmd.register(m.app, m.settings_from)
+from medhelm_local.cli import main as m
 sys.argv = ["medhelm-local", *sys.argv[1:]]
 m.main()
 """
