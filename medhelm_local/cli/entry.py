@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sys
 from typing import Any
 
 REFUSALS: list[dict[str, Any]] = []
@@ -40,8 +41,10 @@ def main() -> None:
     from medhelm_local.policy.guard import install_guard
 
     install_guard(Allowlist([]), on_refusal=REFUSALS.append, programs=harmless_programs())
+    from medhelm_local.cli.main import load_commands
     from medhelm_local.cli.main import main as run_command
 
+    load_commands(sys.argv[1:])  # the command's module is part of what loads: frozen with the rest
     gc.freeze()
     gc.enable()
     run_command()

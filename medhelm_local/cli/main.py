@@ -105,6 +105,12 @@ def register_commands(names: Iterable[str] = COMMANDS) -> None:
             import_module(f"medhelm_local.cli.{module}").register(app, settings_from)
 
 
+def load_commands(args: Sequence[str]) -> None:
+    """Register what a command line needs: its command, or every command when it names none of ours."""
+    named = command_named(args)
+    register_commands([named] if named else COMMANDS)
+
+
 def command_named(args: Sequence[str]) -> str | None:
     """The command a command line runs (the first word after the root's options), if it is one of ours."""
     words = iter(args)
@@ -126,8 +132,7 @@ def main() -> None:
     warnings.showwarning = _show_warning
     warnings.simplefilter("always", MedhelmWarning)
     code: int
-    named = command_named(sys.argv[1:])
-    register_commands([named] if named else COMMANDS)
+    load_commands(sys.argv[1:])
     try:
         app()
         code = 0
