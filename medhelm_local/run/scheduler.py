@@ -32,7 +32,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.store import Pending, pending_judgings
@@ -49,13 +49,7 @@ from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import (
-    RunSummary,
-    compute_aggregates,
-    get_run,
-    list_runs,
-    store_aggregates,
-)
+from medhelm_local.store.queries import RunSummary, compute_aggregates, get_run, store_aggregates
 from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.run")
@@ -272,14 +266,14 @@ class _Suite:
 
 
 class Summaries:
-    """Runs' aggregates, each computed in a pool of four threads once asked for (`start`). DuckDB's queries and
-    numpy's resampling leave the interpreter free, so runs summarised while others still run cost the event
-    loop little, and a suite's last runs are summarised side by side."""
+    """Runs' aggregates and summaries, each run's computed in a pool of four threads once asked for (`start`).
+    DuckDB's queries and numpy's resampling leave the interpreter free, so runs summarised while others still run
+    cost the event loop little, and a suite's last runs are summarised side by side."""
 
     def __init__(self, store: StoreHandle) -> None:
         self._store = store
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="medhelm-aggregates")
-        self._computed: dict[str, Future[list[Aggregate]]] = {}
+        self._computed: dict[str, Future[tuple[list[Aggregate], RunSummary]]] = {}
 
     def start(self, run_id: str) -> None:
         """Compute a run's aggregates in the background (its rows must be committed)."""
@@ -287,8 +281,8 @@ class Summaries:
             log.info("run %s: computing its aggregates", run_id)
             self._computed[run_id] = self._pool.submit(self._compute, run_id)
 
-    def collect(self, run_ids: Sequence[str]) -> list[list[Aggregate]]:
-        """Each run's aggregates: those started earlier, the rest computed now."""
+    def collect(self, run_ids: Sequence[str]) -> list[tuple[list[Aggregate], RunSummary]]:
+        """Each run's aggregates and summary: those started earlier, the rest computed now."""
         for run_id in run_ids:
             self.start(run_id)
         return [self._computed[run_id].result() for run_id in run_ids]
@@ -300,11 +294,16 @@ class Summaries:
         """Wait for anything still computing and stop the threads."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def _compute(self, run_id: str) -> list[Aggregate]:
+    def _compute(self, run_id: str) -> tuple[list[Aggregate], RunSummary]:
         started = time.perf_counter()
         cursor = self._store.cursor()
         try:
-            return compute_aggregates(cursor, run_id)
+            aggregates = compute_aggregates(cursor, run_id)
+            # The run's counts, final once its rows are committed; its main score is the one just computed (the
+            # store records it with the others at the end).
+            summary = get_run(cursor, run_id)
+            main = next((a.mean for a in aggregates if a.metric == summary.main_metric), None)
+            return aggregates, replace(summary, main_score=main)
         finally:
             cursor.close()
             log.info("run %s: aggregates computed in %.3f s", run_id, time.perf_counter() - started)
@@ -372,10 +371,10 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
             finally:
                 progress.finish()
             log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
-        return _conclude(runs, store, suite, summaries, suite_run.pool, judged)
+        return _conclude(runs, store, summaries, suite_run.pool, judged)
 
 
-def _conclude(runs: list[ActiveRun], store: StoreHandle, suite: str, summaries: Summaries, pool: JudgePool | None,
+def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, pool: JudgePool | None,
               judged: dict[str, JudgedRun]) -> list[RunOutcome]:
     """Derive the juries' scores, record every run's aggregates, and say how each run went."""
     from medhelm_local.annotate.runs import finish_judged  # here: annotate.runs plans runs with run.plan
@@ -386,11 +385,10 @@ def _conclude(runs: list[ActiveRun], store: StoreHandle, suite: str, summaries: 
     outcomes = []
     aggregating = time.perf_counter()
     computed = summaries.collect([run.plan.run_id for run in runs])
-    store_aggregates(store.con, {run.plan.run_id: aggregates for run, aggregates in zip(runs, computed, strict=True)})
+    store_aggregates(store.con, {run.plan.run_id: aggregates for run, (aggregates, _) in zip(runs, computed,
+                                                                                             strict=True)})
     refresh_robustness(store.con, [run.plan.run_id for run in runs])
-    listed = {s.run_id: s for s in list_runs(store.con, suite)}  # one query, not one a run
-    for run, aggregates in zip(runs, computed, strict=True):
-        summary = listed.get(run.plan.run_id) or get_run(store.con, run.plan.run_id)
+    for run, (aggregates, summary) in zip(runs, computed, strict=True):
         wall = (run.finished_at or time.perf_counter()) - run.started
         log.info("run %s: sent %d, reused %d, ok %d, failed %d, %.3f s", run.plan.run_id, run.sent,
                  len(run.done), summary.n_ok, summary.n_failed, wall)

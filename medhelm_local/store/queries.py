@@ -148,12 +148,14 @@ def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary:
 def run_metric_names(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
     """The run's metrics, main first (from the benchmark it ran; older runs: those with scores)."""
     row = con.execute("SELECT main_metric, benchmark_json FROM runs WHERE run_id = ?", [run_id]).fetchone()
-    if row is None:
-        return []
-    declared = json.loads(row[1] or "{}").get("metrics") or []
+    return [] if row is None else _metric_names(con, run_id, row[0], row[1])
+
+
+def _metric_names(con: duckdb.DuckDBPyConnection, run_id: str, main: str, benchmark_json: str | None) -> list[str]:
+    declared = json.loads(benchmark_json or "{}").get("metrics") or []
     scored = [r[0] for r in con.execute("SELECT DISTINCT metric FROM scores WHERE run_id = ? ORDER BY metric",
                                         [run_id]).fetchall()]
-    return list(dict.fromkeys([row[0], *declared, *scored]))
+    return list(dict.fromkeys([main, *declared, *scored]))
 
 
 def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
@@ -163,19 +165,28 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
     Means are computed from a column of values fetched as one array (a 100,000-instance run stays
     small); run-level figures (macro-F1) read each instance's recorded detail.
     """
-    n = con.execute("SELECT count(*) FROM instances WHERE run_id = ?", [run_id]).fetchone()[0]  # type: ignore[index]
-    n_failed = con.execute("SELECT count(*) FROM completions WHERE run_id = ? AND NOT ok",  # type: ignore[index]
-                           [run_id]).fetchone()[0]
+    import numpy as np  # aggregates only: a command that never summarises never loads it
+
+    # One query for what the run is and how many of its instances failed, one a metric: a run's queries are
+    # most of the time its aggregates take (~0.5 ms each), and a suite's last runs are summarised after its
+    # last reply (bench/suite.py).
+    header = con.execute("SELECT main_metric, benchmark_json, "
+                         "(SELECT count(*) FROM instances WHERE run_id = $run), "
+                         "(SELECT count(*) FROM completions WHERE run_id = $run AND NOT ok) "
+                         "FROM runs WHERE run_id = $run", {"run": run_id}).fetchone()
+    if header is None:
+        return []
+    main, benchmark_json, n, n_failed = header
     registry = all_metrics()
     aggregates = []
-    for metric in run_metric_names(con, run_id):
+    for metric in _metric_names(con, run_id, main, benchmark_json):
         spec = registry.get(metric)
-        unscored = con.execute("SELECT count(*) FROM scores WHERE run_id = ? AND metric = ? AND value IS NULL",
-                               [run_id, metric]).fetchone()[0]  # type: ignore[index]
         if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
-            values = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ? AND value IS NOT NULL",
+            column = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ?",
                                  [run_id, metric]).fetchnumpy()["value"]
-            aggregates.append(aggregate(metric, n, values, n_failed + unscored))
+            unscored = np.ma.getmaskarray(column)  # NULL: the instance could not be scored
+            values = np.ma.getdata(column)[~unscored]
+            aggregates.append(aggregate(metric, n, values, n_failed + int(unscored.sum())))
             continue
         rows = [ScoreRow(value, json.loads(detail) if detail else None) for value, detail in con.execute(
             "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",

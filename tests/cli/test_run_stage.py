@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.scored import assert_main_scored
 from conftest import FakeServer, run_cli, write_config
 
 from medhelm_local.store.database import open_store
@@ -177,6 +178,11 @@ def test_every_entry_starts_together_and_each_endpoint_keeps_its_own_limit(
                for model, dep in (("a", "one"), ("b", "two"))]
     out = _run(config, env, *entries, "--suite", "parallel", "-m", "12")
     assert len(out["runs"]) == 4 and all(r["run"]["n_ok"] == 12 for r in out["runs"])
+    listed = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "parallel", "--json", env=env).stdout)
+    stored = {r["run_id"]: r["main_score"] for listing in listed for r in listing["runs"]}
+    for run in out["runs"]:  # each run's score as printed is its main metric's, as the store records it
+        assert_main_scored(run, run["run"]["run_id"])
+        assert run["run"]["main_score"] == stored[run["run"]["run_id"]] is not None
     seen = [server.stats() for server in (one, two)]  # each look opens a connection of its own
     first = [stats["first_request_at"] for stats in seen]
     assert abs(first[0] - first[1]) < 0.3, "the second endpoint must not wait for the first"
