@@ -202,8 +202,9 @@ class Settings(BaseSettings):
     benchmark_cards: list[Path] = Field(default_factory=list, description="Benchmark card files or folders "
                                         "(a hospital's own benchmarks)")
     store_memory_limit: str | None = Field(None, description="DuckDB memory limit for stores, e.g. '4GB'; "
-                                           "beyond it queries spill encrypted temp files. Unset, a run uses 40MB for "
-                                           "texts up to 12 KB, 48MB up to ~16 KB, else room for 2 x 2,048 of the "
+                                           "beyond it queries spill encrypted temp files. Unset, a run uses 32MB for "
+                                           "texts up to 9 KB, 40MB up to 12 KB, 48MB up to ~16 KB, else room for "
+                                           "2 x 2,048 of the "
                                            "longest; a report 256MB or what its longest texts need; other commands "
                                            "DuckDB's default")
     policy_dir: Path = Field(default_factory=default_policy_dir, description="Folder of policy YAML files "

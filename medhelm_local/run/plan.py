@@ -125,11 +125,12 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
 # checkpoints need room for two: 2,200 records of 100 KB (a vector of 256 MiB) failed to checkpoint under
 # 265 MB in one run of two, and pass under 512 MB. A run's floor (store/memory.py STREAMING, 48 MB) holds
 # vectors of 32 MiB, texts up to 16 KB (2,200 of 16 KB measured; 4,400 rows of instances and prompts of
-# 16 KB). Texts up to 12 KB take 40 MB (14 KB passes the same test under 40 MB, 16 KB fails;
-# tests/store/test_writer.py holds the bound): most multiple-choice runs, whose 100,000-instance peak
-# RSS is then 6-8 MB lower (bench/memory.py, paired).
+# 16 KB). Shorter texts take less: up to 12 KB 40 MB (14 KB passes the same test under 40 MB, 16 KB fails), up to
+# 9 KB 32 MB (11 KB passes under 32 MB, 12 KB fails); tests/store/test_writer.py holds each bound. Most
+# multiple-choice runs fall under one, and their 100,000-instance peak RSS is then lower: 6-8 MB with 40 MB,
+# 7-8 MB more with 32 MB (bench/memory.py, paired).
 _RUN_MEMORY_MB = 64
-SHORT_TEXT, SHORT_TEXT_MEMORY = 12 << 10, "40MB"
+SHORT_TEXTS: tuple[tuple[int, str], ...] = ((9 << 10, "32MB"), (12 << 10, "40MB"))  # (longest text, memory)
 _PROMPT_MARGIN = 8 << 10  # a prompt is its record plus the template and any few-shot examples
 _BYTES_PER_TOKEN = 4  # an answer of max_tokens tokens, as text
 
@@ -144,8 +145,9 @@ def store_memory_for(planned: Sequence[PlannedRun]) -> str | None:
     """The DuckDB memory limit the runs' store needs when it is not a run's floor (None): less for short texts,
     else room for two vectors of 2,048 of the longest text it will hold."""
     longest = longest_text(planned)
-    if longest <= SHORT_TEXT:
-        return SHORT_TEXT_MEMORY
+    for bound, memory in SHORT_TEXTS:
+        if longest <= bound:
+            return memory
     needed = 2 * text_memory_mb(longest)
     return None if needed <= _RUN_MEMORY_MB else f"{needed}MB"
 

@@ -32,7 +32,8 @@ _MAX_STRING = re.compile(r"Max String Length: (\d+)")
 # 1,062 MB before any of this; 298 MB with 128 MB and 4 MB, 258-266 MB with 48 MB and 2 MB, no slower).
 # What a run must hold at once stays far below: a transaction holds at most ~4 MB of text
 # (store/writer.py), and a store with longer texts than ~16 KB is opened with more (run/plan.py
-# store_memory_for: DuckDB checkpoints 2,048 texts at a time), and one with texts of at most 12 KB with 40 MB.
+# store_memory_for: DuckDB checkpoints 2,048 texts at a time), and one with shorter texts with less (32 MB up
+# to 9 KB, 40 MB up to 12 KB).
 # The store_memory_limit setting replaces all of these.
 STREAMING: dict[str, str | int | float | list[str]] = {
     "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from medhelm_local.errors import StoreError
-from medhelm_local.run.plan import SHORT_TEXT, SHORT_TEXT_MEMORY
+from medhelm_local.run.plan import SHORT_TEXTS
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.writer import StoreWriter, row_of
 
@@ -131,15 +131,17 @@ def test_a_full_batch_waiting_ends_the_wait_before_the_first_commit(run_store: R
     writer.close()
 
 
-def test_a_run_of_short_texts_commits_and_checkpoints_in_the_memory_it_is_given(run_store: RunStore) -> None:
-    # run/plan.py gives a run whose longest text is at most SHORT_TEXT the smaller SHORT_TEXT_MEMORY: 4,400 records
-    # and prompts that long, as a run hands them over, must commit and checkpoint in it.
-    text = NOTE[:SHORT_TEXT - 8]
-    handle = run_store(SHORT_TEXT_MEMORY)
+@pytest.mark.parametrize(("bound", "memory"), SHORT_TEXTS)
+def test_a_run_of_short_texts_commits_and_checkpoints_in_the_memory_it_is_given(
+        run_store: RunStore, bound: int, memory: str) -> None:
+    # run/plan.py gives a run whose longest text is at most `bound` the smaller `memory`: 4,400 records and prompts
+    # that long, as a run hands them over, must commit and checkpoint in it.
+    text = NOTE[:bound - 8]
+    handle = run_store(memory)
     writer = StoreWriter(handle)
     for start in range(0, 4400, 64):
         span = range(start, min(4400, start + 64))
-        writer.put_group([*(("instances", _instance(n, SHORT_TEXT - 8)) for n in span),
+        writer.put_group([*(("instances", _instance(n, bound - 8)) for n in span),
                           *(("requests", row_of("requests", run_id="r", instance_id=f"i{n}", prompt=f"{text}{n}",
                                                 params_json="{}")) for n in span)])
     writer.close()
