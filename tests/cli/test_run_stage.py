@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.scored import assert_main_scored
 from conftest import FakeServer, run_cli, write_config
+from support.scored import assert_main_scored
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
