@@ -232,7 +232,8 @@ class _Suite:
         """Check every endpoint answers, then run everything; the first error stops all of it."""
         self._open_clients()
         try:
-            kept = [await self.clients[name].adopt(self.connected.take(name)) for name in self.generating]
+            kept = await asyncio.gather(*(self.clients[name].adopt(self.connected.take(name))
+                                          for name in self.generating))
             await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
             log.info("%d endpoint(s) answered, %d connection(s) opened ahead: sending", len(self.clients), sum(kept))
             async with asyncio.TaskGroup() as group:
