@@ -1,11 +1,11 @@
 """Connections opened ahead: each deployment's connections, one per request it will keep in flight, opened
 while the store opens, before the event loop that sends runs.
 
-Opening ~200 connections takes ~30 ms of the interpreter (a socket, a connect and the egress guard's check
-each). Opened on demand, by the first request of each slot, they came up while the event loop was busy
-reading instances, and a suite's first round left 50-60 ms after its first request; opened first thing in
-the event loop, they delayed the first request as much. Here they are opened while DuckDB attaches the store
-in another thread, which leaves the interpreter free (bench/suite.py).
+Opened on demand, by the first request of each slot, bench/suite.py's 192 connections came up while the event
+loop was busy reading instances, and the suite's first round left 50-60 ms after its first request; opened first
+thing in the event loop (~35 ms with asyncio's machinery), they delayed the first request about as much. Here
+they are plain non-blocking sockets waited on with one `select` (~10-20 ms: a socket, a connect and the egress
+guard's check each), opened while DuckDB attaches the store in another thread, which leaves the interpreter free.
 """
 
 from __future__ import annotations

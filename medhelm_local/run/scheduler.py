@@ -2,9 +2,11 @@
 
 Each deployment gets one client and `max_concurrency` workers, shared by every run entry that
 uses it, so three models on three endpoints work in parallel and two benchmarks on one endpoint
-interleave without exceeding its limit. Each run streams its instances in batches: read,
-prompted, written (instances, requests), queued to its deployment (a bounded queue), answered,
-scored and written, so memory does not grow with the number of instances.
+interleave without exceeding its limit. The client adopts the connections opened ahead for it
+(run/connections.py), so each worker's first request leaves as soon as its prompt is ready. Each
+run streams its instances in batches: read, prompted, written (instances, requests), queued to its
+deployment (a bounded queue), answered, scored and written, so memory does not grow with the number
+of instances.
 
 A worker that gets a reply sends its next request before the reply is scored and stored: one task
 (`_Suite.record`) scores and hands answers to the writer, one at a time, letting the event loop
