@@ -32,7 +32,7 @@ import functools
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -86,26 +86,29 @@ class RunOutcome:
 
 
 Work = tuple[ActiveRun, Instance, Prompt] | None
+Begin = Callable[[], tuple[list[ActiveRun], dict[str, list[Pending]]]]  # records the runs: them, and ratings owed
 
 
 class _Suite:
     """One invocation's runs on their deployments."""
 
-    def __init__(self, runs: list[ActiveRun], writer: StoreWriter, allowlist: PolicyAllowlist, concurrency: int | None,
-                 progress: Progress, summaries: Summaries, judged: dict[str, JudgedRun] | None = None,
-                 owed: dict[str, list[Pending]] | None = None, store: StoreHandle | None = None,
+    def __init__(self, planned: Sequence[PlannedRun], begin: Begin, writer: StoreWriter, allowlist: PolicyAllowlist,
+                 concurrency: int | None, progress: Progress, summaries: Summaries,
+                 judged: dict[str, JudgedRun] | None = None, store: StoreHandle | None = None,
                  connected: Connected | None = None) -> None:
-        self.runs = runs
+        self.planned = list(planned)
+        self.begin = begin
+        self.runs: list[ActiveRun] = []  # once begun
         self.connected = connected or Connected()
         self.summaries = summaries
-        self.perturbed = {_entry_of(run) for run in runs if "perturbation" in run.plan.entry.args}
+        self.perturbed = {_entry_of(plan) for plan in planned if "perturbation" in plan.entry.args}
         self.writer = writer
         self.progress = progress
         self.allowlist = allowlist
         self.concurrency = concurrency
         self.clients: dict[str, ModelClient] = {}
         self.judged = judged or {}
-        self.owed = owed or {}  # ratings an earlier invocation's answers still need
+        self.owed: dict[str, list[Pending]] = {}  # ratings an earlier invocation's answers still need (once begun)
         self.store = store
         self.pool: JudgePool | None = None
         self.generating: list[str] = []  # deployments that answer runs (judges may share their clients)
@@ -119,11 +122,10 @@ class _Suite:
 
     def _open_clients(self) -> None:
         """One client per deployment (built inside the event loop the client runs on); judges share them."""
-        for run in self.runs:
-            name = run.plan.entry.deployment
+        for plan in self.planned:
+            name = plan.entry.deployment
             if name not in self.clients:
-                self.clients[name] = ModelClient(run.plan.deployment, run.plan.entry.model, self.allowlist,
-                                                 self.concurrency)
+                self.clients[name] = ModelClient(plan.deployment, plan.entry.model, self.allowlist, self.concurrency)
         self.generating = list(self.clients)
         self.waiting_room = 2 * sum(self.clients[name].limit for name in self.generating)
         if self.judged:
@@ -151,7 +153,7 @@ class _Suite:
         """Once everything the run queued is recorded, summarise it in the background as soon as its rows are
         committed, unless its aggregates wait for others: a judged run's jury scores (derived at the end), a
         clean run's robustness (read from its perturbed runs in this invocation)."""
-        if run.settle() and run.plan.run_id not in self.judged and _entry_of(run) not in self.perturbed:
+        if run.settle() and run.plan.run_id not in self.judged and _entry_of(run.plan) not in self.perturbed:
             self.writer.when_committed(functools.partial(self.summaries.start, run.plan.run_id))
 
     def _tokenizer(self, run: ActiveRun) -> ServerTokenizer:
@@ -234,9 +236,21 @@ class _Suite:
         """Check every endpoint answers, then run everything; the first error stops all of it."""
         self._open_clients()
         try:
-            kept = await asyncio.gather(*(self.clients[name].adopt(self.connected.take(name))
-                                          for name in self.generating))
-            await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
+            # The runs are recorded in the store (DuckDB, leaving the interpreter free) while the clients take their
+            # connections and the endpoints are checked.
+            beginning = asyncio.get_running_loop().run_in_executor(None, self.begin)
+            try:
+                kept = await asyncio.gather(*(self.clients[name].adopt(self.connected.take(name))
+                                              for name in self.generating))
+                await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
+            except BaseException:
+                await asyncio.wait([beginning])  # the store is that thread's until it is done
+                if not beginning.cancelled():
+                    beginning.exception()  # retrieved: the endpoint's error is the one to report
+                raise
+            self.runs, self.owed = await beginning
+            self.progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total))
+                                 for r in self.runs])
             log.info("%d endpoint(s) answered, %d connection(s) opened ahead: sending", len(self.clients), sum(kept))
             async with asyncio.TaskGroup() as group:
                 if self.pool is not None:
@@ -318,9 +332,9 @@ def _judging_sent(pool: JudgePool | None, run_id: str,
     return None if pool is None or run_id not in judged else pool.sent(run_id)
 
 
-def _entry_of(run: ActiveRun) -> tuple[str, str, str]:
+def _entry_of(plan: PlannedRun) -> tuple[str, str, str]:
     """What a clean run and its perturbed runs share (store/run_figures.py pairs them the same way)."""
-    entry = run.plan.entry
+    entry = plan.entry
     return entry.scenario, entry.model, entry.deployment
 
 
@@ -356,15 +370,19 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
 def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
              concurrency: int | None, progress: Progress, judged: dict[str, JudgedRun] | None,
              connected: Connected) -> list[RunOutcome]:
-    runs = start_runs(planned, store, suite, concurrency)
     judged = judged or {}
-    # Before anything new is stored: the answers earlier invocations left for the judges.
-    owed = {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
-            for run_id, j in judged.items()}
-    progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total)) for r in runs])
+
+    def begin() -> tuple[list[ActiveRun], dict[str, list[Pending]]]:
+        """Record the runs, and read what earlier invocations stored: their answers, and (before anything new is
+        stored) those the judges still owe ratings."""
+        runs = start_runs(planned, store, suite, concurrency)
+        return runs, {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
+                      for run_id, j in judged.items()}
+
     writer = StoreWriter(store, first_commit_after=FIRST_COMMIT_AFTER)
     with Summaries(store) as summaries:
-        suite_run = _Suite(runs, writer, allowlist, concurrency, progress, summaries, judged, owed, store, connected)
+        suite_run = _Suite(planned, begin, writer, allowlist, concurrency, progress, summaries, judged, store,
+                           connected)
         try:
             run_loop(suite_run.execute())
         finally:
@@ -374,7 +392,7 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
             finally:
                 progress.finish()
             log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
-        return _conclude(runs, store, summaries, suite_run.pool, judged)
+        return _conclude(suite_run.runs, store, summaries, suite_run.pool, judged)
 
 
 def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, pool: JudgePool | None,
