@@ -204,9 +204,8 @@ class Settings(BaseSettings):
     store_memory_limit: str | None = Field(None, description="DuckDB memory limit for stores, e.g. '4GB'; "
                                            "beyond it queries spill encrypted temp files. Unset, a run uses 32MB for "
                                            "texts up to 9 KB, 40MB up to 12 KB, 48MB up to ~16 KB, else room for "
-                                           "2 x 2,048 of the "
-                                           "longest; a report 256MB or what its longest texts need; other commands "
-                                           "DuckDB's default")
+                                           "2 x 2,048 of the longest; a report 256MB or what its longest texts need; "
+                                           "other commands DuckDB's default")
     policy_dir: Path = Field(default_factory=default_policy_dir, description="Folder of policy YAML files "
                              "(egress allowlist, export rules, retention, roles)")
     redaction_dir: Path = Field(default_factory=default_redaction_dir, description="Folder of redaction rule packs")

@@ -148,11 +148,11 @@ def get_run(con: duckdb.DuckDBPyConnection, run_id: str) -> RunSummary:
 def run_metric_names(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
     """The run's metrics, main first (from the benchmark it ran; older runs: those with scores)."""
     row = con.execute("SELECT main_metric, benchmark_json FROM runs WHERE run_id = ?", [run_id]).fetchone()
-    return [] if row is None else _metric_names(con, run_id, row[0], row[1])
+    return [] if row is None else _metric_names(con, run_id, row[0], json.loads(row[1] or "{}"))
 
 
-def _metric_names(con: duckdb.DuckDBPyConnection, run_id: str, main: str, benchmark_json: str | None) -> list[str]:
-    declared = json.loads(benchmark_json or "{}").get("metrics") or []
+def _metric_names(con: duckdb.DuckDBPyConnection, run_id: str, main: str, benchmark: dict[str, Any]) -> list[str]:
+    declared = benchmark.get("metrics") or []
     scored = [r[0] for r in con.execute("SELECT DISTINCT metric FROM scores WHERE run_id = ? ORDER BY metric",
                                         [run_id]).fetchall()]
     return list(dict.fromkeys([main, *declared, *scored]))
@@ -167,19 +167,17 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
     """
     import numpy as np  # aggregates only: a command that never summarises never loads it
 
-    # One query for what the run is and how many of its instances failed, one a metric: a run's queries are
-    # most of the time its aggregates take (~0.5 ms each), and a suite's last runs are summarised after its
-    # last reply (bench/suite.py).
-    header = con.execute("SELECT main_metric, benchmark_json, "
-                         "(SELECT count(*) FROM instances WHERE run_id = $run), "
-                         "(SELECT count(*) FROM completions WHERE run_id = $run AND NOT ok) "
-                         "FROM runs WHERE run_id = $run", {"run": run_id}).fetchone()
-    if header is None:
+    from medhelm_local.store.run_figures import compute_figures, read_run  # run-level figures (latency, cost, ...)
+
+    # One query for what the run is and its counts, one a metric: a run's queries are most of the time its
+    # aggregates take (~0.5 ms each), and a suite's last runs are summarised after its last reply (bench/suite.py).
+    run = read_run(con, run_id)
+    if not run:
         return []
-    main, benchmark_json, n, n_failed = header
+    n, n_failed = run["n"], run["failed"]
     registry = all_metrics()
     aggregates = []
-    for metric in _metric_names(con, run_id, main, benchmark_json):
+    for metric in _metric_names(con, run_id, run["main"], run["benchmark"]):
         spec = registry.get(metric)
         if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
             column = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ?",
@@ -192,9 +190,7 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
             "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
             [run_id, metric]).fetchall()]
         aggregates.append(summarise(spec, n, rows, n_failed))
-    from medhelm_local.store.run_figures import compute_figures  # run-level figures (latency, cost, calibration)
-
-    return aggregates + compute_figures(con, run_id)
+    return aggregates + compute_figures(con, run)
 
 
 def store_aggregates(con: duckdb.DuckDBPyConnection, by_run: Mapping[str, Iterable[Aggregate]]) -> None:

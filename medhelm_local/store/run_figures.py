@@ -29,16 +29,19 @@ from medhelm_local.records import Aggregate
 _CHUNK = 4096  # rows fetched at a time where a run's rows are read in Python
 
 
-def _run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
+def read_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
+    """What a run is (entry, settings, benchmark, parsed) and its counts: instances `n`, answers `completed` (ok or
+    failed), `failed`; {} for no such run. One query: a run's queries are most of what its aggregates take."""
     # The counts as scalar subqueries on the parameter: correlated with the runs row, DuckDB counted every run's
     # rows and joined (2-5 ms against ~1 ms).
     row = con.execute("SELECT scenario, model, deployment, scenario_args, main_metric, settings, benchmark_json, "
                       "(SELECT count(*) FROM instances WHERE run_id = $run), "
-                      "(SELECT count(*) FROM completions WHERE run_id = $run) FROM runs WHERE run_id = $run",
+                      "(SELECT count(*) FROM completions WHERE run_id = $run), "
+                      "(SELECT count(*) FROM completions WHERE run_id = $run AND NOT ok) FROM runs WHERE run_id = $run",
                       {"run": run_id}).fetchone()
     if row is None:
         return {}
-    keys = ("scenario", "model", "deployment", "args", "main", "settings", "benchmark", "n", "completed")
+    keys = ("scenario", "model", "deployment", "args", "main", "settings", "benchmark", "n", "completed", "failed")
     run = dict(zip(keys, row, strict=True))
     run["args"], run["settings"] = json.loads(run["args"] or "{}"), json.loads(run["settings"] or "{}")
     run["benchmark"] = json.loads(run["benchmark"] or "{}")
@@ -160,7 +163,7 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
     conf, hits = np.concatenate(confidence), np.concatenate(correct)
     if not conf.size:
         return []  # no logprobs: not available
-    failed = run["n"] - conf.size - (run["n"] - run["completed"])  # neither answered with a probability nor pending
+    failed = run["completed"] - conf.size  # answered without a probability, or failed (pending ones are neither)
     low, high = cal.ece_bootstrap(conf, hits) if conf.size > 1 else (None, None)
     detail = {"without_probability": seen - conf.size, "bins": cal.BINS}
     ece = Aggregate(cal.ECE, run["n"], conf.size, failed, cal.expected_calibration_error(conf, hits), low, high,
@@ -244,15 +247,14 @@ _KINDS: tuple[Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], list[Aggrega
     _efficiency, _cost, _calibration, _agreement, _robustness)
 
 
-def compute_figures(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:
-    """Every run-level figure that can be computed for a run (see the module docstring)."""
-    run = _run(con, run_id)
+def compute_figures(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
+    """Every run-level figure that can be computed for a run (`read_run`'s; see the module docstring)."""
     return [figure for kind in _KINDS for figure in kind(con, run)] if run else []
 
 
 def clean_sibling(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
     """For a perturbed run: the clean run of the same entry in this store, whose robustness it changes."""
-    run = _run(con, run_id)
+    run = read_run(con, run_id)
     if not run or "perturbation" not in run["args"]:
         return None
     return next((other for other, args in _siblings(con, run) if "perturbation" not in args), None)
@@ -268,4 +270,4 @@ def refresh_robustness(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -
         if "perturbation" in json.loads(args or "{}")]
     cleans = dict.fromkeys(clean for run_id in perturbed if (clean := clean_sibling(con, run_id)) is not None)
     if cleans:
-        store_aggregates(con, {clean: _robustness(con, _run(con, clean)) for clean in cleans})
+        store_aggregates(con, {clean: _robustness(con, read_run(con, clean)) for clean in cleans})
