@@ -106,8 +106,7 @@ async def _connected_socket(loop: asyncio.AbstractEventLoop, host: str, port: in
     for family, kind, proto, _, address in found:
         sock = socket.socket(family, kind, proto)
         try:
-            sock.setblocking(False)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request goes out whole, at once
+            _ready(sock)
             await loop.sock_connect(sock, address)
             return sock
         except OSError as exc:
@@ -117,6 +116,12 @@ async def _connected_socket(loop: asyncio.AbstractEventLoop, host: str, port: in
             sock.close()
             raise
     raise failure
+
+
+def _ready(sock: socket.socket) -> None:
+    """Non-blocking, for an event loop, and without Nagle's delay: a request goes out whole, at once."""
+    sock.setblocking(False)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 async def _over(target: _Target, sock: socket.socket) -> Connection:
@@ -156,8 +161,7 @@ def open_sockets(allowlist: Allowlist, wanted: Sequence[tuple[str, int]],
                 except OSError:  # no descriptors left
                     break
                 try:
-                    sock.setblocking(False)
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    _ready(sock)
                     status = sock.connect_ex(address)
                 except OSError:  # the egress guard refused it (and recorded why)
                     status = -1

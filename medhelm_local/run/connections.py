@@ -58,12 +58,10 @@ def connect_ahead(planned: Sequence[PlannedRun], allowlist: PolicyAllowlist,
     more than its runs have instances). Best effort: a deployment that does not answer in time gets fewer or
     none, and its requests open their own (and report why they cannot)."""
     wanted: dict[str, tuple[str, int]] = {}  # deployment -> (its URL, sockets)
-    limits: dict[str, int] = {}
     for plan in planned:
         name = plan.entry.deployment
-        limits.setdefault(name, concurrency_limit(plan.deployment, concurrency))
-        url, count = wanted.get(name, (plan.deployment.base_url, 0))
-        wanted[name] = (url, min(limits[name], count + plan.total))
+        count = wanted.get(name, ("", 0))[1] + plan.total
+        wanted[name] = (plan.deployment.base_url, min(concurrency_limit(plan.deployment, concurrency), count))
 
     opened = open_sockets(allowlist, list(wanted.values()), WITHIN_S)
     return Connected(dict(zip(wanted, opened, strict=True)))
