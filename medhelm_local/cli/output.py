@@ -15,10 +15,9 @@ if TYPE_CHECKING:  # rich loads on first use: `run --quiet` and JSON output prin
     from rich.text import Text
 
 from medhelm_local.records import Aggregate
+from medhelm_local.run.outcomes import RunOutcome
 from medhelm_local.store.queries import RunSummary, aggregate_dict
 
-if TYPE_CHECKING:  # the scheduler loads the HTTP client: only `run` needs it
-    from medhelm_local.run.scheduler import RunOutcome
 
 class LazyConsole:
     """A rich Console, made the first time something is printed through it (attributes pass through).

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
     from medhelm_local.annotate.runs import JudgingPlan
-    from medhelm_local.run.scheduler import RunOutcome
+    from medhelm_local.run.outcomes import RunOutcome
 
 log = logging.getLogger("medhelm_local.cli")
 

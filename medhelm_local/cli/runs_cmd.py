@@ -19,6 +19,7 @@ from medhelm_local.cli.output import (
     runs_table,
 )
 from medhelm_local.errors import RunEntryError, StoreNotFoundError
+from medhelm_local.run.outcomes import RunOutcome
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
@@ -106,8 +107,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Show one run's metrics (with per-label counts and a confusion table for classification), and
         per-instance rows on request."""
-        from medhelm_local.run.scheduler import RunOutcome
-
         settings = settings_from(ctx, output_dir=output)
         named = suite is not None or store is not None
         path = store_path_for(settings, suite or "default", store) if named else _store_holding(settings, run_id)

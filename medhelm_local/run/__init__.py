@@ -5,6 +5,7 @@
     plan.py       entries resolved against settings, the egress allowlist and the data
     connections.py each deployment's connections, opened while the store opens
     scheduler.py  every entry of a command at once, each deployment kept full, streamed in batches
+    outcomes.py   what each run produced, and its aggregates computed as it finishes
     progress.py   how a run reports progress (a bar per entry and a total, or nothing)
     readiness.py  the checks behind `doctor`: packages, key, store, data, endpoints
 """

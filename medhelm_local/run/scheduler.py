@@ -33,8 +33,6 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
 
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.store import Pending, pending_judgings
@@ -43,15 +41,16 @@ from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
-from medhelm_local.records import Aggregate, Completion, Instance, Prompt
+from medhelm_local.records import Completion, Instance, Prompt
 from medhelm_local.run.active import ActiveRun, instances_of, start_runs
 from medhelm_local.run.connections import Connected, connect_ahead
+from medhelm_local.run.outcomes import RunOutcome, Summaries
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import RunSummary, compute_aggregates, get_run, store_aggregates
+from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.run")
@@ -65,24 +64,6 @@ BATCH = 16
 # back, slowing both; a moment later the event loop is idle, waiting on the servers. bench/suite.py, six
 # paired runs: the first round's replies 60 ms late instead of 143, the requests 2.2 % quicker.
 FIRST_COMMIT_AFTER = 0.1
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """What one run entry produced in this invocation, and where the run stands overall."""
-
-    summary: RunSummary
-    aggregates: list[Aggregate]
-    sent: int
-    reused: int
-    wall_s: float
-    failed_now: int = 0  # requests that failed in this invocation
-    judging: dict[str, dict[str, int]] | None = None  # judge -> {"rated", "failed"} sent in this invocation
-
-    @property
-    def all_failed(self) -> bool:
-        """True when the run has no answer at all and at least one failed request."""
-        return self.summary.n_ok == 0 and self.summary.n_failed > 0
 
 
 Work = tuple[ActiveRun, Instance, Prompt] | None
@@ -280,50 +261,6 @@ class _Suite:
             await asyncio.gather(*(self.produce(run, queue) for run in mine))
             for _ in workers:
                 await queue.put(None)
-
-
-class Summaries:
-    """Runs' aggregates and summaries, each run's computed in a pool of four threads once asked for (`start`).
-    DuckDB's queries and numpy's resampling leave the interpreter free, so runs summarised while others still run
-    cost the event loop little, and a suite's last runs are summarised side by side."""
-
-    def __init__(self, store: StoreHandle) -> None:
-        self._store = store
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="medhelm-aggregates")
-        self._computed: dict[str, Future[tuple[list[Aggregate], RunSummary]]] = {}
-
-    def start(self, run_id: str) -> None:
-        """Compute a run's aggregates in the background (its rows must be committed)."""
-        if run_id not in self._computed:
-            log.info("run %s: computing its aggregates", run_id)
-            self._computed[run_id] = self._pool.submit(self._compute, run_id)
-
-    def collect(self, run_ids: Sequence[str]) -> list[tuple[list[Aggregate], RunSummary]]:
-        """Each run's aggregates and summary: those started earlier, the rest computed now."""
-        for run_id in run_ids:
-            self.start(run_id)
-        return [self._computed[run_id].result() for run_id in run_ids]
-
-    def __enter__(self) -> Summaries:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        """Wait for anything still computing and stop the threads."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def _compute(self, run_id: str) -> tuple[list[Aggregate], RunSummary]:
-        started = time.perf_counter()
-        cursor = self._store.cursor()
-        try:
-            aggregates = compute_aggregates(cursor, run_id)
-            # The run's counts, final once its rows are committed; its main score is the one just computed (the
-            # store records it with the others at the end).
-            summary = get_run(cursor, run_id)
-            main = next((a.mean for a in aggregates if a.metric == summary.main_metric), None)
-            return aggregates, replace(summary, main_score=main)
-        finally:
-            cursor.close()
-            log.info("run %s: aggregates computed in %.3f s", run_id, time.perf_counter() - started)
 
 
 def _judging_sent(pool: JudgePool | None, run_id: str,

@@ -64,3 +64,24 @@ def test_a_run_that_prints_nothing_to_the_terminal_never_loads_rich(
     assert json.loads(as_json.stdout)["runs"][0]["run"]["n_ok"] == 3
     assert not _loaded_rich(quiet) and not _loaded_rich(as_json)
     assert _loaded_rich(shown) and "pubmed_qa" in shown.stdout
+
+
+def _loaded(ran: subprocess.CompletedProcess[str]) -> set[str]:
+    """Every module the command imported (PYTHONPROFILEIMPORTTIME lists them on stderr)."""
+    return {line.rsplit("|", 1)[-1].strip() for line in ran.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_showing_a_stored_run_loads_no_http_client_or_scheduler(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """`show` prints a stored run as a run's outcome (run/outcomes.py), which the scheduler also makes."""
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
+        "base_url": server.base_url}})
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=fake", "-m", "3",
+                  "--suite", "shown", "--json", env=env)
+    run_id = json.loads(ran.stdout)["runs"][0]["run"]["run_id"]
+    shown = run_cli("-c", str(config), "show", run_id, "--json", env={**env, "PYTHONPROFILEIMPORTTIME": "1"})
+    assert shown.returncode == 0 and json.loads(shown.stdout)["run"]["run_id"] == run_id, shown.stderr[-2000:]
+    heavy = {name for name in _loaded(shown) if name.split(".")[0] in HEAVY or name in HEAVY}
+    assert not heavy, heavy
