@@ -33,10 +33,15 @@ MEDDOCAN_TYPES = {"NOMBRE_SUJETO_ASISTENCIA": "NAME", "NOMBRE_PERSONAL_SANITARIO
                   "IDENTIF_DISPOSITIVOS_NRSERIE": "DEVICE", "OTROS_SUJETO_ASISTENCIA": "ID"}
 
 
-def hand_annotated(name: str) -> list[Doc]:
-    """A hand-annotated set of tests/data/phi_notes ("independent" or "dev")."""
+def hand_annotated(name: str, style: str | None = None) -> list[Doc]:
+    """A hand-annotated set of tests/data/phi_notes ("independent", "dev" or "heldout2"), or its notes of one style."""
     return [(n.text, [(s.start, s.end, "" if s.type == phi_notes.NEUTRAL else s.type, s.cls) for s in n.spans])
-            for n in phi_notes.load(name)]
+            for n in phi_notes.load(name) if style is None or n.style == style]
+
+
+def styles(name: str) -> list[str]:
+    """The styles of a hand-annotated set, in the order they first appear."""
+    return list(dict.fromkeys(n.style for n in phi_notes.load(name)))
 
 
 def synthetic(count: int, seed: int, styles: tuple[str, ...] | None = None) -> list[Doc]:

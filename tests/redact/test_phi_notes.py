@@ -1,8 +1,9 @@
-"""The hand-annotated note sets: offsets that slice to their values, JSONL built from the markup, sizes, and
-the recall `policy check` states is the one the independent set measures."""
+"""The hand-annotated note sets: offsets that slice to their values, JSONL built from the markup, sizes, the
+held-out set's new identifiers, and the recall `policy check` states is the one the independent set measures."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -13,7 +14,9 @@ from medhelm_local.redact import detect
 from medhelm_local.redact.quality import INDEPENDENT_NOTES, INDEPENDENT_PRECISION, INDEPENDENT_RECALL, residual_risk
 from medhelm_local.redact.types import PhiType
 
-STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
+FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
+STYLES = FIRST_STYLES | {"hand_b"}  # hand_b: heldout2's mixed-case notes in a second hand
+NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -36,7 +39,37 @@ def test_every_span_slices_to_its_value_with_a_known_type(name: str) -> None:
 def test_independent_set_has_forty_notes_in_every_style() -> None:
     styles = Counter(n.style for n in load("independent"))
     assert sum(styles.values()) >= 40
-    assert set(styles) == STYLES and min(styles.values()) >= 8
+    assert set(styles) == FIRST_STYLES and min(styles.values()) >= 8
+
+
+def test_heldout2_is_weighted_to_icu_nursing_in_capitals_and_lower_case() -> None:
+    notes = load("heldout2")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) >= 120
+    assert styles["nursing_caps"] >= 50 and styles["nursing_lower"] >= 50 and styles["hand_b"] >= 20
+    assert set(styles) == {"nursing_caps", "nursing_lower", "hand_b"}
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
+
+
+def test_heldout2_reuses_no_number_and_no_full_name_of_the_other_sets() -> None:
+    """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
+    were written beside would make its figure less independent."""
+    def identifiers(name: str) -> set[str]:
+        out = set()
+        for note in load(name):
+            for s in note.spans:
+                if s.type in NUMBERED:
+                    out.add(re.sub(r"\D", "", s.value))
+                elif s.type == "NAME" and " " in s.value:
+                    out.add(s.value.lower())
+        return out
+
+    assert not identifiers("heldout2") & (identifiers("independent") | identifiers("dev"))
+    assert not {n.id for n in load("heldout2")} & {n.id for name in ("independent", "dev") for n in load(name)}
 
 
 def test_a_mark_left_open_is_refused() -> None:
