@@ -83,6 +83,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                   ("provenance", row.provenance), ("licence", row.licence), ("citation", row.citation or "-")]
         fields += [(f"arg {name}", text) for name, text in row.args.items()]
         fields.append(("inputs", row.inputs))
+        fields.append(("MedHELM", row.comparable))
         if row.notes:
             fields.append(("notes", row.notes))
         fields.append(("data", f"{row.data}, {row.instances} instances" if row.runnable else f"{row.data}: "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from statistics import fmean
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS, Metric, all_metrics
 from medhelm_local.report.model import (
+    NOT_COMPARABLE_MARK,
     Board,
     Cell,
     Column,
@@ -51,7 +53,8 @@ def _column(benchmark: str, metric: str, runs: Sequence[RunInfo], registry: Mapp
     main = any(r.main_metric == metric and not r.external for r in runs)
     return Column(benchmark, metric, first.display_name, spec.title if spec else metric, first.category,
                   first.subcategory, spec.direction if spec else None, spec.group if spec else "quality",
-                  spec.unit if spec else "", spec.lower if spec else None, spec.upper if spec else None, main)
+                  spec.unit if spec else "", spec.lower if spec else None, spec.upper if spec else None, main,
+                  next((r.not_comparable for r in runs if r.not_comparable and not r.external), None))
 
 
 def _combine(column: Column, model: str, runs: Sequence[RunInfo], summaries: Sequence[MetricSummary],
@@ -267,7 +270,10 @@ def _published(runs: Sequence[RunInfo], columns: Sequence[Column], cells: Mappin
     if not external:
         return None
     wanted = {(r.benchmark, r.main_metric) for r in external}
-    chosen = [c for c in columns if (c.benchmark, c.metric) in wanted]
+    # A benchmark whose local runs do not compare with MedHELM's is marked in the column's name (and its
+    # reason listed below the table).
+    chosen = [replace(c, display_name=f"{c.display_name} {NOT_COMPARABLE_MARK}") if c.not_comparable else c
+              for c in columns if (c.benchmark, c.metric) in wanted]
     models = sorted({m for c in chosen for (key, m) in cells if key == c.key})
 
     def summary(model: str) -> tuple[float | None, dict[str, float | None]]:

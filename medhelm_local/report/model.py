@@ -22,6 +22,10 @@ def slug(text: str) -> str:
     return cleaned[:120] or "_"
 
 
+# Marks, in the published results' column names, a benchmark whose local runs do not compare with MedHELM's.
+NOT_COMPARABLE_MARK = "†"
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One run as the report shows it: who ran what, where it sits in the taxonomy, and its counts."""
@@ -46,6 +50,7 @@ class RunInfo:
     n_failed: int | None
     updated_at: datetime | None = None
     external: bool = False
+    not_comparable: str | None = None  # why its scores cannot be set beside published MedHELM results
 
     @property
     def slug(self) -> str:
@@ -102,6 +107,7 @@ class Column:
     lower: float | None
     upper: float | None
     main: bool  # the benchmark's main metric (counts in the mean win rate and the macro averages)
+    not_comparable: str | None = None  # why a local run in it cannot be set beside published MedHELM results
 
     @property
     def key(self) -> str:

@@ -94,6 +94,20 @@ def _placement(benchmark: str, declared: dict[str, Any]) -> tuple[str, str]:
     return declared.get("category") or UNPLACED, subcategory or UNPLACED
 
 
+def _not_comparable(benchmark: str, args: dict[str, str], declared: dict[str, Any]) -> str | None:
+    """Why a run cannot be set beside published MedHELM results: as recorded when it ran, else (a run stored before
+    that was recorded) its card's word on the arguments it ran with; None when it can, or the card is unknown."""
+    if "not_comparable" in declared:
+        return declared["not_comparable"] or None
+    from medhelm_local.errors import MedhelmError
+    from medhelm_local.scenarios.registry import get
+
+    try:
+        return get(benchmark).card.comparability(args)
+    except MedhelmError:
+        return None
+
+
 class StoreReader:
     """One open suite store, read for a report."""
 
@@ -120,13 +134,14 @@ class StoreReader:
              failed) = row
             benchmark = json.loads(declared or "{}")
             category, subcategory = _placement(scenario, benchmark)
+            run_args = {str(k): str(v) for k, v in json.loads(args or "{}").items()}
             found.append(RunInfo(
                 key=run_id, run_id=run_id, source=self.label, suite=suite, model=model, deployment=deployment,
                 benchmark=scenario, display_name=benchmark.get("display_name") or scenario,
                 task_type=benchmark.get("task_type") or "", category=category, subcategory=subcategory,
                 access=access, main_metric=main, run_entry=entry,
-                args={str(k): str(v) for k, v in json.loads(args or "{}").items()}, n_instances=n, n_completed=ok,
-                n_failed=failed, updated_at=updated))
+                args=run_args, n_instances=n, n_completed=ok, n_failed=failed, updated_at=updated,
+                not_comparable=_not_comparable(scenario, run_args, benchmark)))
         return found
 
     def metrics(self) -> dict[str, dict[str, MetricSummary]]:

@@ -96,7 +96,8 @@ def start_runs(planned: Sequence[PlannedRun], store: StoreHandle, suite: str,
                       "price": plan.deployment.price.model_dump() if plan.deployment.price else None},
             benchmark={"name": bench.name, "display_name": bench.display_name, "task_type": bench.task_type.value,
                        "subcategory": bench.subcategory, "category": bench.spec.card.taxonomy.category,
-                       "access": bench.access, "metrics": [m.name for m in bench.metrics]}))
+                       "access": bench.access, "metrics": [m.name for m in bench.metrics],
+                       "not_comparable": bench.not_comparable}))
     record_runs(store.con, records)
     progress = stored_progress(store.con, [plan.run_id for plan in planned])
     runs = []

@@ -259,6 +259,11 @@ class Benchmark:
                               args=dict(self.args))
 
     @property
+    def not_comparable(self) -> str | None:
+        """Why this run's scores cannot be set beside published MedHELM results (None: they can)."""
+        return self.card.comparability(self.args)
+
+    @property
     def truncation(self) -> str | None:
         """Which part of a long record is kept when a prompt does not fit (keep_start, keep_end), or None."""
         return self.card.prompt.truncate
@@ -270,7 +275,10 @@ class Benchmark:
         data = self.card.data
         if data.file is not None:
             return (data.file,)
-        return tuple(data.files) if data.files else tuple(sorted(published_checksums(data.folder or "") or {}))
+        extra = [name for key, arg in self.card.args.items() for name in arg.files.get(self.args.get(key, ""), [])]
+        if data.files:
+            return (*data.files, *extra)
+        return (*sorted(published_checksums(data.folder or "") or {}), *extra)
 
     def _paths(self, data: DataRoot) -> dict[str, Path]:
         spec = self.card.data

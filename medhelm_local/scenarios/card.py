@@ -13,6 +13,7 @@ score the task is an error naming the field and its line.
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -163,6 +164,24 @@ class CardArg(_Strict):
     help: str
     choices: list[str] | None = None
     default: str | None = None
+    files: dict[str, list[str]] = Field(default_factory=dict, description="Files a value reads besides data.files, "
+                                        "e.g. split: {dev+test: [phrases_no_exclude_dev.jsonl]}")
+
+    @model_validator(mode="after")
+    def _files_for_choices(self) -> CardArg:
+        unknown = sorted(set(self.files) - set(self.choices or ()))
+        if unknown:
+            raise ValueError(f"args files name value(s) that are not among the choices: {', '.join(unknown)}")
+        return self
+
+
+class CardComparability(_Strict):
+    """Why the benchmark's scores cannot be set beside published MedHELM results, and the run-entry arguments
+    that reproduce MedHELM's behaviour (then they can)."""
+
+    reason: str = Field(min_length=1)
+    unless: dict[str, str] = Field(default_factory=dict, description="Run-entry arguments that make a run "
+                                   "comparable, e.g. {helm_compat: 'true'}")
 
 
 class Card(_Strict):
@@ -188,6 +207,8 @@ class Card(_Strict):
     rubric: str | None = Field(None, description="What the LLM jury rates (jury_score): a shipped rubric's name, e.g. "
                                "clinical_note, or a rubric file relative to the card")
     notes: str | None = Field(None, description="How this benchmark differs from MedHELM's, for `benchmarks show`")
+    not_comparable: CardComparability | None = Field(None, description="Set when its scores cannot be set beside "
+                                                     "published MedHELM results: why, and what makes a run comparable")
 
     @model_validator(mode="after")
     def _consistent(self) -> Card:
@@ -202,7 +223,17 @@ class Card(_Strict):
             raise ValueError(f"columns.long names '{self.columns.long}', which the prompt template does not place")
         if self.prompt.few_shot and self.prompt.few_shot.file and self.prompt.few_shot.file == self.data.file:
             raise ValueError("prompt.few_shot.file is the evaluated data file: examples must come from elsewhere")
+        unknown = sorted(set(self.not_comparable.unless) - set(self.args)) if self.not_comparable else []
+        if unknown:
+            raise ValueError(f"not_comparable.unless names argument(s) the card does not take: {', '.join(unknown)}")
         return self
+
+    def comparability(self, args: Mapping[str, str]) -> str | None:
+        """Why a run with these arguments cannot be set beside published MedHELM results (None: it can)."""
+        found = self.not_comparable
+        if found is None or (found.unless and all(args.get(k) == v for k, v in found.unless.items())):
+            return None
+        return found.reason
 
     @property
     def metric_names(self) -> tuple[list[str], list[str]]:

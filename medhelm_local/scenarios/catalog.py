@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from medhelm_local.errors import DatasetMissingError, MedhelmError, ScenarioError
+from medhelm_local.scenarios.benchmark import Benchmark
+from medhelm_local.scenarios.card import Card
 from medhelm_local.scenarios.datafiles import DataRoot
 from medhelm_local.scenarios.formats import format_for
 from medhelm_local.scenarios.long_inputs import how_inputs_fit
@@ -35,6 +37,7 @@ class BenchmarkStatus:
     args: dict[str, str]
     builtin: bool
     inputs: str  # how prompts are fitted to the model's context
+    comparable: str  # whether its scores can be set beside published MedHELM results, and when not, why
 
     @property
     def runnable(self) -> bool:
@@ -70,8 +73,21 @@ def benchmark_status(data_root: DataRoot, taxonomy: Taxonomy | None = None) -> l
             spec.provenance, spec.licence, card.citation or "",
             " ".join((card.notes or "").split()),
             {k: a.help + (f" (one of {', '.join(a.choices)})" if a.choices else "") for k, a in card.args.items()},
-            spec.builtin, how_inputs_fit(bench.truncation, bench.max_length)))
+            spec.builtin, how_inputs_fit(bench.truncation, bench.max_length), comparability(card, bench)))
     return rows
+
+
+def comparability(card: Card, bench: Benchmark) -> str:
+    """Whether a run with the default arguments compares with published MedHELM results; when some arguments
+    make it incomparable (or comparable), which and why."""
+    found = card.not_comparable
+    if found is None:
+        return "comparable with published MedHELM results"
+    unless = ", ".join(f"{k}={v}" for k, v in found.unless.items())
+    if bench.not_comparable is not None:
+        tail = f" (comparable with {unless})" if unless else ""
+        return f"NOT comparable with published MedHELM results{tail}: {found.reason}"
+    return f"comparable with published MedHELM results with {unless} (the default); otherwise not: {found.reason}"
 
 
 RUNNABLE = "runnable"

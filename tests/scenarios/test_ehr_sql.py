@@ -1,4 +1,5 @@
-"""EHRSQL (eICU): test split by default (valid selectable), schema + question in, gold SQL as reference."""
+"""EHRSQL (eICU): MedHELM's pool of the valid and test splits by default (either alone selectable), schema + question
+in, gold SQL as reference."""
 
 from __future__ import annotations
 
@@ -32,14 +33,15 @@ def fixture_root(tmp_path: Path) -> Path:
 
 
 @needs_published
-@pytest.mark.parametrize(("split", "count", "impossible"), [("test", 1792, 588), ("valid", 1117, 362)])
+@pytest.mark.parametrize(("split", "count", "impossible"),
+                         [("valid+test", 2909, 950), ("test", 1792, 588), ("valid", 1117, 362)])
 def test_the_published_splits_load_with_their_counts(split: str, count: int, impossible: int) -> None:
-    args = {} if split == "test" else {"split": split}
+    args = {} if split == "valid+test" else {"split": split}
     instances = create("ehr_sql", args).load(DataRoot(SHARED_DATASETS))
 
     assert len(instances) == count
     assert len({i.id for i in instances}) == count
-    assert {i.split for i in instances} == {split}
+    assert {i.split for i in instances} == set(split.split("+"))
     assert Counter(i.extra["is_impossible"] for i in instances) == {"true": impossible, "false": count - impossible}
     for instance in instances:
         assert len(instance.references) == 1
@@ -49,7 +51,7 @@ def test_the_published_splits_load_with_their_counts(split: str, count: int, imp
 
 @needs_published
 def test_the_published_prompt_follows_medhelms_layout() -> None:
-    bench = create("ehr_sql")
+    bench = create("ehr_sql", {"split": "test"})
     assert bench.task_type is TaskType.GENERATION
     instance = bench.load(DataRoot(SHARED_DATASETS))[0]
 
@@ -62,8 +64,13 @@ def test_the_published_prompt_follows_medhelms_layout() -> None:
     assert (prompt.max_tokens, prompt.stop, prompt.temperature) == (1024, (), 0.0)
 
 
-def test_the_fixture_loads_the_test_split_by_default(fixture_root: Path) -> None:
-    instances = create("ehr_sql").load(DataRoot(fixture_root))
+def test_the_fixture_loads_the_valid_then_the_test_split_by_default(fixture_root: Path) -> None:
+    pooled = create("ehr_sql").load(DataRoot(fixture_root))
+    instances = create("ehr_sql", {"split": "test"}).load(DataRoot(fixture_root))
+
+    assert [i.id for i in pooled] == ["e99739f1cdf689b4761876f3", "e8bfc4b844beaef18f41fb7d",
+                                      *(i.id for i in instances)]
+    assert [i.split for i in pooled] == ["valid"] * 2 + ["test"] * 3
 
     assert [i.id for i in instances] == ["ba95373f025351f7de88a95a", "3247dbf0101727c6e704085b",
                                          "9b851f4b098a47d3e3b71fbc"]
@@ -84,7 +91,7 @@ def test_the_valid_split_can_be_chosen(fixture_root: Path) -> None:
 
 
 def test_without_a_database_the_main_metric_is_sql_exact_match(fixture_root: Path) -> None:
-    bench = create("ehr_sql")
+    bench = create("ehr_sql", {"split": "test"})
     instances = bench.load(DataRoot(fixture_root))
 
     assert bench.main_metric == get("ehr_sql").main_metric == EHR_SQL_EXACT_MATCH
@@ -102,7 +109,7 @@ def test_with_a_database_queries_are_executed(fixture_root: Path, tmp_path: Path
     conn.execute("insert into medication values (1, 10, 'clonidine', '0.1 mg', 'po', '2105-01-01 08:00:00', null)")
     conn.commit()
     conn.close()
-    bench = create("ehr_sql", {"db": str(db)})
+    bench = create("ehr_sql", {"db": str(db), "split": "test"})
     instances = bench.load(DataRoot(fixture_root))
 
     scores = {s.metric: s.value for s in bench.score(instances[1], "select 'po'")}
@@ -130,5 +137,6 @@ def test_a_missing_file_says_where_it_is_published(tmp_path: Path) -> None:
     with pytest.raises(DatasetMissingError) as caught:
         create("ehr_sql").load(DataRoot(tmp_path / "empty"))
 
-    assert "ehrsql_eicu/test.json is missing" in str(caught.value)
+    assert "ehrsql_eicu/test.json is missing" in str(caught.value) or "ehrsql_eicu/valid.json is missing" in str(
+        caught.value)
     assert "glee4810/EHRSQL" in str(caught.value)

@@ -68,9 +68,12 @@ def test_rows_without_an_answer_are_dropped_and_ids_are_sheet_rows(tmp_path: Pat
         ["can i take ibuprofen with lisinopril", "ibuprofen", "Interaction", "two parts", None, "https://x"],
         ["what is metformin for", "metformin", "Information", None, "Section", "https://y"],
         ["how much aspirin", "aspirin", "Dose", "81 mg daily", "Dosage", "https://z"],
+        ["is warfarin safe", "warfarin", "Safety", "n/a", "Section", "https://w"],
+        ["what is NA in my labs", "sodium", "Information", "NA ", "Section", "https://v"],
     ], inline)
 
-    assert [i.id for i in instances] == ["row-0002", "row-0004"]
+    # "n/a" is no answer to pandas (so to MedHELM); "NA " with its space is text to pandas.
+    assert [i.id for i in instances] == ["row-0002", "row-0004", "row-0006"]
     assert instances[0].input == "can i take ibuprofen with lisinopril"
     assert instances[0].references == (Reference("two parts"),)
     assert instances[1].extra["question_type"] == "Dose"
@@ -111,9 +114,9 @@ def published() -> list[Instance]:
 
 
 @needs_published
-def test_the_published_workbook_gives_690_instances(published: list[Instance]) -> None:
-    assert len(published) == 690  # every one of the 690 rows has an answer
-    assert len({i.id for i in published}) == 690
+def test_the_published_workbook_gives_689_instances(published: list[Instance]) -> None:
+    assert len(published) == 689  # 690 rows have an answer; one of them is "n/a", which MedHELM drops
+    assert len({i.id for i in published}) == 689
     assert published[0].id == "row-0002" and published[-1].id == "row-0691"
     assert all(i.input.strip() for i in published)
     assert all(len(i.references) == 1 and i.references[0].text.strip() for i in published)

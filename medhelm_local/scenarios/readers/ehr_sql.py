@@ -20,6 +20,8 @@ from medhelm_local.scenarios.readers import reader
 INPUT = "-- Database Schema:\n{schema}\n\n-- " + " " * 20 + "Question:\n{question}\n\n"
 SCHEMA_FILE = "eicu.sql"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+POOLED = "valid+test"
+SPLITS = {POOLED: ("valid", "test"), "test": ("test",), "valid": ("valid",)}
 
 
 def schema_prompt(sql: str) -> str:
@@ -58,16 +60,18 @@ def check_database(args: Mapping[str, str]) -> None:
 
 @reader("ehr_sql", check_args=check_database)
 def read_ehr_sql(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
-    """One instance per question of the chosen split (`split=test` or `valid`); the gold query is the reference."""
-    split = args.get("split", "test")
+    """One instance per question of the chosen split(s) (`split=valid+test`, MedHELM's pool, `test` or
+    `valid`); the gold query is the reference. Question ids are unique across the two files."""
     schema = schema_prompt(paths[SCHEMA_FILE].read_text("utf-8"))
     if not schema:
         raise ValueError(f"{SCHEMA_FILE} holds no CREATE TABLE statement")
-    for entry in json.loads(paths[f"{split}.json"].read_text("utf-8")):
-        # `value` (the question's slot values, as JSON) is what HELM's rule compares with when the
-        # gold query returns no rows (metrics/ehr_sql_helm.py).
-        extra = MappingProxyType({"is_impossible": "true" if entry.get("is_impossible") else "false",
-                                  "template": str(entry.get("template", "")),
-                                  "value": json.dumps(entry.get("value", {}))})
-        yield Instance(str(entry["id"]), INPUT.format(schema=schema, question=entry["question"]),
-                       (Reference(entry["query"]),), split=split, extra=extra)
+    # MedHELM reads valid before test and evaluates both.
+    for split in SPLITS[args.get("split", POOLED)]:
+        for entry in json.loads(paths[f"{split}.json"].read_text("utf-8")):
+            # `value` (the question's slot values, as JSON) is what HELM's rule compares with when the
+            # gold query returns no rows (metrics/ehr_sql_helm.py).
+            extra = MappingProxyType({"is_impossible": "true" if entry.get("is_impossible") else "false",
+                                      "template": str(entry.get("template", "")),
+                                      "value": json.dumps(entry.get("value", {}))})
+            yield Instance(str(entry["id"]), INPUT.format(schema=schema, question=entry["question"]),
+                           (Reference(entry["query"]),), split=split, extra=extra)

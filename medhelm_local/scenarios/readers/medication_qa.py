@@ -1,5 +1,10 @@
 """MedicationQA: consumers' questions about medications with the MedInfo 2019 gold-standard answers,
-read from the workbook with the standard library (Office Open XML parts)."""
+read from the workbook with the standard library (Office Open XML parts).
+
+MedHELM keeps a row only if pandas reads an answer in it, and pandas reads a cell holding one of
+its missing-value words ("n/a", "NA", "null", ...) as no answer: one published row answers "n/a"
+and is left out there, so it is left out here too (689 of 690 rows).
+"""
 
 from __future__ import annotations
 
@@ -14,11 +19,15 @@ from medhelm_local.scenarios.readers import reader
 from medhelm_local.scenarios.spreadsheet import read_sheet_rows
 
 WORKBOOK = "MedInfo2019-QA-Medications.xlsx"
+# pandas' default missing-value words (pandas.read_excel's na_values), which MedHELM's loader reads with.
+PANDAS_MISSING = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+                            "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 
 
 @reader("medication_qa")
 def read_medication_qa(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
-    """One instance per sheet row with an answer (MedHELM drops the others), keyed by its row number."""
+    """One instance per sheet row with an answer as pandas reads it (MedHELM drops the others), keyed by its row
+    number."""
     try:
         rows = list(read_sheet_rows(paths[WORKBOOK]))
     except (zipfile.BadZipFile, ElementTree.ParseError) as exc:
@@ -32,7 +41,7 @@ def read_medication_qa(paths: Mapping[str, Path], args: Mapping[str, str]) -> It
         raise ValueError(f"the first row lacks the column(s) {', '.join(missing)}")
     question, answer = by_name["Question"], by_name["Answer"]
     for number, cells in rows[1:]:
-        if not cells.get(answer):
+        if cells.get(answer, "") in PANDAS_MISSING:
             continue
         if not cells.get(question):
             raise ValueError(f"row {number} has an answer but no question")

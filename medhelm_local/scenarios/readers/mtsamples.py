@@ -19,6 +19,8 @@ from medhelm_local.scenarios.readers import reader
 
 # Section headings that can hold the reference, in MedHELM's order of preference.
 HEADINGS = ("PLAN:", "SUMMARY:", "FINDINGS:")
+# MedHELM lists the files through GitHub's contents API, which returns at most 1,000 entries (in name order).
+GITHUB_LISTING_LIMIT = 1000
 
 
 def reference_section(report: str) -> tuple[str, str] | None:
@@ -49,10 +51,27 @@ def _read(paths: Mapping[str, Path], cut_headings: tuple[str, ...] | None) -> It
                        extra=MappingProxyType({"section": heading.rstrip(":")}))
 
 
+def _read_as_medhelm(paths: Mapping[str, Path]) -> Iterator[Instance]:
+    """MedHELM's instances, its two faults included: only the first 1,000 files (the most GitHub's contents API
+    lists), the input cut before `PLAN:` only (a SUMMARY or FINDINGS reference stays in it), and a report whose
+    heading is not in capitals dropped (MedHELM's loader fails on it and skips the file)."""
+    for report_id, report in _reports(dict(sorted(paths.items())[:GITHUB_LISTING_LIMIT])):
+        upper = report.upper()
+        if any(h in upper and h not in report for h in HEADINGS):
+            continue
+        found = reference_section(report)
+        if found is None:
+            continue
+        heading, reference = found
+        yield Instance(report_id, report.split("PLAN:", 1)[0].strip(), (Reference(reference),),
+                       extra=MappingProxyType({"section": heading.rstrip(":")}))
+
+
 @reader("mtsamples_replicate")
 def read_mtsamples_replicate(paths: Mapping[str, Path], args: Mapping[str, str]) -> Iterator[Instance]:
-    """Reports with a reference, cut before `PLAN:` and before the reference's own heading."""
-    return _read(paths, None)
+    """Reports with a reference, cut before `PLAN:` and before the reference's own heading (`helm_compat=true`:
+    MedHELM's instances exactly, faults included)."""
+    return _read_as_medhelm(paths) if args.get("helm_compat") == "true" else _read(paths, None)
 
 
 @reader("mtsamples_procedures")
