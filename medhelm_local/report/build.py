@@ -270,10 +270,11 @@ def _published(runs: Sequence[RunInfo], columns: Sequence[Column], cells: Mappin
     if not external:
         return None
     wanted = {(r.benchmark, r.main_metric) for r in external}
-    # A benchmark whose local runs do not compare with MedHELM's is marked in the column's name (and its
-    # reason listed below the table).
-    chosen = [replace(c, display_name=f"{c.display_name} {NOT_COMPARABLE_MARK}") if c.not_comparable else c
-              for c in columns if (c.benchmark, c.metric) in wanted]
+    # A benchmark whose local runs do not compare with MedHELM's (on any metric) is marked in the column's name,
+    # and its reason listed below the table.
+    apart = {r.benchmark: r.not_comparable for r in runs if not r.external and r.not_comparable}
+    chosen = [replace(c, display_name=f"{c.display_name} {NOT_COMPARABLE_MARK}", not_comparable=apart[c.benchmark])
+              if c.benchmark in apart else c for c in columns if (c.benchmark, c.metric) in wanted]
     models = sorted({m for c in chosen for (key, m) in cells if key == c.key})
 
     def summary(model: str) -> tuple[float | None, dict[str, float | None]]:

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from medhelm_local.report.model import Board, Column, Report
+from medhelm_local.report.model import NOT_COMPARABLE_MARK, Board, Column, Report
 
 FORMATS = ("html", "json", "csv", "md", "latex")
 
@@ -147,6 +147,9 @@ def to_markdown(report: Report) -> str:
                          f"{interval(c.ci_low, c.ci_high) or c.note} | {c.n_pairs} | {c.n_unpaired} |")
     if report.published:
         lines += ["", *_md_board(report, report.published, "Published results side by side (HELM rules)")]
+        lines += [f"\n{NOT_COMPARABLE_MARK} {c.display_name.removesuffix(NOT_COMPARABLE_MARK).strip()}: not comparable "
+                  f"with published MedHELM results. {c.not_comparable}"
+                  for c in report.published.columns if c.not_comparable]
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ import pytest
 from support.report_store import FakeRun, write_store
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.report.formats import to_markdown
 from medhelm_local.report.helm_runs import read_external, run_folders
 from medhelm_local.report.sources import open_sources
 from medhelm_local.store.keys import Kek
@@ -86,6 +87,32 @@ def test_published_rows_stand_beside_local_ones_on_the_same_rule(tmp_path: Path,
     # On PubMedQA gpt-4o (0.8) beats both; medcalc has one model, so it is not ranked.
     assert rows["openai/gpt-4o · published"].win_rate.value == 1.0
     assert rows["openai/gpt-4o · published"].win_rate.columns == 1
+
+
+def test_a_benchmark_whose_local_runs_do_not_compare_with_medhelms_is_marked_with_the_reason(
+        tmp_path: Path, kek: Kek) -> None:
+    # Runs stored before the reason was recorded: the card's word on the arguments each ran with.
+    write_store(tmp_path / "s.duckdb", kek, "s", [
+        FakeRun("local/qwen", "mtsamples_replicate", 50, seed=3), FakeRun("local/qwen", "pubmed_qa", 50, seed=4)])
+    runs = tmp_path / "helm" / "benchmark_output" / "runs" / "v2.0.0"
+    write_helm_run(runs, "mtsamples_replicate", "openai/gpt-4o", [_stat("mtsamples_replicate_accuracy", 3.9, 427),
+                                                                  _stat("rouge_l", 0.2, 427)])
+    write_helm_run(runs, "pubmed_qa", "openai/gpt-4o", [_stat("exact_match", 0.8, 1000)])
+    sources = open_sources([tmp_path / "s.duckdb"], kek, helm_runs=[tmp_path / "helm"])
+    try:
+        report = sources.report()
+    finally:
+        sources.close()
+
+    published = report.published
+    assert published is not None
+    marked = {c.benchmark: (c.display_name, c.not_comparable) for c in published.columns}
+    assert marked["mtsamples_replicate"][0] == "MTSamples †"
+    assert "169 of its 427" in (marked["mtsamples_replicate"][1] or "")
+    assert marked["pubmed_qa"] == ("PubMedQA", None)
+    text = to_markdown(report)
+    assert "† MTSamples: not comparable with published MedHELM results. MedHELM's loader leaves the reference" in text
+    assert "PubMedQA: not comparable" not in text
 
 
 @pytest.mark.parametrize(("damage", "words"), [

@@ -106,6 +106,11 @@ def test_a_loaded_multiple_choice_item_scores_its_correct_letter(data_root: Path
         assert {s.metric: s.value for s in bench.score(instance, wrong)}[bench.main_metric] == 0.0
 
 
+# MedHELM's answer cues: HELM's default for PubMedQA, its own for MedQA (get_medhelm_med_qa_spec).
+CUES = {"pubmed_qa": "Answer:",
+        "med_qa": "Respond only with 'A', 'B', 'C' or 'D'. Do not add any other text, punctuation, or symbols.:"}
+
+
 @pytest.mark.parametrize("benchmark", ["pubmed_qa", "med_qa"])
 def test_multiple_choice_prompts_follow_medhelms_layout(data_root: Path, benchmark: str) -> None:
     bench = create(benchmark)
@@ -116,9 +121,8 @@ def test_multiple_choice_prompts_follow_medhelms_layout(data_root: Path, benchma
     instructions, _, body = prompt.text.partition("\n\n")
     assert instructions and "\n" not in instructions
     assert body.startswith("Question: ")
-    assert prompt.text.endswith("\nAnswer:")
     option_lines = [f"{LETTERS[i]}. {ref.text}" for i, ref in enumerate(instance.references)]
-    assert prompt.text.endswith("\n" + "\n".join(option_lines) + "\nAnswer:")
+    assert prompt.text.endswith("\n" + "\n".join(option_lines) + "\n" + CUES[benchmark])
     assert prompt.instance_id == instance.id
     assert prompt.max_tokens == 1
     assert prompt.temperature == 0.0

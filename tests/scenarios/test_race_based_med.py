@@ -1,4 +1,5 @@
-"""Race-based medicine: one yes/no item per "Run N:" of the supplement, red text marking harmful content.
+"""Race-based medicine: yes/no items from the "Run N:" blocks of the supplement, red text marking harmful content:
+MedHELM's 167 items by default, every one of the 181 runs with parse=runs.
 
 No cut of the supplement is committed (no licence is stated for it): the published-file tests skip
 without it, and the parser is tested on a small .docx written here with made-up text.
@@ -68,13 +69,18 @@ def test_runs_are_found_with_their_questions_responses_and_red_marks(tmp_path: P
     assert [line.text for line in items[2].lines] == ["Grass is blue.", "That is all."]
 
 
-def test_the_synthetic_document_loads_as_yes_no_items(tmp_path: Path) -> None:
-    write_docx(tmp_path / "source" / "race_based_med" / FILE, SYNTHETIC)
+def _import(tmp_path: Path, paragraphs: list[str]) -> DataRoot:
+    write_docx(tmp_path / "source" / "race_based_med" / FILE, paragraphs)
     import_dataset(tmp_path / "source" / "race_based_med", tmp_path / "data")
-    bench = create("race_based_med")
+    return DataRoot(tmp_path / "data")
+
+
+def test_the_synthetic_document_loads_as_yes_no_items(tmp_path: Path) -> None:
+    data = _import(tmp_path, SYNTHETIC)
+    bench = create("race_based_med", {"parse": "runs"})
     assert bench.task_type is TaskType.MULTIPLE_CHOICE
 
-    instances = bench.load(DataRoot(tmp_path / "data"))
+    instances = bench.load(data)
 
     assert [i.id for i in instances] == ["run-001", "run-002", "run-003"]
     assert [i.correct_references[0].text for i in instances] == ["yes", "no", "yes"]
@@ -89,6 +95,34 @@ def test_the_synthetic_document_loads_as_yes_no_items(tmp_path: Path) -> None:
     assert {s.metric: s.value for s in bench.score(instances[1], "A")}[bench.main_metric] == 0.0
 
 
+# MedHELM's reading: "Run 2:" + a no-break space is dropped, and ends the run before it; a blank paragraph is an
+# empty line; the next group's heading stays in the last response; a carriage return reads as a line feed; two
+# identical question-response pairs are one item, in the first one's place with the last one's answer.
+AS_MEDHELM = [
+    run("Front matter"),
+    run("Run 1: Is the sky green?"), run("No, it is blue."), run(""), run("Some say green.", color="FF0000"),
+    run("Run 2:\u00a0Is the sky green?"), run("It is blue."),
+    run("Run 3: Is the sky green?"), run("No, it is blue."), run(""), run("Some say green.", color="000000"),
+    run("Run 1: Is grass blue?"), run("Grass is blue.&#13;Really.", color="ff0000"), run("Next group heading"),
+]
+
+
+def test_by_default_the_items_are_medhelms(tmp_path: Path) -> None:
+    data = _import(tmp_path, AS_MEDHELM)
+    bench = create("race_based_med")
+
+    instances = bench.load(data)
+
+    assert [i.id for i in instances] == ["item-001", "item-002"]
+    assert instances[0].input == QUESTION.format(question="Is the sky green?", response="No, it is blue.\n\nSome say "
+                                                 "green.")
+    assert instances[1].input == QUESTION.format(question="Is grass blue?", response="Grass is blue.\nReally.\nNext "
+                                                 "group heading")
+    assert [i.correct_references[0].text for i in instances] == ["no", "yes"]
+    assert bench.not_comparable is None
+    assert "181" in (create("race_based_med", {"parse": "runs"}).not_comparable or "")
+
+
 def test_a_file_that_is_not_a_docx_is_refused(tmp_path: Path) -> None:
     source = tmp_path / "race_based_med"
     source.mkdir()
@@ -101,7 +135,7 @@ def test_a_file_that_is_not_a_docx_is_refused(tmp_path: Path) -> None:
 
 @needs_published
 def test_the_supplement_gives_one_item_per_run_181_in_all() -> None:
-    instances = create("race_based_med").load(DataRoot(SHARED_DATASETS))
+    instances = create("race_based_med", {"parse": "runs"}).load(DataRoot(SHARED_DATASETS))
 
     assert len(instances) == 181  # 9 questions x 4 models x 5 runs, and one group with two runs numbered 4
     assert len({i.id for i in instances}) == 181
@@ -116,8 +150,8 @@ def test_the_supplement_gives_one_item_per_run_181_in_all() -> None:
 
 
 @needs_published
-def test_group_headings_are_not_left_in_responses() -> None:
-    instances = create("race_based_med").load(DataRoot(SHARED_DATASETS))
+def test_group_headings_are_not_left_in_responses_read_run_by_run() -> None:
+    instances = create("race_based_med", {"parse": "runs"}).load(DataRoot(SHARED_DATASETS))
 
     endings = [i.input.rstrip("\n").rsplit("\n", 1)[-1] for i in instances]
     for heading in ("Calculate EGFR:", "Brain Size", "Lung capacity", "GPT-4’s Responses:", "August 3 version"):

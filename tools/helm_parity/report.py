@@ -1,0 +1,77 @@
+"""Print, per public benchmark and run entry, how many of this project's prompts are identical to HELM 0.5.16's.
+
+Runs with the project's environment (HELM is not needed: it reads the committed digests):
+
+    .venv/bin/python tools/helm_parity/report.py [--datasets ../shared/datasets] [--markdown]
+
+Each run entry the digests name is checked (tests/scenarios/test_helm_parity.py asserts the same);
+a benchmark marked not comparable is also shown as it runs by default, with what differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from support.helm_parity import PUBLISHED, SUBSET, WITHOUT_DIGESTS, Outcome, compare, goldens  # noqa: E402
+
+from medhelm_local.scenarios import DataRoot, get, import_dataset  # noqa: E402
+
+DEMO = REPO / "deploy" / "demo" / "datasets"
+
+
+def _row(outcome: Outcome, markdown: bool) -> str:
+    where = "published files" if outcome.mode == PUBLISHED else "demo subset"
+    of = f"{outcome.identical} / {outcome.here}" + (f" (HELM {outcome.helm})" if outcome.here != outcome.helm else "")
+    notes = []
+    if outcome.differing:
+        notes.append(f"{len(outcome.differing)} differ")
+    if outcome.missing and outcome.covers == "all":
+        notes.append(f"{len(outcome.missing)} of HELM's not built")
+    if outcome.extra:
+        notes.append(f"{len(outcome.extra)} not in HELM")
+    notes += outcome.request
+    cells = [f"`{outcome.entry}`", of, where, "; ".join(notes) or "identical"]
+    return "| " + " | ".join(cells) + " |" if markdown else "  ".join(f"{c:44}" if i == 0 else c
+                                                                   for i, c in enumerate(cells))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", type=Path, default=REPO.parent / "shared" / "datasets")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args()
+    failing = 0
+    if args.markdown:
+        print("| run entry | identical / instances | data | notes |\n|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as scratch:
+        for golden in goldens():
+            if golden.same_files(args.datasets):
+                data, mode = DataRoot(args.datasets), PUBLISHED
+            elif (DEMO / golden.folder).is_dir():
+                import_dataset(DEMO / golden.folder, Path(scratch) / "data")
+                data, mode = DataRoot(Path(scratch) / "data"), SUBSET
+            else:
+                print(f"{golden.benchmark}: no copy of {golden.folder} here")
+                continue
+            entries = [(check["args"], check["covers"]) for check in golden.checks]
+            card = get(golden.benchmark).card
+            if card.comparability({}) is not None or any(card.comparability(a) is not None for a, _ in entries):
+                entries.append(({}, "part"))  # as it runs by default: shown, not asserted
+            for entry_args, covers in entries:
+                outcome = compare(golden, entry_args, covers, data, mode)
+                asserted = (entry_args, covers) in [(c["args"], c["covers"]) for c in golden.checks]
+                failing += asserted and not outcome.ok
+                print(_row(outcome, args.markdown))
+    for name, why in WITHOUT_DIGESTS.items():
+        print(f"| `{name}` | - | - | not compared: {why} |" if args.markdown else f"{name}: not compared, {why}")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
