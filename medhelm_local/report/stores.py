@@ -103,7 +103,8 @@ def _not_comparable(benchmark: str, args: dict[str, str], declared: dict[str, An
     from medhelm_local.scenarios.registry import get
 
     try:
-        return get(benchmark).card.comparability(args)
+        # Without the card's defaults: such a run predates them (race_based_med then read every run).
+        return get(benchmark).card.comparability(args, defaults=False)
     except MedhelmError:
         return None
 

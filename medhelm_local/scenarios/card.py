@@ -228,12 +228,14 @@ class Card(_Strict):
             raise ValueError(f"not_comparable.unless names argument(s) the card does not take: {', '.join(unknown)}")
         return self
 
-    def comparability(self, args: Mapping[str, str]) -> str | None:
-        """Why a run with these arguments cannot be set beside published MedHELM results (None: it can)."""
+    def comparability(self, args: Mapping[str, str], defaults: bool = True) -> str | None:
+        """Why a run with these arguments (and the card's defaults for the others, unless `defaults` is False)
+        cannot be set beside published MedHELM results (None: it can)."""
         found = self.not_comparable
-        if found is None or (found.unless and all(args.get(k) == v for k, v in found.unless.items())):
+        if found is None:
             return None
-        return found.reason
+        given = {**{k: a.default for k, a in self.args.items() if a.default is not None}, **args} if defaults else args
+        return None if found.unless and all(given.get(k) == v for k, v in found.unless.items()) else found.reason
 
     @property
     def metric_names(self) -> tuple[list[str], list[str]]:

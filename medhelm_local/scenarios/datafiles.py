@@ -43,7 +43,7 @@ def published_checksums(folder: str) -> dict[str, str] | None:
 
 def _how_to_get(folder: str, name: str, published_at: str) -> str:
     folder_import = f"import a folder named {folder} holding {name} with `medhelm-local data import FOLDER`"
-    if published_checksums(folder) is None:
+    if name not in (published_checksums(folder) or {}):  # not among the files `data stage` fetches
         return f"get it from {published_at}, then {folder_import}"
     return (f"on a connected staging host, `medhelm-local data stage --to BUNDLE {folder}` fetches it from "
             f"{published_at}; carry the bundle in and run `medhelm-local data import BUNDLE` here (or {folder_import})")

@@ -37,13 +37,13 @@ def test_the_reference_section_is_picked_as_medhelm_does(report: str, expected: 
     assert reference_section(report) == expected
 
 
-def read(tmp_path: Path, reports: dict[str, str]) -> list[Instance]:
+def read(tmp_path: Path, reports: dict[str, str], args: dict[str, str] | None = None) -> list[Instance]:
     paths = {}
     for name, text in reports.items():
         path = tmp_path / f"{name}.txt"
         path.write_text(text, "utf-8")
         paths[f"mtsamples_processed/{name}.txt"] = path
-    return create("mtsamples_replicate").read(paths)
+    return create("mtsamples_replicate", args).read(paths)
 
 
 def test_reports_without_a_section_are_skipped_and_the_reference_is_cut_from_the_input(tmp_path: Path) -> None:
@@ -58,6 +58,33 @@ def test_reports_without_a_section_are_skipped_and_the_reference_is_cut_from_the
     assert [i.references[0].text for i in instances] == ["Start aspirin.", "Small polyp.", "Stable angina."]
     assert [i.input for i in instances] == ["Description: x\nEXAM: ok.", "HISTORY: y.", ""]
     assert [i.extra["section"] for i in instances] == ["PLAN", "FINDINGS", "SUMMARY"]
+
+
+def test_helm_compat_reproduces_medhelms_faults_and_only_then_compares(tmp_path: Path) -> None:
+    reports = {
+        "b plan": "Description: x\nEXAM: ok.PLAN: Start aspirin.\nKeywords: a",
+        "c findings": "HISTORY: y.FINDINGS: Small polyp.\nIMPRESSION: benign.PLAN:\nKeywords: b",
+        "e lower case": "HISTORY: z.\nFindings: Normal.\nPLAN: Follow up.",
+    }
+
+    ours = read(tmp_path, reports)
+    medhelms = read(tmp_path, reports, {"helm_compat": "true"})
+
+    # MedHELM leaves the FINDINGS reference in the input and fails on (drops) a lower-case "Findings:".
+    assert [i.id for i in ours] == ["b plan", "c findings", "e lower case"]
+    assert [i.id for i in medhelms] == ["b plan", "c findings"]
+    assert medhelms[1].input == "HISTORY: y.FINDINGS: Small polyp.\nIMPRESSION: benign."
+    assert ours[1].input == "HISTORY: y."
+    assert "169 of its 427" in (create("mtsamples_replicate").not_comparable or "")
+    assert create("mtsamples_replicate", {"helm_compat": "true"}).not_comparable is None
+
+
+def test_helm_compat_reads_only_the_first_1000_files_in_name_order(tmp_path: Path) -> None:
+    reports = {f"r{n:04d}": f"EXAM: {n}.PLAN: Rest {n}." for n in range(1001, 0, -1)}
+
+    assert len(read(tmp_path, reports)) == 1001
+    medhelms = read(tmp_path, reports, {"helm_compat": "true"})
+    assert [i.id for i in medhelms] == [f"r{n:04d}" for n in range(1, 1001)]
 
 
 def test_the_jury_is_the_main_metric_and_rouge_l_the_second() -> None:
@@ -112,3 +139,14 @@ def test_the_published_prompt_follows_medhelms_layout(published: list[Instance])
     assert prompt.max_tokens == 512
     assert prompt.stop == ()
     assert bench.score(instance, instance.references[0].text)[0].value == 1.0
+
+
+@needs_published
+def test_with_helm_compat_the_published_reports_give_medhelms_427() -> None:
+    instances = create("mtsamples_replicate", {"helm_compat": "true"}).load(DataRoot(SHARED_DATASETS))
+
+    assert len(instances) == 427
+    assert "OB-GYN Consultation - 4" not in {i.id for i in instances}
+    # The leak: the reference line still in the input (169 cut-off SUMMARY/FINDINGS lines, and one report whose
+    # Description repeats its plan).
+    assert sum(1 for i in instances if i.references[0].text in i.input) == 170
