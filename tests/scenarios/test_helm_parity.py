@@ -13,7 +13,17 @@ from pathlib import Path
 
 import pytest
 from conftest import DEMO_DATASETS, SHARED_DATASETS
-from support.helm_parity import PUBLISHED, REGENERATE, SUBSET, WITHOUT_DIGESTS, Golden, compare, goldens
+from support.helm_parity import (
+    FIXTURE,
+    FIXTURES,
+    PUBLISHED,
+    REGENERATE,
+    SUBSET,
+    WITHOUT_DIGESTS,
+    Golden,
+    compare,
+    goldens,
+)
 
 from medhelm_local.scenarios import DataRoot, get, import_dataset, names
 
@@ -23,7 +33,12 @@ CHECKS = [(golden, check) for golden in GOLDENS for check in golden.checks]
 
 
 def _data(golden: Golden, tmp_path: Path) -> tuple[DataRoot, str]:
-    """The published files the digests were made from, else a demo subset of them, else a skip."""
+    """The published files the digests were made from, else a demo subset of them, else a skip (or, for a
+    benchmark checked on the project's synthetic fixture, that fixture)."""
+    if golden.root == FIXTURE:
+        assert golden.same_files(FIXTURES), f"{FIXTURES / golden.folder} changed: regenerate the digests ({REGENERATE})"
+        import_dataset(FIXTURES / golden.folder, tmp_path / "data")
+        return DataRoot(tmp_path / "data"), PUBLISHED
     if golden.same_files(PUBLISHED_ROOT):
         return DataRoot(PUBLISHED_ROOT), PUBLISHED
     if (PUBLISHED_ROOT / golden.folder).is_dir():
@@ -62,6 +77,8 @@ def test_every_public_benchmark_has_digests_or_a_reason() -> None:
 
     assert public == with_digests | set(WITHOUT_DIGESTS), "add the benchmark to tools/helm_parity/benchmarks.py"
     assert not with_digests & set(WITHOUT_DIGESTS)
+    # Synthetic files only where no copy of the published ones is here.
+    assert {g.benchmark for g in GOLDENS if g.root == FIXTURE} == {"med_dialog", "med_mcqa"}
     assert all(golden.helm == "crfm-helm 0.5.16" for golden in GOLDENS)
 
 
@@ -76,7 +93,7 @@ def test_a_benchmark_marked_not_comparable_is_checked_in_its_helm_compatible_for
 
 def test_a_changed_prompt_is_caught(tmp_path: Path) -> None:
     golden = next(g for g in GOLDENS if g.benchmark == "pubmed_qa")
-    tampered = Golden(golden.benchmark, golden.helm, golden.checks, golden.folder, golden.source_files,
+    tampered = Golden(golden.benchmark, golden.helm, golden.checks, golden.root, golden.folder, golden.source_files,
                       {**golden.request, "max_tokens": 2},
                       {key: ("0" * 64 if n == 0 else digest) for n, (key, digest) in enumerate(golden.prompts.items())})
     data, mode = _data(golden, tmp_path)

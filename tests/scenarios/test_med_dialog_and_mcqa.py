@@ -28,9 +28,13 @@ def test_med_mcqa_is_medhelms_run_entry_with_the_correct_option_from_cop(gated_r
     assert get("medhelm_med_mcqa").name == "med_mcqa"
     assert [[r.text for r in i.correct_references] for i in instances] == [["Amoxicillin"], ["Vitamin C"],
                                                                           ["60-100"]]
-    assert bench.render(instances[1]).text == (
-        "Give a letter answer among A, B, C or D.\n\nQuestion: Which vitamin deficiency causes scurvy?\n"
-        "A. Vitamin A\nB. Vitamin B12\nC. Vitamin C\nD. Vitamin D\nAnswer:")
+    # MedHELM's own wording (get_medhelm_med_mcqa_spec), one answer token.
+    prompt = bench.render(instances[1])
+    assert prompt.text == (
+        "Give a letter answer among A, B, C or D. Do not include any explanation or additional text.\n\nQuestion: "
+        "Which vitamin deficiency causes scurvy?\nA. Vitamin A\nB. Vitamin B12\nC. Vitamin C\nD. Vitamin D\n"
+        "Respond only with 'A', 'B', 'C' or 'D'. Do not add any other text, punctuation, or symbols.:")
+    assert prompt.max_tokens == 1
     assert {s.metric: s.value for s in bench.score(instances[1], "C")}["exact_match"] == 1.0
 
 

@@ -21,13 +21,12 @@ from medhelm_local.records import Prompt
 from medhelm_local.scenarios import DataRoot, create
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "helm_parity"
+# Synthetic files in a published layout, for benchmarks with no copy of the published files here.
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "datasets"
 REGENERATE = ".cache/helm-venv/bin/python tools/helm_parity/generate.py"
 # MedHELM's public benchmarks without digests, and why (the tool lists them too).
-WITHOUT_DIGESTS = {
-    "med_dialog": "its files (HealthCareMagic and iCliniq JSON) are not among the published datasets here",
-    "med_mcqa": "its files (MedMCQA dev.json) are not among the published datasets here",
-}
-PUBLISHED, SUBSET = "published", "subset"
+WITHOUT_DIGESTS: dict[str, str] = {}
+PUBLISHED, SUBSET, FIXTURE = "published", "subset", "fixture"
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,7 @@ class Golden:
     benchmark: str
     helm: str
     checks: tuple[dict[str, Any], ...]
+    root: str  # published (the published datasets) or fixture (tests/data/datasets)
     folder: str
     source_files: dict[str, str]
     request: dict[str, Any]
@@ -46,8 +46,8 @@ class Golden:
     def read(path: Path) -> Golden:
         """A digest file as generate.py writes it."""
         doc = json.loads(path.read_text("utf-8"))
-        return Golden(doc["benchmark"], doc["helm"], tuple(doc["checks"]), doc["source_folder"], doc["source_files"],
-                      doc["request"], doc["prompts"])
+        return Golden(doc["benchmark"], doc["helm"], tuple(doc["checks"]), doc["source_root"], doc["source_folder"],
+                      doc["source_files"], doc["request"], doc["prompts"])
 
     def same_files(self, root: Path) -> bool:
         """True when `root/<folder>` holds the very files the digests were made from."""

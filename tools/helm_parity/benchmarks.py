@@ -13,13 +13,13 @@ import csv
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from local_sources import LocalSources, Placeholder, arrow_rows, csv_rows_as_hugging_face, head_qa_rows, mediqa_rows
 
 Keys = Callable[[Sequence[Any], LocalSources], list[str]]
 HfLoader = Callable[[LocalSources], Callable[..., Any]]
+PUBLISHED, FIXTURE = "published", "fixture"
 # GitHub's contents API lists a folder's entries in name order, at most 1,000 of them.
 GITHUB_LISTING_LIMIT = 1000
 
@@ -45,6 +45,13 @@ class Parity:
     listing: tuple[str, int | None] | None = None  # the GitHub folder HELM lists, and the listing's limit
     checks: tuple[Check, ...] = (Check({}, "all"),)
     run_spec_args: dict[str, Any] = field(default_factory=dict)
+    digest: str = ""  # the digest file's name (default: the benchmark's), for a second run spec of one benchmark
+    root: str = PUBLISHED  # whose files: the published datasets, or the project's synthetic fixture (FIXTURE)
+
+    @property
+    def file_name(self) -> str:
+        """The digest file's stem."""
+        return self.digest or self.name
 
 
 def _eval(instances: Sequence[Any]) -> list[Any]:
@@ -162,14 +169,17 @@ PARITY: tuple[Parity, ...] = (
     Parity("medi_qa", "medi_qa", "mediqa2019", _from_extra(lambda i: str(i.id)),
            hugging_face=_hf(lambda s: {"test": mediqa_rows(
                s.local("MEDIQA_Task3_QA/MEDIQA2019-Task3-QA-TestSet-wLabels.xml"))})),
+    # No copy of the published files here: checked on the project's synthetic fixtures in the same layout.
+    *(Parity("med_dialog", "med_dialog", "med_dialog",
+             lambda instances, s, subset=subset: [f"{subset}-{n:05d}" for n in range(1, 1 + len(_eval(instances)))],
+             {"test.json": f"{subset}/test.json"}, checks=(Check({"subset": subset}, "all"),),
+             run_spec_args={"subset": subset}, digest=f"med_dialog-{subset}", root=FIXTURE)
+      for subset in ("healthcaremagic", "icliniq")),
+    Parity("med_mcqa", "medhelm_med_mcqa", "medmcqa",
+           lambda instances, s: [f"dev-{n:05d}" for n in range(1, 1 + len(_eval(instances)))],
+           {"uc": json.dumps({"train.json": None, "dev.json": "dev.json"})}, root=FIXTURE),
 )
-# MedHELM's other public benchmarks, whose files have no copy here yet: nothing to compare.
-NOT_HERE = {
-    "med_dialog": "its files (HealthCareMagic and iCliniq JSON) are not among the published datasets here",
-    "med_mcqa": "its files (MedMCQA dev.json) are not among the published datasets here",
-}
+# MedHELM's other public benchmarks with nothing to compare.
+NOT_HERE: dict[str, str] = {}
 
 
-def raw_source(parity: Parity, root: Path) -> Path:
-    """The local folder of a benchmark's published files."""
-    return root / parity.folder

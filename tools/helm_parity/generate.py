@@ -33,7 +33,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import local_sources  # noqa: E402,F401  (installs the stand-ins before HELM is imported)
-from benchmarks import NOT_HERE, PARITY, Parity  # noqa: E402
+from benchmarks import FIXTURE, NOT_HERE, PARITY, Parity  # noqa: E402
 from local_sources import LocalSources  # noqa: E402
 
 import helm.benchmark.run_specs.medhelm_run_specs  # noqa: E402,F401  (registers MedHELM's run specs)
@@ -43,6 +43,7 @@ from helm.benchmark.run_spec import get_run_spec_function  # noqa: E402
 from helm.benchmark.scenarios.scenario import Instance, create_scenario, with_instance_ids  # noqa: E402
 
 DIGESTS = REPO / "tests" / "data" / "helm_parity"
+FIXTURES = REPO / "tests" / "data" / "datasets"  # synthetic files in a published layout, for benchmarks without a copy
 REQUESTS = REPO / ".cache" / "helm-parity"
 # The request fields that reach a model (HELM's Request, less the model's name and HELM's bookkeeping).
 REQUEST_FIELDS = ("temperature", "num_completions", "top_k_per_token", "max_tokens", "stop_sequences",
@@ -123,7 +124,7 @@ def write(parity: Parity, datasets: Path) -> str:
     if any(p != params[0] for p in params):
         raise RuntimeError(f"{parity.name}: request parameters differ between instances")
     REQUESTS.mkdir(parents=True, exist_ok=True)
-    with (REQUESTS / f"{parity.name}.jsonl").open("w", encoding="utf-8") as fh:
+    with (REQUESTS / f"{parity.file_name}.jsonl").open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     digest = {
@@ -131,6 +132,7 @@ def write(parity: Parity, datasets: Path) -> str:
         "helm": f"crfm-helm {version('crfm-helm')}",
         "run_spec": parity.run_spec,
         "checks": [dataclasses.asdict(check) for check in parity.checks],
+        "source_root": parity.root,
         "source_folder": parity.folder,
         "source_files": {name: _sha256((sources.root / name).read_bytes()) for name in sorted(set(sources.read))},
         "not_read": sources.placeholders,
@@ -139,8 +141,8 @@ def write(parity: Parity, datasets: Path) -> str:
         "prompts": {row["id"]: _sha256(row["prompt"].encode("utf-8")) for row in rows},
     }
     DIGESTS.mkdir(parents=True, exist_ok=True)
-    (DIGESTS / f"{parity.name}.json").write_text(json.dumps(digest, indent=1, ensure_ascii=False) + "\n", "utf-8")
-    return f"{parity.name}: {len(rows)} requests from HELM's {parity.run_spec}"
+    (DIGESTS / f"{parity.file_name}.json").write_text(json.dumps(digest, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    return f"{parity.file_name}: {len(rows)} requests from HELM's {parity.run_spec} ({parity.root} files)"
 
 
 def main() -> int:
@@ -151,10 +153,11 @@ def main() -> int:
     args = parser.parse_args()
     chosen = [p for p in PARITY if not args.names or p.name in args.names]
     for parity in chosen:
-        if not (args.datasets / parity.folder).is_dir():
-            print(f"{parity.name}: skipped, {args.datasets / parity.folder} is absent")
+        root = FIXTURES if parity.root == FIXTURE else args.datasets
+        if not (root / parity.folder).is_dir():
+            print(f"{parity.file_name}: skipped, {root / parity.folder} is absent")
             continue
-        print(write(parity, args.datasets), flush=True)
+        print(write(parity, root), flush=True)
     for name, why in NOT_HERE.items():
         if not args.names or name in args.names:
             print(f"{name}: not compared, {why}")

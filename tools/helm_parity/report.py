@@ -18,7 +18,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
-from support.helm_parity import PUBLISHED, SUBSET, WITHOUT_DIGESTS, Outcome, compare, goldens  # noqa: E402
+from support.helm_parity import (  # noqa: E402
+    FIXTURE,
+    FIXTURES,
+    PUBLISHED,
+    SUBSET,
+    WITHOUT_DIGESTS,
+    Outcome,
+    compare,
+    goldens,
+)
 
 from medhelm_local.errors import MedhelmError  # noqa: E402
 from medhelm_local.scenarios import DataRoot, get, import_dataset  # noqa: E402
@@ -26,8 +35,10 @@ from medhelm_local.scenarios import DataRoot, get, import_dataset  # noqa: E402
 DEMO = REPO / "deploy" / "demo" / "datasets"
 
 
-def _row(outcome: Outcome, markdown: bool) -> str:
+def _row(outcome: Outcome, markdown: bool, fixture: bool) -> str:
     where = "id by id" if outcome.mode == PUBLISHED else "by content"
+    if fixture:
+        where += ", synthetic file"
     of = f"{outcome.identical} / {outcome.here}" + (f" (HELM {outcome.helm})" if outcome.here != outcome.helm else "")
     notes = []
     if outcome.differing:
@@ -52,8 +63,11 @@ def main() -> int:
     if args.markdown:
         print("| run entry | identical / instances | compared | notes |\n|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
-        for golden in goldens():
-            if golden.same_files(args.datasets):
+        for number, golden in enumerate(goldens()):
+            if golden.root == FIXTURE:
+                import_dataset(FIXTURES / golden.folder, Path(scratch) / str(number))
+                data, mode = DataRoot(Path(scratch) / str(number)), PUBLISHED
+            elif golden.same_files(args.datasets):
                 data, mode = DataRoot(args.datasets), PUBLISHED
             elif (DEMO / golden.folder).is_dir():
                 import_dataset(DEMO / golden.folder, Path(scratch) / "data")
@@ -80,7 +94,7 @@ def main() -> int:
                     print(f"{golden.benchmark} {entry_args}: not checked, {exc.what}")
                     continue
                 failing += asserted and not outcome.ok
-                print(_row(outcome, args.markdown))
+                print(_row(outcome, args.markdown, golden.root == FIXTURE))
     for name, why in WITHOUT_DIGESTS.items():
         print(f"| `{name}` | - | - | not compared: {why} |" if args.markdown else f"{name}: not compared, {why}")
     return 1 if failing else 0
