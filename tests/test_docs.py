@@ -50,3 +50,18 @@ def test_every_metric_a_built_in_card_names_is_in_the_readme() -> None:
         named |= {*([main] if isinstance(main, str) else main), *metrics.get("also", [])}
 
     assert sorted(named - listed) == []
+
+
+def test_the_readme_benchmark_table_says_which_benchmarks_do_not_compare_with_medhelm() -> None:
+    from medhelm_local.scenarios import get, names
+
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("| name | task | MedHELM subcategory |"):].split("\n\n", 1)[0]
+    rows = {line.split("`")[1]: line for line in table.splitlines()[2:]}
+    for name in names():
+        spec = get(name)
+        if spec.builtin and spec.access == "public":
+            marked = "not comparable" in rows[name]
+            assert marked == (spec.card.not_comparable is not None), f"README row of {name}: its card says " \
+                f"not_comparable={spec.card.not_comparable is not None}"
+            assert "identical" in rows[name] or marked, f"README row of {name} gives no parity with HELM"

@@ -126,3 +126,15 @@ def test_every_private_example_card_validates_beside_its_file(tmp_path: Path) ->
         text = " ".join(result.stdout.split())
         assert f"benchmark {name}" in text and "access private" in text
         assert "private data: its prompts and answers are treated as sensitive on export" in text
+
+
+def test_benchmarks_show_says_whether_scores_compare_with_published_medhelm_results(tmp_path: Path) -> None:
+    replicate = " ".join(run_cli("benchmarks", "show", "mtsamples_replicate", "--data-root", str(tmp_path))
+                         .stdout.split())
+    race = " ".join(run_cli("benchmarks", "show", "race_based_med", "--data-root", str(tmp_path)).stdout.split())
+    plain = run_cli("benchmarks", "show", "pubmed_qa", "--data-root", str(tmp_path), "--json")
+
+    assert ("MedHELM NOT comparable with published MedHELM results (comparable with helm_compat=true): MedHELM's "
+            "loader leaves the reference") in replicate
+    assert "comparable with published MedHELM results with parse=medhelm (the default); otherwise not" in race
+    assert json.loads(plain.stdout)["comparable"] == "comparable with published MedHELM results"

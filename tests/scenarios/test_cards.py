@@ -298,3 +298,26 @@ def test_a_shipped_benchmark_is_found_by_reading_its_own_card_only() -> None:
     assert registry._builtins.cache_info().currsize == 0
     assert registry._builtin_file.cache_info().currsize == 1
     assert registry.get("medhelm_med_qa").name == "med_qa"  # an alias is found among all the shipped cards
+
+
+def test_a_card_says_when_its_scores_do_not_compare_with_medhelms(tmp_path: Path) -> None:
+    marked = "access: private\nargs:\n  cut:\n    help: how\n    choices: [medhelm, ours]\n    default: ours\n" \
+             "not_comparable:\n  reason: Cut differently.\n  unless:\n    cut: medhelm\n"
+    spec = load_spec(_card(tmp_path, **{"access: private\n": marked}))
+
+    assert spec.create().not_comparable == "Cut differently."
+    assert spec.create({"cut": "medhelm"}).not_comparable is None
+    wrong = marked.replace("    cut: medhelm\n", "    cutting: medhelm\n")
+    with pytest.raises(ConfigError, match="not_comparable.unless names argument"):
+        load_spec(_card(tmp_path / "again", **{"access: private\n": wrong}))
+
+
+def test_an_argument_value_can_read_files_besides_the_cards_and_must_be_a_choice(tmp_path: Path) -> None:
+    bad = "access: private\nargs:\n  split:\n    help: which\n    choices: [test]\n    files:\n      dev: [dev.csv]\n"
+    with pytest.raises(ConfigError, match="not among the choices: dev"):
+        load_spec(_card(tmp_path, **{"access: private\n": bad}))
+    from medhelm_local.scenarios import create
+
+    assert create("med_qa").data_files == ("phrases_no_exclude_test.jsonl",)
+    assert create("med_qa", {"split": "dev+test"}).data_files == ("phrases_no_exclude_test.jsonl",
+                                                                  "phrases_no_exclude_dev.jsonl")

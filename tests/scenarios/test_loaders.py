@@ -408,3 +408,28 @@ def test_an_interrupted_reimport_keeps_the_previous_copy(data_root: Path, tmp_pa
 
     assert sorted(os.listdir(data_root)) == before
     assert len(create("pubmed_qa").load(DataRoot(data_root))) == 50
+
+
+def test_med_qa_pools_dev_and_test_as_medhelm_does_when_the_dev_file_is_imported(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "medqa_usmle_4opt"
+    source.mkdir(parents=True)
+    lines = (DEMO_DATASETS / "medqa_usmle_4opt" / "phrases_no_exclude_test.jsonl").read_text("utf-8").splitlines()
+    (source / "phrases_no_exclude_test.jsonl").write_text("\n".join(lines[:3]) + "\n", "utf-8")
+    (source / "phrases_no_exclude_dev.jsonl").write_text("\n".join(lines[3:5]) + "\n", "utf-8")
+    import_dataset(source, tmp_path / "data")
+    data = DataRoot(tmp_path / "data")
+
+    pooled = create("med_qa", {"split": "dev+test"}).load(data)
+
+    assert [i.id for i in pooled] == ["dev-00001", "dev-00002", "test-00001", "test-00002", "test-00003"]
+    assert [i.split for i in pooled] == ["dev", "dev", "test", "test", "test"]
+    assert [i.id for i in create("med_qa").load(data)] == ["test-00001", "test-00002", "test-00003"]
+    assert [i.id for i in create("med_qa", {"split": "dev"}).load(data)] == ["dev-00001", "dev-00002"]
+
+
+def test_med_qa_dev_without_its_file_says_how_to_bring_it_in(data_root: Path) -> None:
+    with pytest.raises(DatasetMissingError) as caught:
+        create("med_qa", {"split": "dev+test"}).load(DataRoot(data_root))
+
+    assert "phrases_no_exclude_dev.jsonl is missing" in str(caught.value)
+    assert "data import" in str(caught.value)
