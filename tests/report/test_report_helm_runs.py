@@ -14,6 +14,8 @@ from support.report_store import FakeRun, write_store
 from medhelm_local.errors import ConfigError
 from medhelm_local.report.formats import to_markdown
 from medhelm_local.report.helm_runs import read_external, run_folders
+from medhelm_local.report.pages import Links
+from medhelm_local.report.site import top_page
 from medhelm_local.report.sources import open_sources
 from medhelm_local.store.keys import Kek
 
@@ -113,6 +115,9 @@ def test_a_benchmark_whose_local_runs_do_not_compare_with_medhelms_is_marked_wit
     text = to_markdown(report)
     assert "† MTSamples: not comparable with published MedHELM results. MedHELM's loader leaves the reference" in text
     assert "PubMedQA: not comparable" not in text
+    page = top_page(report, "published", Links("static"))
+    assert "Not comparable with published MedHELM results" in page and "MTSamples †" in page
+    assert "169 of its 427" in page
 
 
 @pytest.mark.parametrize(("damage", "words"), [

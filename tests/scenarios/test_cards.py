@@ -308,7 +308,7 @@ def test_a_card_says_when_its_scores_do_not_compare_with_medhelms(tmp_path: Path
     assert spec.create().not_comparable == "Cut differently."
     assert spec.create({"cut": "medhelm"}).not_comparable is None
     wrong = marked.replace("    cut: medhelm\n", "    cutting: medhelm\n")
-    with pytest.raises(ConfigError, match="not_comparable.unless names argument"):
+    with pytest.raises(ConfigError, match=r"not_comparable\.unless names argument"):
         load_spec(_card(tmp_path / "again", **{"access: private\n": wrong}))
 
 

@@ -42,8 +42,8 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
                 "metrics": ["ehr_sql_sql_exact_match"]},
     "aci_bench": {"display_name": "ACI-Bench", "task_type": "generation", "subcategory": "Documenting Patient Visits",
                   "metrics": ["rouge_l"]},
-    "mtsamples_replicate": {"display_name": "MTSamples", "task_type": "generation", "subcategory": "Planning Treatments",
-                            "metrics": ["rouge_l"]},
+    "mtsamples_replicate": {"display_name": "MTSamples", "task_type": "generation",
+                            "subcategory": "Planning Treatments", "metrics": ["rouge_l"]},
     "mtsamples_procedures": {"display_name": "MTSamples Procedures", "task_type": "generation",
                              "subcategory": "Recording Procedures", "metrics": ["rouge_l"]},
 }
