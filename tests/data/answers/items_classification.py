@@ -42,10 +42,12 @@ QUESTIONS: dict[str, tuple[str, str, list[str], dict[str, str], bool, str]] = {
     "sepsis_neg": ("sepsis_triage", "Triage note: T 37.1 C, HR 82, RR 16, BP 128/76, inversion injury of the left "
                    "ankle. Does this patient meet sepsis screening criteria? Answer yes or no.",
                    ["yes", "no"], {}, False, "no"),
-    "ptbm_yes": ("shc_ptbm_med", "Does the note recommend parent training in behavior management? Answer A for yes "
-                 "or B for no.", ["A", "B"], {"yes": "A", "no": "B"}, True, "A"),
-    "ptbm_no": ("shc_ptbm_med", "Does the note recommend parent training in behavior management? Answer A for yes "
-                "or B for no.", ["A", "B"], {"yes": "A", "no": "B"}, True, "B"),
+    "ptbm_yes": ("shc_ptbm_med", "Note: 5-year-old with ADHD, combined type; family referred to a parent training "
+                 "program. Does the note recommend parent training in behavior management? Answer A for yes or B "
+                 "for no.", ["A", "B"], {"yes": "A", "no": "B"}, True, "A"),
+    "ptbm_no": ("shc_ptbm_med", "Note: 6-year-old with ADHD; methylphenidate increased to 10 mg twice daily. Does "
+                "the note recommend parent training in behavior management? Answer A for yes or B for no.",
+                ["A", "B"], {"yes": "A", "no": "B"}, True, "B"),
     "rad_urgent": ("radiology_triage", "Impression: new large left MCA territory infarct with 6 mm midline shift. "
                    "Classify the report as urgent or non-urgent.", ["urgent", "non-urgent"], _URGENCY_SYNONYMS,
                    False, "urgent"),
@@ -219,4 +221,11 @@ ITEMS = [
     cl("covid_ind", "reasoning_block", "<think>\nCt 38 on one target, the other target not detected. The lab calls "
        "this inconclusive.\n</think>\n\nindeterminate", "indeterminate",
        note="the reasoning names other labels' synonyms; only the answer is read"),
+    # readable answers that pick the wrong label
+    cl("frail", "wrong_label", "no", "no"),
+    cl("music", "wrong_label", "Yes, music reduced anxiety scores.", "yes"),
+    cl("dex_true", "wrong_label", "1", "1"),
+    cl("rad_urgent", "wrong_label", "non-urgent", "non-urgent"),
+    cl("covid_ind", "wrong_label", "Negative", "negative"),
+    cl("ptbm_no", "wrong_label", "A", "A"),
 ]

@@ -51,7 +51,8 @@ _WARFARIN = ("Avoid ibuprofen while you take warfarin: together they raise the r
              "including stomach bleeding. Acetaminophen (paracetamol) at the recommended dose is usually the "
              "safer choice for pain; check with your anticoagulation clinic first.")
 _STATIN = "Take simvastatin in the evening: the liver makes most of its cholesterol at night."
-_SQL = "SELECT COUNT(DISTINCT patient.uniquepid) FROM patient WHERE STRFTIME('%Y', patient.hospitaldischargetime) = '2104';"
+_SQL = ("SELECT COUNT(DISTINCT patient.uniquepid) FROM patient "
+        "WHERE STRFTIME('%Y', patient.hospitaldischargetime) = '2104';")
 _AP = ("Assessment and plan:\n1. Type 2 diabetes, uncontrolled (HbA1c 9.1%). Increase metformin to 1000 mg twice "
        "daily; start empagliflozin 10 mg daily. Recheck HbA1c in 3 months.\n2. Hypertension, at goal. Continue "
        "lisinopril 20 mg daily.\n3. Diabetic foot screening: monofilament normal. Podiatry referral declined.")
