@@ -197,6 +197,35 @@ def test_a_deployment_off_the_allowlist_is_refused_before_any_request(
     assert server.stats()["requests"] == 0 and not (tmp_path / "results").exists()
 
 
+def test_a_model_on_a_staging_only_host_is_refused_before_any_request(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """Issue 29, finding 7: an endpoint listed only for `data stage` (purpose staging) received evaluation
+    prompts. A model needs purpose inference (or judge: a judge endpoint may also serve models)."""
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
+        "base_url": server.base_url}})
+    egress = tmp_path / "config.policies" / "egress.yaml"
+    egress.write_text(f"default: deny\nallow:\n  - host: 127.0.0.1\n    port: {server.port}\n"
+                      "    purpose: staging\n    why: a mirror of published benchmark data\n")
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    entry = "pubmed_qa:model=local/fake,model_deployment=fake"
+    ran = run_cli("-c", str(config), "run", entry, "-m", "5", env=env)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    said = " ".join(ran.stderr.split())
+    assert f"model deployment 'fake' (127.0.0.1:{server.port}) is on the egress allowlist with purpose staging, " \
+           "not inference" in said
+    assert str(egress) in said and f"purpose: inference" in said
+    doctor = run_cli("-c", str(config), "doctor", "--json", env=env)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)}
+    assert not checks["deployment: fake"]["ok"] and "purpose staging" in checks["deployment: fake"]["detail"]
+    assert server.stats()["requests"] == 0 and not (tmp_path / "results").exists()
+    # A judge endpoint may also serve the models under evaluation, as the demo's one server does.
+    egress.write_text(egress.read_text().replace("purpose: staging", "purpose: judge"))
+    ran = run_cli("-c", str(config), "run", entry, "-m", "5", "--json", env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert server.stats()["requests"] == 5
+
+
 def test_a_refusal_inside_the_cli_lands_in_the_audit_log_without_phi(
         tmp_path: Path, kek_file: Path, servers: tuple[CountingServer, CountingServer]) -> None:
     _, refused = servers
