@@ -23,7 +23,6 @@ from medhelm_local.errors import EgressRefusedError
 from medhelm_local.policy.loader import Policy, load_policy
 from medhelm_local.settings import Deployment, Settings
 
-
 # Endpoints that may receive prompts for evaluation: a judge endpoint may also serve models (as in the demo).
 MODEL_PURPOSES = frozenset({"inference", "judge"})
 

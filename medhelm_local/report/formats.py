@@ -1,6 +1,9 @@
 """A report as data for scripts and papers: JSON (everything), CSV (one row per cell), Markdown, LaTeX.
 
-The numbers are the read model's, formatted by the same helpers the HTML pages use.
+The numbers are the read model's, formatted by the same helpers the HTML pages use. Names in a report
+(models, benchmarks' display names from cards) are text someone else chose, so each format escapes them:
+CSV text cells follow OWASP's CSV-injection rule (see `csv_text`), Markdown cells carry no HTML or
+Markdown markup (see `md_text`), LaTeX cells no commands.
 """
 
 from __future__ import annotations
@@ -84,24 +87,53 @@ CSV_FIELDS = ("model", "external", "benchmark", "benchmark_name", "metric", "mai
 
 
 def to_csv(report: Report) -> str:
-    """`--format csv`: one row per (model, benchmark, metric) cell."""
+    """`--format csv`: one row per (model, benchmark, metric) cell; text cells neutralised (`csv_text`)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # RFC 4180 line ends: the writer then quotes a field holding a CR, which would otherwise end the row early.
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(CSV_FIELDS)
     external = {r.model for r in report.runs if r.external}
     for column in report.columns:
         for (key, model), cell in report.cells.items():
             if key != column.key:
                 continue
-            writer.writerow([model, model in external, column.benchmark, column.display_name, column.metric,
-                             column.main, column.group, column.direction or "", _csv(cell.value), _csv(cell.ci_low),
-                             _csv(cell.ci_high), cell.interval, _csv(cell.n), _csv(cell.n_scored),
-                             _csv(cell.n_failed), _csv(cell.normalised), " ".join(cell.runs)])
+            writer.writerow([csv_text(model), model in external, csv_text(column.benchmark),
+                             csv_text(column.display_name), csv_text(column.metric), column.main,
+                             csv_text(column.group), csv_text(column.direction or ""), _csv(cell.value),
+                             _csv(cell.ci_low), _csv(cell.ci_high), csv_text(cell.interval), _csv(cell.n),
+                             _csv(cell.n_scored), _csv(cell.n_failed), _csv(cell.normalised),
+                             csv_text(" ".join(cell.runs))])
     return buffer.getvalue()
 
 
-def _csv(value: Any) -> str:
+# OWASP's CSV-injection rule: a spreadsheet runs a cell that begins with one of these as a formula.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text: prefixed with a single quote when it begins like a formula.
+
+    Only text goes through here. Numbers the report computed are written by `_csv` from floats and ints,
+    so a genuine negative value (a paired difference, say) stays a number a spreadsheet can add up; a name
+    that merely looks like a number (a model called "-1") is text and is quoted like any other."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _csv(value: float | int | None) -> str:
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# Markdown punctuation that could start a link, image, code span, emphasis or strike-through, or end a table cell.
+_MD_PUNCTUATION = re.compile(r"[\\`*\[\]|~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def md_text(text: str) -> str:
+    """Text safe inside a Markdown table cell: no HTML (`<`, `>` and `&` as entities), no markup, one line.
+
+    An underscore inside a word (local/big_model) cannot emphasise in CommonMark, so it is left readable."""
+    text = re.sub(r"[&<>]", lambda m: _MD_ENTITIES[m.group()], " ".join(text.split()))
+    return _MD_PUNCTUATION.sub(lambda m: "\\" + m.group(), text)
 
 
 def _cell_text(report: Report, column: Column, model: str) -> str:
@@ -115,15 +147,15 @@ def _cell_text(report: Report, column: Column, model: str) -> str:
 
 def _md_board(report: Report, board: Board, title: str) -> list[str]:
     categories = list(board.rows[0].categories) if board.rows else []
-    header = ["Model", "Mean win rate", "Macro avg", *categories, *(f"{c.title} {c.arrow}" for c in board.columns),
-              "n", "failed"]
+    header = ["Model", "Mean win rate", "Macro avg", *map(md_text, categories),
+              *(f"{md_text(c.title)} {c.arrow}" for c in board.columns), "n", "failed"]
     lines = [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in board.rows:
-        cells = [row.model + (" (published)" if row.external else ""),
+        cells = [md_text(row.model) + (" (published)" if row.external else ""),
                  f"{number(row.win_rate.value)} ({row.win_rate.columns} cols)", number(row.macro),
                  *(number(row.categories[c]) for c in categories),
                  *(_cell_text(report, c, row.model) for c in board.columns), str(row.n), str(row.n_failed)]
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
@@ -132,19 +164,20 @@ def to_markdown(report: Report) -> str:
     lines = [f"# MedHELM-local report ({report.generated_at:%Y-%m-%d %H:%M} UTC)", ""]
     lines += _md_board(report, report.leaderboard, "Leaderboard")
     lines += ["", "## Taxonomy (main scores normalised to 0-1, macro averages)", "",
-              "| " + " | ".join(["Category / subcategory", *report.models]) + " |",
+              "| " + " | ".join(["Category / subcategory", *map(md_text, report.models)]) + " |",
               "|" + "---|" * (len(report.models) + 1)]
     for row in report.taxonomy:
         if row.level == "category" or row.benchmarks:
-            name = f"**{row.name}**" if row.level == "category" else row.name
+            name = f"**{md_text(row.name)}**" if row.level == "category" else md_text(row.name)
             lines.append("| " + " | ".join([name, *(number(row.values.get(m)) for m in report.models)]) + " |")
     if report.comparisons:
-        lines += ["", f"## Paired comparisons against {report.baseline}", "",
+        lines += ["", f"## Paired comparisons against {md_text(report.baseline or '')}", "",
                   "| Benchmark | Model | Difference | 95% interval | pairs | unpaired |", "|---|---|---|---|---|---|"]
         for c in report.comparisons:
             column = report.column(c.column)
-            lines.append(f"| {column.title if column else c.column} | {c.model} | {number(c.difference)} | "
-                         f"{interval(c.ci_low, c.ci_high) or c.note} | {c.n_pairs} | {c.n_unpaired} |")
+            title = md_text(column.title if column else c.column)
+            lines.append(f"| {title} | {md_text(c.model)} | {number(c.difference)} | "
+                         f"{interval(c.ci_low, c.ci_high) or md_text(c.note)} | {c.n_pairs} | {c.n_unpaired} |")
     if report.published:
         lines += ["", *_md_board(report, report.published, "Published results side by side (HELM rules)")]
         lines += [f"\n{NOT_COMPARABLE_MARK} {c.display_name.removesuffix(NOT_COMPARABLE_MARK).strip()}: not comparable "

