@@ -56,6 +56,7 @@ def main() -> None:
         port = int(port_file.read_text())
         staging_policy(work / "policies", port)
         (work / "kek").write_text(os.urandom(32).hex() + "\n")
+        (work / "kek").chmod(0o600)  # a key file others may read is refused
         env = {**os.environ, "MEDHELM_POLICY_DIR": str(work / "policies"), "MEDHELM_KEK_FILE": str(work / "kek"),
                "MEDHELM_AUDIT_STORE": str(work / "audit.duckdb")}
         rows = []

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
-from medhelm_local.store.keys import Kek, write_secret_file
+from medhelm_local.store.keys import Kek, read_key_file, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
 
@@ -98,12 +98,10 @@ def write_signing_key(path: Path, kek: Kek) -> SigningKey:
 
 
 def _read_sealed(path: Path) -> dict[str, str]:
+    raw = read_key_file(path, SigningKeyError, "signing key", "check signing_key_file / MEDHELM_SIGNING_KEY_FILE, "
+                        "or create one with `medhelm-local keys signing-init --out FILE`")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SigningKeyError(f"cannot read the signing key file ({exc.strerror})", where=str(path),
-                              fix="check signing_key_file / MEDHELM_SIGNING_KEY_FILE, or create one with "
-                                  "`medhelm-local keys signing-init --out FILE`") from None
+        data = json.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         data = None
     if not isinstance(data, dict) or data.get("format") != SIGNING_FORMAT:

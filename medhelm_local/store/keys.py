@@ -4,6 +4,12 @@ The key-encryption key (KEK) comes from a file (a mounted Kubernetes Secret) or,
 the environment. Each store has its own 32-byte data key, which DuckDB uses for AES-GCM; the data
 key is kept beside the store in `<store>.key`, wrapped with AES-256-GCM under the KEK, with the
 store id as associated data so an envelope cannot be swapped onto another store.
+
+A key file (the KEK; the sealed export signing key) is refused when anyone but its owner may read or
+write it: mode 0600 or 0400. One case is allowed: a root-owned file that only its group may read, read
+by a non-root process that is in that group. That is how Kubernetes mounts a Secret for a pod with an
+fsGroup (root owns it, the pod's group reads it); the Helm chart mounts its Secrets with mode 0400,
+which the kubelet turns into 0440 for the fsGroup.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import hashlib
 import json
 import os
 import secrets
+import stat
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -23,7 +30,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from medhelm_local.errors import ConfigError, StoreKeyError
+from medhelm_local.errors import ConfigError, MedhelmError, StoreKeyError
 from medhelm_local.settings import Settings
 
 ENVELOPE_FORMAT = "medhelm-local-store-key/1"
@@ -72,14 +79,8 @@ def _decode_key(raw: bytes, source: str) -> bytes:
 def load_kek(settings: Settings) -> Kek:
     """Read the KEK from `kek_file` (preferred) or `kek`; fail with what to do if neither is set."""
     if settings.kek_file is not None:
-        try:
-            raw = settings.kek_file.read_bytes()
-        except OSError as exc:
-            raise StoreKeyError(
-                f"cannot read the key-encryption key file ({exc.strerror})",
-                where=str(settings.kek_file),
-                fix="check MEDHELM_KEK_FILE / kek_file, or create one with `medhelm-local keys init --out FILE`",
-            ) from None
+        raw = read_key_file(settings.kek_file, StoreKeyError, "key-encryption key", "check MEDHELM_KEK_FILE / "
+                            "kek_file, or create one with `medhelm-local keys init --out FILE`")
         return Kek(_decode_key(raw, str(settings.kek_file)), str(settings.kek_file))
     if settings.kek is not None:
         return Kek(_decode_key(settings.kek.get_secret_value().encode(), "MEDHELM_KEK"), "MEDHELM_KEK")
@@ -88,6 +89,35 @@ def load_kek(settings: Settings) -> Kek:
         where="settings kek_file / MEDHELM_KEK_FILE",
         fix="run `medhelm-local keys init --out ~/.config/medhelm-local/kek` and set MEDHELM_KEK_FILE to it",
     )
+
+
+def read_key_file(path: Path, error: type[MedhelmError], what: str, fix: str) -> bytes:
+    """A key file's bytes, read once; `error` if it cannot be read or someone besides its owner may read it."""
+    try:
+        with path.open("rb") as fh:
+            # The mode is checked on the file that was opened, so a swap between check and read changes nothing.
+            shared = _shared_with(os.fstat(fh.fileno()))
+            if shared is None:
+                return fh.read()
+    except OSError as exc:
+        raise error(f"cannot read the {what} file ({exc.strerror})", where=str(path), fix=fix) from None
+    raise error(f"the {what} file may be read or changed by {shared}, so it is not used: whoever reads it can open "
+                "what it protects", where=str(path),
+                fix=f"run `chmod 600 {path}` so that only its owner can read it (in Kubernetes, mount the Secret "
+                    "with defaultMode 0400, as the Helm chart does)")
+
+
+def _shared_with(st: os.stat_result) -> str | None:
+    """Who besides the owner may read or write a key file (with its mode), or None when nobody may."""
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & 0o077 == 0:
+        return None
+    # A Secret mounted for a pod's fsGroup: root owns it, this (non-root) process is not its owner, and reads it
+    # as a member of its group, which may only read it.
+    if mode & 0o037 == 0 and st.st_uid == 0 != os.geteuid() and st.st_gid in {os.getegid(), *os.getgroups()}:
+        return None
+    who = "others" if mode & 0o007 else "its group"
+    return f"{who} (mode {mode:04o})"
 
 
 def write_new_kek(path: Path) -> Kek:

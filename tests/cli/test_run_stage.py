@@ -58,6 +58,7 @@ def _setup(tmp_path: Path, data_root: Path, servers: dict[str, FakeServer], card
 @pytest.fixture
 def keyed(tmp_path: Path, kek_file: Path) -> Path:
     (tmp_path / "kek").write_text(kek_file.read_text())
+    (tmp_path / "kek").chmod(0o600)  # a key file only its owner may read (others: refused)
     return tmp_path
 
 

@@ -106,13 +106,15 @@ def test_the_rule_check_finds_each_kind_of_breach() -> None:
     container["image"] = "registry.hospital.example/medhelm-local:latest"
     container["env"].append({"name": "KEK", "valueFrom": {"secretKeyRef": {"name": "k", "key": "kek"}}})
     del container["resources"]["limits"]
+    next(v for v in pod["spec"]["volumes"] if v["name"] == "secrets")["projected"]["defaultMode"] = 0o644
     pod["metadata"]["labels"]["app.kubernetes.io/instance"] = "elsewhere"  # no NetworkPolicy selects it now
     objects.append({"kind": "Secret", "metadata": {"name": "leaked"}, "data": {"kek": "YWJj"}})
 
     found = "\n".join(rule_violations(objects))
 
     for breach in ("seccompProfile is not RuntimeDefault", "root filesystem is writable", "is not pinned",
-                   "secret KEK in the environment", "no limits for cpu, memory", "no NetworkPolicy selects its pods "
+                   "secret KEK in the environment", "no limits for cpu, memory", "secret volume secrets mode 0644",
+                   "no NetworkPolicy selects its pods "
                    "for Ingress", "renders a Secret"):
         assert breach in found
 

@@ -144,6 +144,7 @@ def test_stores_of_two_schema_versions_are_refused_and_left_as_they_were(tmp_pat
     folder = tmp_path / "results"
     shutil.copytree(V1, folder)
     kek_file = folder / "kek"
+    kek_file.chmod(0o600)  # a git checkout makes it 0644, which the program refuses for a key file
     kek = Kek(bytes.fromhex(kek_file.read_text().strip()), "fixture")
     write_store(folder / "new.duckdb", kek, "new", RUNS[:1])
     before = _fingerprint(folder)

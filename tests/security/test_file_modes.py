@@ -64,3 +64,21 @@ def test_a_store_its_write_ahead_log_and_the_log_file_are_owner_only(
     names = {p.name for p in results.iterdir()}
     assert {"modes.duckdb", "modes.duckdb.key", "modes.duckdb.wal"} <= names
     assert _open_to_others(_tree(results) | {results, log}) == []
+
+
+def test_a_kek_or_signing_key_others_may_read_stops_the_export_with_the_chmod(appliance: Appliance) -> None:
+    """Issue 29, finding 8: a KEK or signing key readable by others (mode 0644) was used without a word."""
+    kek_file = Path(appliance.env["MEDHELM_KEK_FILE"])
+    bundle = appliance.root / "exports" / "b1"
+    export = ["export", "ward", "--to", str(bundle), "--role", "data_scientist"]
+    for key, what in ((kek_file, "key-encryption key"), (appliance.signing_key, "signing key")):
+        key.chmod(0o644)
+        refused = appliance.cli(*export)
+        said = " ".join(refused.stderr.split())
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        assert f"the {what} file may be read or changed by others (mode 0644)" in said
+        assert f"chmod 600 {key}" in said
+        assert not bundle.exists()
+        key.chmod(0o600)
+    done = appliance.cli(*export)
+    assert done.returncode == 0, done.stderr

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from medhelm_local.errors import ConfigError, StoreKeyError
-from medhelm_local.settings import load_settings
+from medhelm_local.settings import Settings, load_settings
 from medhelm_local.store.keys import Envelope, Kek, load_kek, rewrap, seal_new_data_key, unwrap, write_new_kek
 
 KEY = bytes(range(32))
@@ -53,6 +55,7 @@ def test_the_kek_file_written_by_keys_init_loads_back(kek_file: Path, kek: Kek) 
 def test_a_kek_file_may_hold_hex_or_base64(tmp_path: Path, written: str) -> None:
     path = tmp_path / "kek"
     path.write_text(written)
+    path.chmod(0o600)
 
     assert load_kek(load_settings(kek_file=path)).key == KEY
 
@@ -84,6 +87,7 @@ def test_the_kek_file_is_preferred_over_medhelm_kek(kek_file: Path, kek: Kek,
 def test_a_kek_of_the_wrong_length_is_refused_with_what_to_do(tmp_path: Path, written: str) -> None:
     path = tmp_path / "kek"
     path.write_text(written)
+    path.chmod(0o600)
 
     with pytest.raises(StoreKeyError) as caught:
         load_kek(load_settings(kek_file=path))
@@ -113,6 +117,82 @@ def test_no_kek_configured_says_how_to_make_one() -> None:
 def test_a_missing_kek_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(StoreKeyError, match="cannot read the key-encryption key file"):
         load_kek(load_settings(kek_file=tmp_path / "gone"))
+
+
+@pytest.mark.parametrize(("mode", "who"), [(0o644, "others (mode 0644)"), (0o604, "others (mode 0604)"),
+                                         (0o640, "its group (mode 0640)"), (0o620, "its group (mode 0620)")])
+def test_a_kek_file_anyone_but_its_owner_may_read_is_refused_with_the_chmod(kek_file: Path, kek: Kek, mode: int,
+                                                                            who: str) -> None:
+    """Issue 29, finding 8: a KEK readable by others (mode 0644) was used without a word."""
+    kek_file.chmod(mode)
+
+    with pytest.raises(StoreKeyError) as caught:
+        load_kek(load_settings(kek_file=kek_file))
+
+    message = str(caught.value)
+    assert f"the key-encryption key file may be read or changed by {who}" in message
+    assert f"Where: {kek_file}" in message and f"chmod 600 {kek_file}" in message
+    assert kek.key.hex() not in message
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o400])
+def test_an_owner_only_kek_file_is_used(kek_file: Path, kek: Kek, mode: int) -> None:
+    kek_file.chmod(mode)
+
+    assert load_kek(load_settings(kek_file=kek_file)).key == kek.key
+
+
+def _load_as(path: Path, uid: int, groups: list[int]) -> str:
+    """load_kek in a forked child running as uid with these groups (as a pod's process runs): the
+    fingerprint, or the error's message."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop to the pod's identity, then read the key as the program does
+        os.close(read)
+        try:
+            os.setgroups(groups)
+            os.setgid(uid)
+            os.setuid(uid)
+            try:
+                said = load_kek(Settings(kek_file=path)).fingerprint
+            except Exception as err:  # noqa: BLE001  (the parent asserts on what was said)
+                said = f"{type(err).__name__}: {err}"
+            os.write(write, said.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        said = fh.read().decode()
+    os.waitpid(pid, 0)
+    return said
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to make a root-owned file and run a process as another user")
+def test_a_kubernetes_secret_mounted_for_the_pods_fsgroup_is_used(kek: Kek) -> None:
+    """In a pod with an fsGroup the kubelet mounts a Secret's file root-owned, group fsGroup, mode 0440: the
+    non-root process reads it through its group. That is allowed; a group that may write it, or others, are not."""
+    pod_user, fs_group = 10001, 10002
+    folder = Path(tempfile.mkdtemp(prefix="medhelm-secret-"))
+    try:
+        folder.chmod(0o755)
+        secret = folder / "kek"
+        secret.write_text(kek.key.hex() + "\n")
+        os.chown(secret, 0, fs_group)
+        secret.chmod(0o440)
+        assert _load_as(secret, pod_user, [fs_group]) == kek.fingerprint
+        for mode, who in ((0o460, "its group (mode 0460)"), (0o444, "others (mode 0444)")):
+            secret.chmod(mode)
+            said = _load_as(secret, pod_user, [fs_group])
+            assert who in said and f"chmod 600 {secret}" in said
+        secret.chmod(0o440)
+        assert "cannot read" in _load_as(secret, pod_user, [])  # not in the group: the system refuses it
+        # The same bits are refused to root, the owner: it does not read the file through a group.
+        with pytest.raises(StoreKeyError, match="its group"):
+            load_kek(load_settings(kek_file=secret))
+    finally:
+        for child in folder.iterdir():
+            child.unlink()
+        folder.rmdir()
 
 
 def test_a_sealed_data_key_unwraps_with_the_same_kek(kek: Kek) -> None:

@@ -106,6 +106,7 @@ def _restricted(where: str, pod: dict[str, Any]) -> list[str]:
         kinds = set(volume) - {"name"}
         if not kinds <= _ALLOWED_VOLUMES:
             problems.append(f"{where}: volume {volume['name']} is of a kind restricted pods may not use: {kinds}")
+        problems += _secret_modes(where, volume, psc)
     for c in spec.get("initContainers", []) + spec["containers"]:
         name, csc = f"{where} container {c['name']}", c.get("securityContext", {})
         if csc.get("allowPrivilegeEscalation") is not False:
@@ -127,6 +128,24 @@ def _restricted(where: str, pod: dict[str, Any]) -> list[str]:
         for env in c.get("env", []):
             if "secretKeyRef" in env.get("valueFrom", {}) or _SECRET_WORDS.search(env["name"]):
                 problems.append(f"{name}: secret {env['name']} in the environment (secrets are mounted files)")
+    return problems
+
+
+def _secret_modes(where: str, volume: dict[str, Any], psc: dict[str, Any]) -> list[str]:
+    """A Secret's files must be readable by their owner (root) and the pod's fsGroup only: the program refuses a
+    key file others may read (medhelm_local/store/keys.py), and reads root's file through the fsGroup."""
+    projected = volume.get("projected", {})
+    sources = [volume["secret"]] if "secret" in volume else [s["secret"] for s in projected.get("sources", [])
+                                                               if "secret" in s]
+    if not sources:
+        return []
+    default = volume.get("secret", projected).get("defaultMode", 0o644)  # Kubernetes' default when none is given
+    modes = {default, *(item["mode"] for src in sources for item in src.get("items", []) if "mode" in item)}
+    problems = [f"{where}: secret volume {volume['name']} mode {m:04o} lets more than root and the pod's group "
+                "read the keys" for m in sorted(modes) if m & ~0o440]
+    if psc.get("fsGroup") is None:
+        problems.append(f"{where}: secret volume {volume['name']} without a pod fsGroup, so its non-root process "
+                        "cannot read root's 0440 files")
     return problems
 
 

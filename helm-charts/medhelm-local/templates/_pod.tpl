@@ -181,6 +181,8 @@ spec:
     {{- if $secrets }}
     - name: secrets
       projected:
+        # root owns the files and the pod's fsGroup may only read them: the program refuses a key file anyone
+        # else may read (docs/trust-model.md), and reads root's file through the fsGroup, nothing more.
         defaultMode: 0440
         sources:
           {{- if has "kek" $secrets }}
