@@ -16,7 +16,10 @@ _FLAGGED = ("NOT permitted", "DIFFERS")
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Replace `path` only once the whole text is written."""
+    """Replace `path` (a regular file, or nothing yet) only once the whole text is written."""
+    from medhelm_local.output_paths import refuse_unsafe_output
+
+    refuse_unsafe_output(path, ConfigError, "--out")
     partial = path.with_name(f".{path.name}.partial")
     try:
         partial.write_text(text, encoding="utf-8")

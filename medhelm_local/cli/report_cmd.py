@@ -155,6 +155,9 @@ def _instances(text: str) -> int | None:
 
 
 def _write_text(path: Path, text: str) -> None:
+    from medhelm_local.output_paths import refuse_unsafe_output
+
+    refuse_unsafe_output(path, ConfigError, "--out")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -84,7 +84,7 @@ def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Pat
           ) -> tuple[dict[str, int], dict[str, int]]:
     """Rows copied per table and redactions by type; the copy is in place only when this returns."""
     for path in (destination, Envelope.path_for(destination)):
-        if path.exists():
+        if path.exists() or path.is_symlink():  # a dangling link too: the rename would replace the link
             raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
                               fix="give a new path for --out")
     scrubber = scrubber_for(policy.export.redaction.style, folder)

@@ -87,7 +87,7 @@ def write_signing_key(path: Path, kek: Kek) -> SigningKey:
     private = Ed25519PrivateKey.generate()
     path.parent.mkdir(parents=True, exist_ok=True)
     pub = public_key_path(path)
-    if pub.exists():
+    if pub.exists() or pub.is_symlink():  # a dangling link too: writing would follow it
         raise _exists_error(pub)
     if not write_secret_file(path, json.dumps(_seal(private, kek), indent=2) + "\n", replace=False):
         raise _exists_error(path)

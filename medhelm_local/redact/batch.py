@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from medhelm_local.errors import MedhelmError
+from medhelm_local.output_paths import refuse_unsafe_output
 from medhelm_local.redact.detector import Detector
 from medhelm_local.redact.surrogates import DocumentSurrogates, Policy, Style, mask
 from medhelm_local.redact.types import PhiType, Span, merge_spans
@@ -91,7 +92,9 @@ def _fields(item: Any, number: int, where: str) -> tuple[str | int, str]:
 
 @contextmanager
 def atomic_output(path: Path) -> Iterator[IO[str]]:
-    """A text file that appears at `path` only if the block finishes; otherwise nothing is left."""
+    """A text file that appears at `path` only if the block finishes; otherwise nothing is left. A `path` that
+    is there but not a regular file (a link, FIFO or device) is refused first."""
+    refuse_unsafe_output(path, RedactionInputError, "--output")
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)

@@ -62,6 +62,11 @@ def test_the_copy_never_replaces_a_file(appliance: Appliance) -> None:
         done = appliance.cli("redact", "store", str(appliance.store), "--out", str(target))
         assert done.returncode == 2 and "never replaces" in done.stderr and "Traceback" not in done.stderr
         assert _sha(target) == before
+    dangling = appliance.root / "dangling.duckdb"  # a link to nothing: the rename would have replaced the link
+    dangling.symlink_to(appliance.root / "nowhere.duckdb")
+    done = appliance.cli("redact", "store", str(appliance.store), "--out", str(dangling))
+    assert done.returncode == 2 and "never replaces" in done.stderr and dangling.is_symlink()
+    assert not (appliance.root / "nowhere.duckdb").exists()
 
 
 def test_a_file_that_is_not_a_store_is_a_clear_error(appliance: Appliance) -> None:

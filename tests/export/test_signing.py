@@ -45,6 +45,13 @@ def test_keys_are_never_overwritten(tmp_path: Path, kek: Kek) -> None:
     assert ((tmp_path / "sign.key").read_bytes(), (tmp_path / "sign.pub").read_bytes()) == before
 
 
+def test_a_link_where_the_public_key_goes_is_never_followed(tmp_path: Path, kek: Kek) -> None:
+    (tmp_path / "sign.pub").symlink_to(tmp_path / "elsewhere.pem")
+    with pytest.raises(ConfigError, match="never overwritten"):
+        write_signing_key(tmp_path / "sign.key", kek)
+    assert not (tmp_path / "elsewhere.pem").exists() and not (tmp_path / "sign.key").exists()
+
+
 def test_rotation_reseals_under_the_new_kek_and_old_bundles_still_verify(appliance: Appliance, tmp_path: Path
                                                                           ) -> None:
     done = appliance.cli("export", "ward", "--to", str(tmp_path / "b1"), "--role", "data_scientist")

@@ -4,6 +4,7 @@ explains what the chart rendered, or says the layer is not in use."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,21 @@ def test_chart_values_writes_the_file_and_refuses_a_bad_policy(tmp_path: Path) -
     done = _cli("policy", "chart-values", "--policy-dir", str(folder), "--out", str(refused))
     assert done.returncode == 2 and "egress policy field 'default'" in done.stderr and "Traceback" not in done.stderr
     assert not refused.exists() and list(tmp_path.glob(".refused*")) == []
+
+
+def test_chart_values_onto_a_symlink_or_fifo_is_refused(tmp_path: Path) -> None:
+    """Issue 29, finding 8 (outputs that are not regular files), for `policy chart-values --out`."""
+    folder = _policy(tmp_path, [("10.0.0.5", 8000)])
+    target = tmp_path / "somewhere.yaml"
+    target.write_text("keep me\n")
+    link, fifo = tmp_path / "link.yaml", tmp_path / "fifo.yaml"
+    link.symlink_to(target)
+    os.mkfifo(fifo)
+    for out, kind in ((link, "a symbolic link"), (fifo, "a FIFO")):
+        done = _cli("policy", "chart-values", "--policy-dir", str(folder), "--out", str(out))
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"the output path is {kind}" in " ".join(done.stderr.split())
+    assert link.is_symlink() and target.read_text() == "keep me\n" and fifo.is_fifo()
 
 
 def test_check_outside_the_chart_says_the_layer_is_not_in_use(tmp_path: Path) -> None:

@@ -196,6 +196,17 @@ def test_a_folder_that_is_not_an_earlier_report_is_never_overwritten(results: Pa
     assert (keep / "mine.txt").read_text() == "do not delete" and [p.name for p in keep.iterdir()] == ["mine.txt"]
 
 
+def test_a_text_report_onto_a_symlink_is_refused(results: Path, kek_file: Path) -> None:
+    """Issue 29, finding 8 (outputs that are not regular files), for `report --out` of a text format."""
+    target = results.parent / "elsewhere.md"
+    target.write_text("keep me\n")
+    link = results.parent / "report.md"
+    link.symlink_to(target)
+    code, _, err = _report(results, kek_file, "ward", "--format", "md", "--out", str(link))
+    assert code == 2 and "the output path is a symbolic link" in " ".join(err.split())
+    assert link.is_symlink() and target.read_text() == "keep me\n"
+
+
 def test_other_commands_never_load_the_report_stack() -> None:
     import subprocess
     import sys
