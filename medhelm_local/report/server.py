@@ -39,6 +39,8 @@ from medhelm_local.report.pages import ASSETS, PAGE_SIZE, Links, asset_text, ins
 from medhelm_local.report.site import benchmark_page, run_page, top_page
 from medhelm_local.report.stores import reading
 
+# Far past any run's last page, and small enough that the store's offset, (page - 1) * PAGE_SIZE, fits 64 bits.
+MAX_PAGE = 1_000_000_000
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -210,7 +212,9 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
         try:
             number = max(1, int(request.query_params.get("page", "1")))
         except ValueError:
-            return PlainTextResponse("page must be a whole number", status_code=400)
+            number = 0
+        if not 1 <= number <= MAX_PAGE:  # the store reads from row (page - 1) * PAGE_SIZE, a 64-bit offset
+            return PlainTextResponse(f"page must be a whole number from 1 to {MAX_PAGE:,}", status_code=400)
         failed = request.query_params.get("failed") == "1"
 
         def page() -> Response:

@@ -77,6 +77,10 @@ def test_nothing_is_served_without_the_token_and_everything_with_it(store: Path,
         judged = json.loads(viewer.authorised("/runs/pubmed_qa-local_b-ward/instances?page=1")[2])
         assert judged["instances"][0]["ratings"][0]["ratings"]["accuracy"] == {"score": 3, "explanation": "plausible"}
         assert viewer.authorised("/runs/nosuch")[0] == 404
+        # Issue 29, finding 8: a huge page number was a 500 that said to restore the store from backup.
+        for number in ("99999999999999999999999999", "1000000001", "x", "9" * 5000):
+            status, _, body = viewer.authorised(f"/runs/{RUN}/instances?page={number}")
+            assert (status, body) == (400, b"page must be a whole number from 1 to 1,000,000,000"), number
         svg = viewer.authorised("/plots/heatmap.svg")
         assert svg[0] == 200 and svg[1]["content-type"].startswith("image/svg+xml") and b"<svg" in svg[2]
     assert _state(store.parent) == before  # the store and its key file: same bytes, same times
