@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import typer
 
@@ -18,13 +20,22 @@ from medhelm_local.cli.output import (
     results_table,
     runs_table,
 )
-from medhelm_local.errors import RunEntryError, StoreNotFoundError
+from medhelm_local.errors import (
+    MedhelmError,
+    MedhelmWarning,
+    RunEntryError,
+    StoreError,
+    StoreKeyError,
+    StoreNotFoundError,
+)
 from medhelm_local.run.outcomes import RunOutcome
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
-from medhelm_local.store.keys import load_kek
+from medhelm_local.store.keys import Kek, load_kek
 from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs, run_aggregates
+
+T = TypeVar("T")
 
 
 def _suite_stores(settings: Settings) -> list[Path]:
@@ -45,20 +56,48 @@ def _stores(settings: Settings, suite: str | None, store: Path | None) -> list[P
     return found
 
 
-def _open(settings: Settings, path: Path) -> StoreHandle:
-    return open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+def _open(settings: Settings, path: Path, kek: Kek | None = None) -> StoreHandle:
+    return open_store(path, kek or load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+
+
+def _readable(settings: Settings, paths: list[Path], read: Callable[[StoreHandle], T]) -> list[tuple[Path, T]]:
+    """`read` on each store of the output folder. A store that cannot be read (damaged, sealed with another
+    KEK, not a store, held by a run) is skipped with a warning naming it, so one bad file does not hide the
+    others; if none can be read, the first one's error stops the command."""
+    import duckdb
+
+    from medhelm_local.store.integrity import explain_failure
+
+    kek = load_kek(settings)  # a missing or wrong KEK file stops the command: it is no one store's fault
+    done: list[tuple[Path, T]] = []
+    failures: list[MedhelmError] = []
+    for path in paths:
+        try:
+            handle = _open(settings, path, kek)
+            try:
+                done.append((path, read(handle)))
+            finally:
+                handle.close()
+        except (StoreError, StoreKeyError, duckdb.Error) as exc:
+            error = exc if isinstance(exc, MedhelmError) else explain_failure(exc, path)
+            failures.append(error)
+            warnings.warn(MedhelmWarning(f"skipped {path}, which cannot be read: {error.message}"), stacklevel=2)
+    if failures and not done:
+        raise failures[0]
+    return done
 
 
 def _store_holding(settings: Settings, run_id: str) -> Path:
-    """The suite store that holds a run, searched as `runs list` lists them."""
-    for path in _stores(settings, None, None):
-        handle = _open(settings, path)
-        try:
-            if find_run(handle.con, run_id) is not None:
-                return path
-        finally:
-            handle.close()
-    raise RunEntryError(f"no suite store in the output folder holds run '{run_id}'", where=str(settings.output_dir),
+    """The suite store that holds a run, searched as `runs list` lists them (unreadable stores skipped)."""
+    paths = _stores(settings, None, None)
+    found = _readable(settings, paths, lambda handle: find_run(handle.con, run_id) is not None)
+    for path, holds in found:
+        if holds:
+            return path
+    skipped = len(paths) - len(found)
+    unread = f"; {skipped} store(s) there could not be read (see the warnings above)" if skipped else ""
+    raise RunEntryError(f"no suite store in the output folder holds run '{run_id}'{unread}",
+                        where=str(settings.output_dir),
                         fix="list run ids with `medhelm-local runs list`, or name the store with --suite / --store")
 
 
@@ -77,13 +116,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """List every run with its main score and progress: instances, completed, failed."""
         settings = settings_from(ctx, output_dir=output)
-        listing = []
-        for path in _stores(settings, suite, store):
-            handle = _open(settings, path)
+        paths = _stores(settings, suite, store)
+        if store is not None or suite is not None:  # the store asked for: its error is the answer
+            handle = _open(settings, paths[0])
             try:
-                listing.append((path, list_runs(handle.con)))
+                listing = [(paths[0], list_runs(handle.con))]
             finally:
                 handle.close()
+        else:
+            listing = _readable(settings, paths, lambda handle: list_runs(handle.con))
         if as_json:
             print_json([{"store": str(p), "runs": [r.__dict__ for r in rs]} for p, rs in listing])
             return

@@ -94,6 +94,7 @@ def test_malformed_key_file(setup: tuple[Path, dict[str, str]], tmp_path: Path) 
     config, _ = setup
     bad = tmp_path / "bad-kek"
     bad.write_text("not a key\n")
+    bad.chmod(0o600)
     _assert_clear_error(run_cli("-c", str(config), "run", ENTRY, env={"MEDHELM_KEK_FILE": str(bad)}),
                         "not 32 bytes")
 

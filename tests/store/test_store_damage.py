@@ -119,3 +119,39 @@ def test_a_torn_write_ahead_log_is_reported_and_a_rerun_redoes_what_it_lost(
     assert json.loads(rerun.stdout)["runs"][0]["run"]["n_ok"] == 50
     clean = run_cli("-c", str(config), "runs", "list", "--suite", "torn", env=env)
     assert clean.returncode == 0 and "Warning" not in clean.stderr
+
+
+def test_one_bad_store_in_the_output_folder_is_skipped_with_a_warning_and_the_others_still_listed(
+        tmp_path: Path, kek: Kek, kek_file: Path) -> None:
+    """Issue 29, finding 8: one foreign or damaged store in output_dir made `runs list` and `show` fail for
+    every store."""
+    from support.report_store import FakeRun, write_store
+
+    from medhelm_local.store.keys import write_new_kek
+
+    results = tmp_path / "results"
+    good = write_store(results / "ward.duckdb", kek, "ward", [FakeRun("local/a", "pubmed_qa", 10)])[0]
+    write_store(results / "other-site.duckdb", write_new_kek(tmp_path / "other-kek"), "other-site",
+                [FakeRun("local/b", "pubmed_qa", 10)])  # sealed with another hospital's KEK
+    _spoil(_copy(results / "ward.duckdb", results / "damaged.duckdb"), 100)
+    (results / "notes.duckdb").write_bytes(os.urandom(4096))  # not a store at all
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    listed = run_cli("runs", "list", "--output", str(results), "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert [(s["store"], [r["run_id"] for r in s["runs"]]) for s in json.loads(listed.stdout)] == [
+        (str(results / "ward.duckdb"), [good])]
+    warned = " ".join(listed.stderr.split())
+    for bad, why in (("damaged", "the store is damaged"), ("notes", "not a DuckDB database"),
+                     ("other-site", "another key-encryption key")):
+        assert f"Warning: skipped {results / bad}.duckdb, which cannot be read:" in warned and why in warned
+    assert "Traceback" not in listed.stderr
+    shown = run_cli("show", good, "--output", str(results), "--json", env=env)
+    assert shown.returncode == 0 and json.loads(shown.stdout)["store"] == str(results / "ward.duckdb"), shown.stderr
+    missing = run_cli("show", "nosuch-run", "--output", str(results), env=env)
+    assert missing.returncode == 2 and "3 store(s) there could not be read" in " ".join(missing.stderr.split())
+    damaged = run_cli("show", good, "--store", str(results / "damaged.duckdb"), env=env)
+    assert damaged.returncode == 4 and "the store is damaged" in damaged.stderr and "Warning" not in damaged.stderr
+    # When no store there can be read, the first one's error stops the command (damaged.duckdb: exit 4).
+    _spoil(results / "ward.duckdb", 100)
+    alone = run_cli("runs", "list", "--output", str(results), env=env)
+    assert alone.returncode == 4 and "the store is damaged" in alone.stderr
