@@ -73,10 +73,16 @@ def read_ratings(path: Path, rubric: Rubric, known: dict[str, set[str]], default
     """Read and check a clinicians' ratings CSV against the runs' instances and the rubric's scale."""
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.DictReader(fh))
-            header = [h.strip() for h in (rows[0].keys() if rows else [])]
+            reader = csv.DictReader(fh)
+            lines = [(reader.line_num, row) for row in reader]  # the line each row ends on, for messages
+            header = [h.strip() for h in reader.fieldnames or []]
     except OSError as exc:
         raise _fail(f"cannot read the ratings file ({exc.strerror})", path, "check the path") from None
+    for line, row in lines:
+        if None in row:  # more cells than the header names: they would be dropped without a word
+            raise _fail(f"line {line} has {len(row[None])} cell(s) more than the header's {len(header)} columns",
+                        path, "quote cells that hold a comma, or remove the extra cells")
+    rows = [row for _, row in lines]
     if not rows:
         raise _fail("the ratings file holds no rows", path, "write a header line and one row per clinician rating")
     scored = [c for c in rubric.criterion_names if c in header] + ([OVERALL] if OVERALL in header else [])
@@ -89,9 +95,12 @@ def read_ratings(path: Path, rubric: Rubric, known: dict[str, set[str]], default
     low, high = rubric.scale.min, rubric.scale.max
     found = ClinicianRatings(columns=scored)
     bad_ids: list[str] = []
-    for line, row in enumerate(rows, start=2):
+    for line, row in lines:
         run_id = (row.get("run_id") or default_run or "").strip()
         instance_id, clinician = (row.get("instance_id") or "").strip(), (row.get("clinician") or "").strip()
+        if not instance_id:
+            raise _fail(f"line {line}: the instance_id cell is empty", path,
+                        "give the id of the answer rated, as `medhelm-local show RUN_ID --instances N` prints it")
         if run_id not in known:
             raise _fail(f"line {line}: run '{run_id}' is not a judged run of this store", path,
                         f"use one of: {', '.join(sorted(known))}")

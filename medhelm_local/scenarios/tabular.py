@@ -44,9 +44,14 @@ def delimited_rows(path: Path, delimiter: str = ",") -> Iterator[dict[str, str]]
     opened = gzip.open(path, "rt", newline="", encoding="utf-8-sig") if path.suffix == ".gz" else \
         path.open(newline="", encoding="utf-8-sig")
     with opened as fh:
-        for row in csv.DictReader(fh, delimiter=delimiter):
+        reader = csv.DictReader(fh, delimiter=delimiter)
+        for row in reader:
+            if None in row:  # more fields than the header names: a stray delimiter shifts the columns after it
+                extra = row[None]
+                raise ValueError(f"{path.name}, line {reader.line_num}: {len(extra)} field(s) more than the header's "
+                                 f"{len(reader.fieldnames or [])} columns")
             # A short row leaves its last columns None: keep them visible as missing, not as "None".
-            yield {k: v for k, v in row.items() if k is not None and v is not None}
+            yield {k: v for k, v in row.items() if v is not None}
 
 
 def _csv_rows(path: Path) -> Iterator[dict[str, str]]:
@@ -168,7 +173,12 @@ def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str) -> Ite
             values["options"] = lettered_options(options).rstrip("\n")
         if "labels" in fields:
             values["labels"] = ", ".join(card.task.labels or [])
-        ident = row[card.columns.id] if card.columns and card.columns.id else f"row-{number:05d}"
+        id_column = card.columns.id if card.columns else None
+        ident = row[id_column] if id_column else f"row-{number:05d}"
+        if not ident.strip():
+            raise DatasetCorruptError(f"row {number} has an empty id (column {id_column})", where=at,
+                                      fix="give every row its own id, or leave columns.id out of the card to number "
+                                          "rows")
         text, extra = _fill(card, values)
         yield Instance(str(ident), text, references, extra=extra)
     if empty:

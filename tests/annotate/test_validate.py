@@ -117,3 +117,19 @@ def test_a_bad_ratings_file_is_a_clear_error_and_nothing_is_written(
     assert message in " ".join(done.stderr.split()) and "Traceback" not in done.stderr
     assert "bad.csv" in done.stderr
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+
+
+def test_an_empty_instance_id_or_extra_cells_are_refused_naming_the_line(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    """Issue 29, finding 8: an empty id cell was accepted and extra CSV cells dropped silently."""
+    config, env, run = judged
+    good = _clinicians(tmp_path / "good.csv", run["run_id"], run["scores"]).read_text().splitlines()
+    cases = {"empty id": (lambda line: line.replace(line.split(",")[1], "", 1), "line 5: the instance_id cell is empty"),
+             "extra cells": (lambda line: line + ",4,5", "line 5 has 2 cell(s) more than the header's 5 columns")}
+    for name, (edit, message) in cases.items():
+        bad = tmp_path / "bad.csv"
+        bad.write_text("\n".join(edit(line) if n == 4 else line for n, line in enumerate(good)) + "\n")
+        done = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(bad), env=env)
+        said = " ".join(done.stderr.split())
+        assert done.returncode == 2 and "Traceback" not in done.stderr, f"{name}: {done.stderr}"
+        assert message in said and str(bad) in said, f"{name}: {said}"

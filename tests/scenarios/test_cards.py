@@ -146,6 +146,25 @@ def test_repeated_ids_in_a_cards_data_are_refused_naming_them(tmp_path: Path) ->
     assert "appear more than once (ed-1, ed-2)" in " ".join(result.stderr.split())
 
 
+@pytest.mark.parametrize(("rows", "said"), [
+    ("ed-1,fever,yes\n,sprain,no\n", "row 2 has an empty id (column note_id). Where: {data}, row 2."),
+    ("ed-1,fever,yes\n  ,sprain,no\n", "row 2 has an empty id (column note_id)"),
+    ("ed-1,fever,yes\ned-2,sprain, ankle,no\n", "sepsis_triage.csv, line 3: 1 field(s) more than the header's 3 "
+                                                 "columns"),
+])
+def test_an_empty_id_or_a_row_with_extra_fields_is_refused_naming_the_file_and_row(tmp_path: Path, rows: str,
+                                                                                     said: str) -> None:
+    """Issue 29, finding 8: an empty id cell was accepted, and fields past the header dropped silently (an
+    unquoted comma in a note shifts the label into the wrong column)."""
+    card = documented_card(tmp_path / "cards")
+    data = card.parent / "sepsis_triage.csv"
+    data.write_text("note_id,note,label\n" + rows)
+    result = run_cli("benchmarks", "validate", str(card))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    shown = " ".join(result.stderr.split())
+    assert said.format(data=data) in shown and str(data) in shown
+
+
 def test_streaming_a_large_cards_data_holds_no_growing_set_of_its_ids(tmp_path: Path) -> None:
     """A run streams its benchmark twice (the plan's survey, then the run): checking ids for repeats must
     not keep every id. 40,000 ids of 60 characters as a set: ~6 MB; the tally keeps 8 bytes each."""
