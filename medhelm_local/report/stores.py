@@ -16,9 +16,10 @@ from typing import Any
 
 import duckdb
 
-from medhelm_local.errors import ConfigError, StoreError, StoreSchemaError
+from medhelm_local.errors import ConfigError, StoreCorruptError, StoreError, StoreSchemaError
 from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
 from medhelm_local.store.database import StoreHandle, open_store
+from medhelm_local.store.integrity import is_damage
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import compute_aggregates
 from medhelm_local.store.schema import SCHEMA_VERSION
@@ -43,6 +44,12 @@ def reading(where: str) -> Iterator[None]:
                           fix="set store_memory_limit (MEDHELM_STORE_MEMORY_LIMIT) higher, e.g. 1GB, or report "
                               "fewer instances per run (--instances)") from None
     except duckdb.Error as exc:
+        if is_damage(exc):  # exit 4, as everywhere else a page does not decrypt or check out
+            raise StoreCorruptError(f"the store is damaged: a page does not decrypt or check out "
+                                    f"({str(exc).splitlines()[0]})", where=where,
+                                    fix="restore the store and its .key from your last backup (medhelm-local never "
+                                        "repairs a store in place); of several stores, `medhelm-local runs list "
+                                        "--store PATH` names the damaged one") from None
         raise StoreError(f"reading a store failed ({str(exc).splitlines()[0]})", where=where,
                          fix="check the store opens with `medhelm-local runs list --store PATH`; a damaged store "
                              "can be restored from its backup") from None

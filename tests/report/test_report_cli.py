@@ -169,6 +169,36 @@ def test_unreadable_stores_are_clear_errors(results: Path, kek_file: Path, tmp_p
     assert code == 2 and "no store for suite 'nosuch'" in err and "ward" in err
 
 
+def test_a_page_damaged_where_only_the_report_reads_it_exits_4_as_documented(tmp_path: Path, kek: Kek,
+                                                                           kek_file: Path) -> None:
+    """Issue 29, finding 8: a damaged page gave exit 2 in `report`, not the documented 4 (StoreCorruptError)."""
+    import duckdb
+
+    from medhelm_local.report import open_sources
+
+    results = tmp_path / "results"
+    store = results / "ward.duckdb"
+    write_store(store, kek, "ward", [FakeRun("local/a", "pubmed_qa", 300, seed=1),
+                                     FakeRun("local/b", "pubmed_qa", 300, seed=2)])
+    pristine = store.read_bytes()
+    for offset in range(len(pristine) - 16384 + 100, 0, -16384):  # pages read late: the runs' scores
+        store.write_bytes(pristine[:offset] + bytes(range(64)) + pristine[offset + 64:])
+        try:
+            sources = open_sources([store], kek)
+        except duckdb.Error:
+            continue
+        try:
+            sources.report(None)
+        except duckdb.Error:
+            break  # opens, and fails only while the report is built
+        finally:
+            sources.close()
+    else:
+        pytest.fail("no page of the store fails only while the report is built")
+    code, _, err = _report(results, kek_file, "ward", "--format", "json")
+    assert code == 4 and "the store is damaged" in err and str(store) in err and "backup" in err
+
+
 def test_one_run_in_two_stores_is_refused(results: Path, kek_file: Path) -> None:
     for suffix in ("", ".key"):
         shutil.copy(results / f"ward.duckdb{suffix}", results / f"copy.duckdb{suffix}")

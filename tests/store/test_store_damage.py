@@ -65,6 +65,7 @@ def test_a_damaged_store_is_a_clear_error_in_every_command_and_failed_attempts_a
         "show": ["show", PRIVATE_RUN, "--suite", "ward", "--instances", "5"],
         "export": ["export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer"],
         "redact store": ["redact", "store", str(appliance.store), "--out", str(appliance.root / "copy.duckdb")],
+        "report": ["report", "ward", "--format", "json"],
     }
     for name, args in commands.items():
         done = appliance.cli(*args)
