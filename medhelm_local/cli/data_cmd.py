@@ -171,6 +171,11 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 raise typer.BadParameter("a bundle keeps its datasets' folder names", param_hint="--name")
             _import_bundle(settings, source, public_key, allow_unsigned, replace)
             return
+        for given, option in ((allow_unsigned, "--allow-unsigned"), (public_key is not None, "--public-key")):
+            if given:  # said, not ignored: the user asked for a check that a plain folder cannot have
+                raise typer.BadParameter(f"{source} is a dataset folder, not a bundle written by `data stage`, so "
+                                         "there is no signature to check or waive; the folder is copied as it is and "
+                                         "its checksums recorded (leave the option out)", param_hint=option)
         from medhelm_local.scenarios import import_dataset
 
         report = import_dataset(source, settings.data_root, name, replace)

@@ -153,6 +153,20 @@ def source_files(source: Path) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
+def check_dataset_name(folder: str, where: str) -> None:
+    """Raise DataImportError unless `folder` is a name a dataset folder may have in the data root: one plain,
+    visible folder name (not hidden, not `..`, no path separator or control character, not an option)."""
+    problem = ("it is empty" if not folder.strip() else
+               "it starts with '.', which makes a hidden folder (or `..`, the folder above)" if folder.startswith(".")
+               else "it starts with '-', which commands would read as an option" if folder.startswith("-")
+               else "it holds a path separator" if "/" in folder or "\\" in folder
+               else "it holds a control character" if any(ord(c) < 32 or ord(c) == 127 for c in folder)
+               else "it is longer than 255 bytes" if len(folder.encode()) > 255 else None)
+    if problem is not None:
+        raise DataImportError(f"{folder!r} cannot name a dataset folder: {problem}", where=where,
+                              fix="rename the folder, or give --name a plain name such as pubmedqa")
+
+
 def import_dataset(source: Path, data_root: Path, name: str | None = None, replace: bool = False,
                    expected: Mapping[str, str] | None = None, provenance: Mapping[str, Any] | None = None
                    ) -> ImportReport:
@@ -166,6 +180,7 @@ def import_dataset(source: Path, data_root: Path, name: str | None = None, repla
         raise DataImportError("the source is not a folder", where=str(source),
                               fix="give the dataset folder, e.g. .../datasets/pubmedqa")
     folder = name or source.name
+    check_dataset_name(folder, str(source))
     dest = data_root / folder
     if dest.exists() and not replace:
         raise DataImportError("a dataset folder of that name is already in the data root", where=str(dest),

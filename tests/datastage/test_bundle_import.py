@@ -205,3 +205,35 @@ def test_a_dataset_folder_still_imports_on_its_own(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "data" / "pubmedqa" / "MANIFEST.json").is_file()
+
+
+@pytest.mark.parametrize("option", [["--allow-unsigned"], ["--public-key", "staging.pub"]])
+def test_a_bundle_option_given_with_a_plain_folder_is_refused_not_ignored(tmp_path: Path, option: list[str]) -> None:
+    """Issue 29, finding 8: `--allow-unsigned` was silently ignored for a plain folder."""
+    result = run_cli("data", "import", str(mirror_folders()["pubmedqa"]), "--data-root", str(tmp_path / "data"),
+                     *option)
+
+    said = " ".join(result.stderr.split())
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert option[0] in said and "is a dataset folder, not a bundle written by `data stage`" in said
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(("folder", "name", "why"), [
+    ("..evil", None, "starts with '.', which makes a hidden folder"),
+    ("pubmedqa", ".hidden", "starts with '.', which makes a hidden folder"),
+    ("pubmedqa", "-rf", "starts with '-', which commands would read as an option"),
+    ("pubmedqa", "bad\nname", "holds a control character"),
+])
+def test_a_dataset_folder_name_that_is_hidden_or_unsafe_is_refused(tmp_path: Path, folder: str, name: str | None,
+                                                                     why: str) -> None:
+    """Issue 29, finding 8: a folder named `..evil` imported as a hidden dataset."""
+    source = tmp_path / "usb" / folder
+    shutil.copytree(mirror_folders()["pubmedqa"], source)
+    root = tmp_path / "data"
+    result = run_cli("data", "import", str(source), "--data-root", str(root), *(["--name", name] if name else []))
+
+    said = " ".join(result.stderr.split())
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"{name or folder!r} cannot name a dataset folder: it {why}" in said and "--name" in said
+    assert not root.exists() or list(root.iterdir()) == []
