@@ -180,8 +180,8 @@ def to_markdown(report: Report) -> str:
                          f"{interval(c.ci_low, c.ci_high) or md_text(c.note)} | {c.n_pairs} | {c.n_unpaired} |")
     if report.published:
         lines += ["", *_md_board(report, report.published, "Published results side by side (HELM rules)")]
-        lines += [f"\n{NOT_COMPARABLE_MARK} {c.display_name.removesuffix(NOT_COMPARABLE_MARK).strip()}: not comparable "
-                  f"with published MedHELM results. {c.not_comparable}"
+        lines += [f"\n{NOT_COMPARABLE_MARK} {md_text(c.display_name.removesuffix(NOT_COMPARABLE_MARK).strip())}: not "
+                  f"comparable with published MedHELM results. {md_text(c.not_comparable)}"
                   for c in report.published.columns if c.not_comparable]
     return "\n".join(lines) + "\n"
 
