@@ -124,7 +124,8 @@ def test_an_empty_instance_id_or_extra_cells_are_refused_naming_the_line(
     """Issue 29, finding 8: an empty id cell was accepted and extra CSV cells dropped silently."""
     config, env, run = judged
     good = _clinicians(tmp_path / "good.csv", run["run_id"], run["scores"]).read_text().splitlines()
-    cases = {"empty id": (lambda line: line.replace(line.split(",")[1], "", 1), "line 5: the instance_id cell is empty"),
+    cases = {"empty id": (lambda line: line.replace(line.split(",")[1], "", 1),
+                          "line 5: the instance_id cell is empty"),
              "extra cells": (lambda line: line + ",4,5", "line 5 has 2 cell(s) more than the header's 5 columns")}
     for name, (edit, message) in cases.items():
         bad = tmp_path / "bad.csv"

@@ -214,7 +214,7 @@ def test_a_model_on_a_staging_only_host_is_refused_before_any_request(
     said = " ".join(ran.stderr.split())
     assert f"model deployment 'fake' (127.0.0.1:{server.port}) is on the egress allowlist with purpose staging, " \
            "not inference" in said
-    assert str(egress) in said and f"purpose: inference" in said
+    assert str(egress) in said and "purpose: inference" in said
     doctor = run_cli("-c", str(config), "doctor", "--json", env=env)
     checks = {c["name"]: c for c in json.loads(doctor.stdout)}
     assert not checks["deployment: fake"]["ok"] and "purpose staging" in checks["deployment: fake"]["detail"]
