@@ -3,7 +3,8 @@
 Sets (bench/phi_sets.py): (a) the HAND-ANNOTATED INDEPENDENT set, 44 clinical notes written by hand in
 the styles real notes are written in (tests/data/phi_notes/README.md), measured only: no rule was
 chosen by reading its errors; (b) the hand-annotated DEVELOPMENT set, same styles, different notes,
-used for tuning (`--show-errors dev` lists its misses and false alarms); (b2) HELDOUT2, 126 ICU notes (all
+used for tuning (`--show-errors dev` lists its misses and false alarms), and DEV2, 34 ICU nursing notes written
+for issue 32's miss and false-alarm classes, tuned on too (`--show-errors dev2`); (b2) HELDOUT2, 126 ICU notes (all
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
 only, with figures per style and never a list of misses; (c) presidio_synth_pii
 (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a development half
@@ -20,7 +21,7 @@ way. Speed is notes per CPU-second of detection, rules loaded beforehand, repeat
 Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates, phones and ids;
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
-Run: .venv/bin/python bench/phi.py [--sets independent,dev,heldout2,presidio,meddocan,aci,vignettes,synthetic]
+Run: .venv/bin/python bench/phi.py [--sets independent,dev,dev2,heldout2,presidio,meddocan,aci,vignettes,synthetic]
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = "independent,dev,heldout2,presidio,meddocan,aci,vignettes,synthetic"
+ALL_SETS = "independent,dev,dev2,heldout2,presidio,meddocan,aci,vignettes,synthetic"
 
 
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
@@ -147,13 +148,16 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=400, help="synthetic notes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
-    parser.add_argument("--show-errors", choices=["dev"], help="list misses and false alarms of the dev set")
+    parser.add_argument("--show-errors", choices=["dev", "dev2"], help="list misses and false alarms of a dev set")
     args = parser.parse_args()
     sets = set(args.sets.split(","))
     detector = detector_for(default_redaction_dir().resolve())
     if "dev" in sets and (phi_sets.phi_notes.FOLDER / "dev.jsonl").exists():
         report("hand-annotated DEVELOPMENT set (tuned on)", phi_sets.hand_annotated("dev"), detector,
                args.show_errors == "dev")
+    if "dev2" in sets and (phi_sets.phi_notes.FOLDER / "dev2.jsonl").exists():
+        report("hand-annotated DEVELOPMENT set 2, ICU nursing (tuned on)", phi_sets.hand_annotated("dev2"), detector,
+               args.show_errors == "dev2")
     if "heldout2" in sets and (phi_sets.phi_notes.FOLDER / "heldout2.jsonl").exists():
         recall, precision, _ = report("hand-annotated HELDOUT2 set (written without reading the rules; measured only, "
                                       "never tuned on)", phi_sets.hand_annotated("heldout2"), detector)
