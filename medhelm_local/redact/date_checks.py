@@ -74,6 +74,22 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+# Words before a number with an apostrophe after it that make it feet, not a year: "AMBULATED 40'".
+_LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "walking", "ambulating", "feet", "ft",
+                           "distance", "x", "times", "approx", "about", "of", "another", "additional"})
+
+
+def _year_after(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A two-digit year with the apostrophe after it, as history lists write it ("CABG X3 97'", "chole 81'"):
+    not feet walked ("AMBULATED 40'"), and after a word, not after another number ("5 10'")."""
+    before = words_before(text, m.start(), 1)
+    if not before or before[0] in _LENGTH_WORDS or before[0].replace(".", "").isdigit():
+        return None
+    if text[m.end():m.end() + 1].isdigit():
+        return None  # "5'10": a height
+    return m.start("v"), m.end("v"), PhiType.DATE
+
+
 _ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
 _AFTER_ORDINAL = frozenset("at of in by when until before after".split())
 
@@ -143,5 +159,5 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "month_year": _month_year,
     "month_alone": _month_alone, "year": _year, "month_year2": _month_year2, "event_year": _event_year,
-    "ordinal_day": _ordinal_day, "date_run": _date_run, "date_stray_dot": _date_stray_dot,
+    "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after, "date_stray_dot": _date_stray_dot,
 }

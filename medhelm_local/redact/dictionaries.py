@@ -11,7 +11,7 @@ from medhelm_local.redact.patterns import RedactionRuleError
 from medhelm_local.redact.tokens import fold
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
-         "clinical_terms.txt")
+         "clinical_terms.txt", "icu_terms.txt")
 VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv")
 
 # A word written in lower case in the medical corpora counts as clinical. A common name needs more: an
@@ -38,8 +38,8 @@ class Dictionaries:
     """Lower-case word sets: first names, surnames, cities (words joined by one space), ambiguity tiers.
 
     `clinical` holds every word common in clinical writing (learned with frequencies, plus abbreviations
-    and the hand-written list); `clinical_terms` the hand-written shorthand, drug and eponym
-    list, which no rule but a title ("Dr.") overrides; `abbreviations` words written in capitals in
+    and the hand-written lists); `clinical_terms` the hand-written shorthand, drug and eponym list and
+    the ICU device and eponym list (icu_terms.txt), which no rule but a title ("Dr.") overrides; `abbreviations` words written in capitals in
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm").
     """
 
@@ -134,6 +134,7 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
     names = words["first_names.txt"] | words["surnames.txt"]
+    hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
     abbreviations = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv")
                               if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS
                               and row[0] not in names)
@@ -145,8 +146,8 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
         surnames=words["surnames.txt"],
         cities=cities,
         everyday=words["everyday_words.txt"] | common_names,
-        clinical=learned | words["clinical_terms.txt"] | abbreviations,
-        clinical_terms=words["clinical_terms.txt"],
+        clinical=learned | hand_listed | abbreviations,
+        clinical_terms=hand_listed,
         abbreviations=abbreviations,
         short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
