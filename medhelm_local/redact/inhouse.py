@@ -18,6 +18,21 @@ _PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off"})
 # After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
 _UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
                          "floor", "unit", "rehab", "clinic", "ward"})
+# "ON IABP", "OFF NEO", "SWITCHED TO CVVHD": a device or a drug, not a hospital, after these.
+_NOT_A_MOVE = frozenset({"on", "off"})
+_CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",
+                               "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
+                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached", "connected"})
+# Cues that a named word with a number is a ward even when the word is also common ("TRANSFERRED TO WHITE 9",
+# "DISPO: FELDMAN 6", "CALLED OUT TO ..."); and what follows a ward ("... 4 WHEN BED AVAILABLE").
+_WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "dispo", "callout", "moved", "bed",
+                        "floor", "back", "return", "returned", "go", "going", "sent", "send", "report", "admit",
+                        "admitted", "accepted"})
+# Rooms and parts of a building are numbered too: "TO ROOM 12", "FLOOR 4", "BAY 3".
+_SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
+                     "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
+                     "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port"})
+_WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight", "later", "bed"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
@@ -39,7 +54,7 @@ class InHouseRules(AddressRules):
                 continue
             if tok.key in _SAINTS:
                 spans += self._saint(tokens, i)
-            elif self._ward_word(tok) and i + 1 < len(tokens) and tokens[i + 1].kind == "d":
+            elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and self._ward_word(tok, self._ward_cue(tokens, i)):
                 spans += self._ward(text, tokens, i)
             if 2 <= len(tok.text) <= 5:
                 spans += self._abbreviation(tokens, i)
@@ -62,17 +77,31 @@ class InHouseRules(AddressRules):
             return []
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
-        cue = ((before in _PLACE_BEFORE and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
-                                                                  and tok.key not in self.words.everyday)))
+        two_before = tokens[i - 2].key if i > 1 and not tokens[i - 1].first else ""
+        moved = before in _PLACE_BEFORE and before not in _NOT_A_MOVE and not (
+            before == "to" and two_before in _CHANGE_BEFORE_TO)
+        cue = ((moved and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
+                                                  and tok.key not in self.words.everyday)))
                or after in _UNIT_AFTER)
         return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []
 
-    def _ward_word(self, tok: Token) -> bool:
-        """A word that can name a ward: capitalised (any, without case), not clinical, a unit or shorthand."""
+    def _ward_cue(self, tokens: list[Token], i: int) -> bool:
+        """A strong sign that token i starts a ward: a transfer word in the three words before, or "when bed" after."""
+        before = [t.key for t in tokens[max(0, i - 3):i] if not tokens[i].first]
+        j = i + 2
+        after = tokens[j].key if j < len(tokens) and not tokens[j].first else ""
+        return any(k in _WARD_CUES for k in before) or after in _WARD_AFTER
+
+    def _ward_word(self, tok: Token, strong_cue: bool = False) -> bool:
+        """A word that can name a ward: capitalised (any, without case), not clinical, a unit or shorthand; with a
+        strong cue a surname that is also a common word ("TRANSFERRED TO WHITE 9")."""
         if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()):
             return False
         if tok.key in self.rules.words("facility_words"):
             return True  # "Clinic 6"
+        if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations and tok.key not in _SPACES \
+                and tok.key not in self.words.short_forms and tok.key not in self.rules.words("units"):
+            return True  # "TRANSFERRED TO WHITE 9": a building named after a person
         return (self.tier(tok) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
                 and tok.key not in self._never_names and tok.key not in self.rules.words("units")
                 and tok.key not in self.rules.words("street_suffixes") and tok.key not in STOPWORDS)
@@ -80,8 +109,11 @@ class InHouseRules(AddressRules):
     def _ward(self, text: str, tokens: list[Token], i: int) -> list[Span]:
         """"transfer to Eastwing 4", "ON BRADLEY 3 WHEN BED AVAIL", "From: Phillips 5": a named ward."""
         number, tok = tokens[i + 1], tokens[i]
-        if number.start - tok.end != 1 or not 1 <= len(number.text) <= 2 or not 1 <= int(number.text) <= 30:
+        glued = number.start == tok.end  # "to northwing3": a ward written as one word
+        if not (glued or number.start - tok.end == 1) or not 1 <= len(number.text) <= 2 or not 1 <= int(number.text) <= 30:
             return []
+        if glued and (len(tok.key) < 5 or tok.cased or self.tier(tok) != Ambiguity.NAME_ONLY):
+            return []  # "PRBC2", "Apt3": only an unknown word of five letters or more on a line without case
         after = text[number.end:number.end + 2]
         if (after[:1] in ".,/%:-x" and after[1:2].isalnum()) or after[:1].isalnum():
             return []  # "LEVO 0.15", "CPAP 5/5", "VT 450-500", "WANG 3x"
@@ -89,9 +121,9 @@ class InHouseRules(AddressRules):
         if nxt is not None and nxt.key in self.rules.words("units"):
             return []
         before = tokens[i - 1] if i and not tok.first else None
-        cue = before is not None and (before.key in _PLACE_BEFORE or (  # "From: Phillips 5"
-            before.text == ":" and i >= 2 and tokens[i - 2].key in _PLACE_BEFORE))
-        if not (cue or (nxt is not None and nxt.key in _UNIT_AFTER)):
+        cue = before is not None and (before.key in _PLACE_BEFORE or (  # "From: Phillips 5", "DISPO: FELDMAN 6"
+            before.text == ":" and i >= 2 and tokens[i - 2].key in _PLACE_BEFORE | _WARD_CUES))
+        if not (cue or self._ward_cue(tokens, i) or (nxt is not None and nxt.key in _UNIT_AFTER)):
             return []
         return [Span(tok.start, number.end, PhiType.HOSPITAL)]
 
@@ -134,5 +166,6 @@ class InHouseRules(AddressRules):
             if all(self.words.is_shorthand(m.group(k).lower()) or m.group(k).lower() in self.words.clinical
                    for k in parts):
                 continue  # "PT/OT": two clinical words, not people
-            spans += [Span(m.start(k), m.end(k), PhiType.NAME) for k in parts]
+            credentials = self.rules.words("credentials")
+            spans += [Span(m.start(k), m.end(k), PhiType.NAME) for k in parts if m.group(k).lower() not in credentials]
         return spans
