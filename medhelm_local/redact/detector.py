@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from medhelm_local.redact.dictionaries import load_dictionaries
-from medhelm_local.redact.inhouse import InHouseRules
+from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, load_rules
 from medhelm_local.redact.surrogates import load_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
@@ -31,7 +31,7 @@ def mask_regex(*mask_formats: str) -> re.Pattern[str]:
     return re.compile("|".join(forms))
 
 
-class Detector(InHouseRules):
+class Detector(NursingRules):
     """Finds PHI spans in text with one rule pack (rules.yaml plus dictionaries).
 
     Masks already in the text ("[NAME]", and the pack's own mask_format) are blanked before the rules
@@ -65,8 +65,9 @@ class Detector(InHouseRules):
         spans = find_pattern_spans(fold(text), self.rules)  # accents off, offsets kept
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
-        spans += self._inhouse(text, tokens)
+        spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
+        spans = self._stretch_places(tokens, merge_spans(spans))
         return merge_spans(drop_negatives(fold(text), spans, self.rules))
 
 

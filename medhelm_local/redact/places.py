@@ -106,7 +106,8 @@ class PlaceRules(NameRules):
             while j > 0 and len(named) < 5 and not tokens[j].first:  # a facility name stays on its line
                 t = tokens[j - 1]
                 if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
-                        and t.key not in self.words.cities and t.key not in facility:
+                        and t.key not in self.words.cities and t.key not in facility \
+                        and not _after_university_of(tokens, j - 1):
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
@@ -117,13 +118,15 @@ class PlaceRules(NameRules):
             after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
             if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
                 named, end = named + tokens[end + 1:after], after - 1  # "Hospital Universitario de La Princesa"
-            elif end + 2 < len(tokens) and tokens[end + 1].key in ("of", "at") \
-                    and self._place_word(tokens[end + 2]):
+            elif end + 2 < len(tokens) and (tokens[end + 1].key == "of" or (tokens[end + 1].key == "at" and named)) \
+                    and self._place_word(tokens[end + 2]):  # "Hospital of Springfield"; not "went to rehab at home"
                 named.append(tokens[end + 2])
                 end += 2
             while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
                 j += 1  # "at the Geriatric Clinic": the article is not the name
-            if any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t) for t in named):
+            university = any(t.key in ("university", "univ") for t in named) and any(t.key == "of" for t in named)
+            if university or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
+                                 for t in named):  # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
 
@@ -200,3 +203,11 @@ class PlaceRules(NameRules):
         if words[0].cased and not words[0].text.isupper():
             return state_after or (cue and tiers[0] == Ambiguity.EVERYDAY) or (two_before in cues and " " in two_before)
         return state_after or (" " in two_before and two_before in cues and tiers[0] == Ambiguity.EVERYDAY)
+
+
+def _after_university_of(tokens: list[Token], k: int) -> bool:
+    """Whether token k follows "university of" (within two words): "univ of north somewhere hospital"."""
+    for j in range(k - 1, max(0, k - 3) - 1, -1):
+        if tokens[j].key == "of":
+            return j > 0 and tokens[j - 1].key in ("university", "univ")
+    return False
