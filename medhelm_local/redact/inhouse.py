@@ -73,7 +73,7 @@ class InHouseRules(AddressRules):
         tok = tokens[i]
         if not (tok.text.isalpha() and tok.text.isupper()) and not (not tok.cased and tok.text.islower()):
             return []
-        if not self._unknown(tok) or tok.key in self.words.cities:
+        if not self._unknown(tok) or tok.key in self.words.cities or tok.key in self.words.first_names:
             return []
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""

@@ -19,12 +19,15 @@ from medhelm_local.redact.types import PhiType, Span
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
 _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior", "an", "so", "else", "said"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified".
+_PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
 _REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
 _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre"),
                    "med": ("center", "ctr"), "health": ("center", "ctr", "centre"), "nursing": ("home", "facility"),
-                   "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center")}
+                   "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
+                   "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
+                   "assisted": ("living",), "senior": ("living", "center")}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
                             "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east", "north",
@@ -33,6 +36,8 @@ _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ"
                        "good", "sacred"})
 _LINE_INITIALS = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,][ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$",
                             re.IGNORECASE)
+_DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[a-z]\.[ \t]?){2,3})(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
+                              re.IGNORECASE)
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
@@ -44,6 +49,8 @@ class NursingRules(InHouseRules):
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         spans = with_other_mentions(self, tokens, found) if found else []
+        spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
+                  for m in _DOTTED_INITIALS.finditer(text)]
         return spans + self._initials_lines(text, tokens)
 
     def _caseless_name(self, tok: Token) -> bool:
@@ -57,12 +64,14 @@ class NursingRules(InHouseRules):
         return key in self.words.first_names or (self.tier(tok) == Ambiguity.NAME_ONLY and len(key) >= 3)
 
     def _after_relation(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"son tom called", "WIFE FERN AT BEDSIDE", "dtr: cheryl": a first name right after a relation."""
-        relations, found = self.rules.words("relations"), []
+        """"son tom called", "WIFE FERN AT BEDSIDE", "report given to joan": a first name right after a relation,
+        a role or a verb that names a person."""
+        found = []
         for i, tok in enumerate(tokens):
-            if tok.kind != "w" or tok.key not in relations:
+            cue = self.cue_at(tokens, i) if tok.kind == "w" else None
+            if cue is None or cue[0] not in _PERSON_CUES:
                 continue
-            k = i + 1
+            k = i + cue[1]
             while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3:
                 k += 1
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
@@ -104,7 +113,7 @@ class NursingRules(InHouseRules):
             j = i + 2 if dotted else i + 1
             if j >= len(tokens) or tokens[j].first or tokens[j].kind != "w" or tokens[j].start - tok.end > 3:
                 continue
-            if i and tokens[i - 1].text == "." and i > 1 and len(tokens[i - 2].text) == 1:
+            if i > 1 and tokens[i - 1].text == "." and len(tokens[i - 2].text) == 1 and tokens[i - 2].kind == "w":
                 continue  # "P.O. BID", "A.M.": letters with stops
             before = tokens[i - 1].key if i and not tok.first else ""
             if not dotted and (before not in _CUE_BEFORE_INITIAL or tok.key in "rl"
@@ -191,6 +200,14 @@ class NursingRules(InHouseRules):
             b += 1
         return b
 
+    def _unknown_place(self, tokens: list[Token], i: int) -> bool:
+        """A word of five letters or more that no list knows, after "at" or "from" on a line without
+        case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
+        tok = tokens[i]
+        return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from")
+                and self._unknown(tok) and not self.words.is_name(tok.key) and tok.key not in self.words.cities
+                and tok.key not in self.words.everyday)
+
     @staticmethod
     def _facility_head(tokens: list[Token], j: int) -> bool:
         """Whether token j ends a facility's name ("HOSPITAL") or starts its last words ("MEDICAL CENTER")."""
@@ -210,6 +227,9 @@ class NursingRules(InHouseRules):
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
             if mount:  # "from mt auburn ed", "AT MOUNT SINAI"
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i + 1)].end, PhiType.HOSPITAL))
+                continue
+            if self._unknown_place(tokens, i):
+                spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
             if tok.key in names:
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))

@@ -122,6 +122,9 @@ class PlaceRules(NameRules):
                     and self._place_word(tokens[end + 2]):  # "Hospital of Springfield"; not "went to rehab at home"
                 named.append(tokens[end + 2])
                 end += 2
+                while end + 1 < len(tokens) and end - i < 6 and not tokens[end + 1].first \
+                        and self._place_word(tokens[end + 1]) and self.tier(tokens[end + 1]) != Ambiguity.CLINICAL:
+                    end += 1  # "HOSPITAL OF SOUTHERN NEW HAMPSHIRE"
             while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
                 j += 1  # "at the Geriatric Clinic": the article is not the name
             university = any(t.key in ("university", "univ") for t in named) and any(t.key == "of" for t in named)
