@@ -69,8 +69,8 @@ class NursingRules(InHouseRules):
         found = []
         for i, tok in enumerate(tokens):
             cue = self.cue_at(tokens, i) if tok.kind == "w" else None
-            if cue is None or cue[0] not in _PERSON_CUES:
-                continue
+            if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
+                continue  # "50 cm. Aparecen": after a number the cue is a unit
             k = i + cue[1]
             while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3:
                 k += 1
@@ -104,10 +104,11 @@ class NursingRules(InHouseRules):
         return found
 
     def _initial_then_name(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"E. NORTH AWARE", "T. HOLBROOK", "per k lund": an initial before a surname (one no list holds too)."""
+        """"E. NORTH AWARE", "T. HOLBROOK", "per k lund": an initial before a surname (one no list holds too), on
+        lines without case (with case, "P. Mirabilis" and "2,4 g/24 h. Los" are what the name rules already weigh)."""
         found = []
         for i, tok in enumerate(tokens[:-2]):
-            if tok.kind != "w" or len(tok.text) != 1 or tok.key in "ai" or (i and tokens[i - 1].end == tok.start):
+            if tok.kind != "w" or len(tok.text) != 1 or tok.key in "ai" or tok.cased or (i and tokens[i - 1].end == tok.start):
                 continue  # "Q4H. TCDS", "RR 30S. MSO4": the letter ends a word, it is no initial
             dotted = tokens[i + 1].text == "."
             j = i + 2 if dotted else i + 1
