@@ -28,10 +28,23 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[2]
 WORD = re.compile(r"[^\W\d_]+")
+# A capitalised word (possessive or hyphenated to another allowed) and the noun after it: "Allis clamp",
+# "Mallory-Weiss tear" (counts "Weiss"), "Homan's sign".
+EPONYM = re.compile(r"(?<![\w'-])([A-Z][a-z]{2,})(?:'s|s')?[ -]{1,2}([a-z]{3,})(?![\w-])")
 CSV_FIELD_LIMIT = 1 << 24
-COMMON_SURNAMES = 20_000  # of 88,799 in frequency order; rarer ones ("levo", "fent") yield to short forms
+COMMON_SURNAMES = 20_000
+# Nouns an eponym names ("Allis clamp", "Scarpa fascia", "Rinne test"), beside rules.yaml's eponym_followers.
+EPONYM_NOUNS = frozenset("""clamp clamps forceps retractor retractors scissors clip clips knife blade stapler staples
+suture sutures tear tears fascia malformation fracture fractures sign test tests maneuver disease syndrome procedure
+operation incision catheter tube tubes scale score index criteria classification position needle drain dressing
+solution stain approach technique repair elevator rongeur curette trocar speculum sheath wire wires device
+questionnaire inventory nerve artery vein muscle space ring node nodes line lines reflex phenomenon""".split())
+EPONYM_MIN = 2  # uses before such a noun
+EPONYM_SHARE = 4  # and at least one in four of the word's capitalised uses  # of 88,799 in frequency order; rarer ones ("levo", "fent") yield to short forms
 
 
 def fold(word: str) -> str:
@@ -87,8 +100,13 @@ class Counts:
         self.upper: Counter[str] = Counter()
         self.sources: defaultdict[str, set[str]] = defaultdict(set)
         self.lower_sources: defaultdict[str, set[str]] = defaultdict(set)
+        self.capitalised: Counter[str] = Counter()
+        self.eponym: Counter[str] = Counter()
 
-    def add(self, source: str, text: str, drop: frozenset[str]) -> None:
+    def add(self, source: str, text: str, drop: frozenset[str], nouns: frozenset[str] = EPONYM_NOUNS) -> None:
+        for m in EPONYM.finditer(text):
+            if m.group(2).lower() in nouns:
+                self.eponym[fold(m.group(1))] += 1
         for raw in WORD.findall(text):
             word = fold(raw)
             if word in drop or not word.isascii():
@@ -100,6 +118,8 @@ class Counts:
                 self.lower_sources[word].add(source)
             elif raw.isupper() and len(raw) >= 2:
                 self.upper[word] += 1
+            elif raw[0].isupper():
+                self.capitalised[word] += 1
 
 
 def read_list(path: Path) -> frozenset[str]:
@@ -116,10 +136,12 @@ def write_tsv(path: Path, header: str, rows: list[tuple[object, ...]]) -> None:
 
 
 def build(root: Path, out: Path) -> None:
-    """Count every source and write the three vocabulary files."""
+    """Count every source and write the four vocabulary files."""
     counts = Counts()
+    rules = yaml.safe_load((REPO / "redaction" / "rules.yaml").read_text(encoding="utf-8"))
+    nouns = EPONYM_NOUNS | frozenset(rules["context"]["eponym_followers"])
     for source, text, drop in texts(root):
-        counts.add(source, text, drop)
+        counts.add(source, text, drop, nouns)
     dictionaries = REPO / "redaction" / "dictionaries"
     first_names = read_list(dictionaries / "first_names.txt")
 
@@ -138,6 +160,11 @@ def build(root: Path, out: Path) -> None:
     surnames = [w for w in (line.strip() for line in (dictionaries / "surnames.txt").read_text().splitlines())
                 if w and not w.startswith("#")]
     common_names = first_names | frozenset(surnames[:COMMON_SURNAMES])
+    eponyms = sorted((w for w, n in counts.eponym.items()
+                      if n >= EPONYM_MIN and n * EPONYM_SHARE >= counts.capitalised[w] and len(w) >= 3),
+                     key=lambda w: (-counts.eponym[w], w))
+    write_tsv(out / "eponyms.tsv", "eponym (a capitalised word written before a clamp, a test, a fascia...), times "
+              "so written, times capitalised", [(w, counts.eponym[w], counts.capitalised[w]) for w in eponyms])
     write_tsv(out / "short_forms.tsv", "short form (first 4-6 letters of a frequent clinical word), words it starts",
               short_forms(counts, common_names))
 

@@ -12,7 +12,7 @@ from medhelm_local.redact.tokens import fold
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
-VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv")
+VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv", "eponyms.tsv")
 
 # A word written in lower case in the medical corpora counts as clinical. A common name needs more: an
 # English word ("frank", "hill", "beach") twice, unless it is among the commonest surnames ("miller");
@@ -141,12 +141,15 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
     short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv"))
     learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
                                        folder / "surnames.txt", words["everyday_words.txt"])
+    common = words["first_names.txt"] | frozenset(read_words_in_order(folder / "surnames.txt")[:COMMON_SURNAMES])
+    # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker").
+    eponyms = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) - common
     return Dictionaries(
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],
         cities=cities,
         everyday=words["everyday_words.txt"] | common_names,
-        clinical=learned | hand_listed | abbreviations,
+        clinical=learned | hand_listed | abbreviations | eponyms,
         clinical_terms=hand_listed,
         abbreviations=abbreviations,
         short_forms=short_forms,

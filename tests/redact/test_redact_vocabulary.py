@@ -64,6 +64,6 @@ def test_the_build_script_reproduces_the_shipped_vocabularies(tmp_path: Path) ->
     done = subprocess.run([sys.executable, str(script), "--datasets", str(DATASETS), "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    for name in ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv"):
+    for name in ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv", "eponyms.tsv"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (PACK / "vocabulary" / name).read_text(
             encoding="utf-8"), name
