@@ -19,6 +19,8 @@ from medhelm_local.redact.types import PhiType, Span
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
 _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior", "an", "so", "else", "said"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified".
+_MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out", "back", "moved", "admitted",
+                    "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged"})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
 _REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
@@ -201,6 +203,17 @@ class NursingRules(InHouseRules):
             b += 1
         return b
 
+    def _ward_named(self, tokens: list[Token], i: int) -> bool:
+        """A name or unknown word right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward
+        named without its number, as people and jargon after a transfer are rare."""
+        tok = tokens[i]
+        if i < 2 or tokens[i - 1].key != "to" or tokens[i - 2].key not in _MOVES or len(tok.key) < 4 \
+                or (tok.cased and not tok.text[0].isupper()):
+            return False
+        known = self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
+        return (known or self._unknown(tok)) and tok.key not in self.words.first_names \
+            and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
+
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
         case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
@@ -228,6 +241,9 @@ class NursingRules(InHouseRules):
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
             if mount:  # "from mt auburn ed", "AT MOUNT SINAI"
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i + 1)].end, PhiType.HOSPITAL))
+                continue
+            if self._ward_named(tokens, i):  # "TRANSFERRED TO PHELPS", "called out to ashby"
+                spans.append(Span(tok.start, tok.end, PhiType.HOSPITAL))
                 continue
             if self._unknown_place(tokens, i):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
