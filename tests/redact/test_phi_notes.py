@@ -68,8 +68,8 @@ def test_heldout2_reuses_no_number_and_no_full_name_of_the_other_sets() -> None:
                     out.add(s.value.lower())
         return out
 
-    assert not identifiers("heldout2") & (identifiers("independent") | identifiers("dev"))
-    assert not {n.id for n in load("heldout2")} & {n.id for name in ("independent", "dev") for n in load(name)}
+    assert not identifiers("heldout2") & (identifiers("independent") | identifiers("dev") | identifiers("dev2"))
+    assert not {n.id for n in load("heldout2")} & {n.id for name in ("independent", "dev", "dev2") for n in load(name)}
 
 
 def test_a_mark_left_open_is_refused() -> None:
