@@ -54,7 +54,8 @@ class InHouseRules(AddressRules):
                 continue
             if tok.key in _SAINTS:
                 spans += self._saint(tokens, i)
-            elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and self._ward_word(tok, self._ward_cue(tokens, i)):
+            elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and (
+                    self._ward_word(tok) or self._ward_word(tok, self._ward_cue(tokens, i))):
                 spans += self._ward(text, tokens, i)
             if 2 <= len(tok.text) <= 5:
                 spans += self._abbreviation(tokens, i)

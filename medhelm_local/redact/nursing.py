@@ -38,7 +38,7 @@ _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ"
                        "good", "sacred"})
 _LINE_INITIALS = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,][ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$",
                             re.IGNORECASE)
-_DOTTED_INITIALS = re.compile(r"(?<![\w.])((?:[a-z]\.[ \t]?){2,3})(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
+_DOTTED_INITIALS = re.compile(r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
                               re.IGNORECASE)
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
@@ -51,8 +51,9 @@ class NursingRules(InHouseRules):
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         spans = with_other_mentions(self, tokens, found) if found else []
-        spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
-                  for m in _DOTTED_INITIALS.finditer(text)]
+        if any(t.kind == "p" and t.text == "." and t.start and text[t.start - 2:t.start - 1] == "." for t in tokens):
+            spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
+                      for m in _DOTTED_INITIALS.finditer(text)]
         return spans + self._initials_lines(text, tokens)
 
     def _caseless_name(self, tok: Token) -> bool:
@@ -68,9 +69,9 @@ class NursingRules(InHouseRules):
     def _after_relation(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"son tom called", "WIFE FERN AT BEDSIDE", "report given to joan": a first name right after a relation,
         a role or a verb that names a person."""
-        found = []
+        found, firsts = [], self._person_cue_firsts()
         for i, tok in enumerate(tokens):
-            cue = self.cue_at(tokens, i) if tok.kind == "w" else None
+            cue = self.cue_at(tokens, i) if tok.key in firsts else None
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
             k = i + cue[1]
@@ -87,6 +88,15 @@ class NursingRules(InHouseRules):
             if self.not_eponym(tokens, end):
                 found.append((k, end))
         return found
+
+    def _person_cue_firsts(self) -> frozenset[str]:
+        """The first words of the cue phrases that name a person after them (computed once)."""
+        cached = self.__dict__.get("_person_firsts")
+        if cached is None:
+            cached = frozenset(word for word, entries in self._phrase_index.items()
+                               if any(kind in _PERSON_CUES for _, kind in entries))
+            self.__dict__["_person_firsts"] = cached
+        return cached
 
     def _before_report(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"BAKER AWARE", "o'hara notified": a known name that is not clinical right before a report word."""
