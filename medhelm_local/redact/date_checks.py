@@ -74,9 +74,12 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
-# Words before a number with an apostrophe after it that make it feet, not a year: "AMBULATED 40'".
+# Words before a number with an apostrophe after it that make it feet or degrees, not a year: "AMBULATED 40'",
+# "HOB UP 30'", "TMAX 99'".
 _LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "walking", "ambulating", "feet", "ft",
-                           "distance", "x", "times", "approx", "about", "of", "another", "additional"})
+                           "distance", "x", "times", "approx", "about", "of", "another", "additional",
+                           "hob", "elevated", "up", "raised", "angle", "incline", "tilt", "degrees", "deg", "head",
+                           "t", "temp", "tmax", "tm", "max", "temperature", "febrile", "afebrile", "to"})
 
 
 def _year_after(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:

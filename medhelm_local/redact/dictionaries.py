@@ -40,7 +40,8 @@ class Dictionaries:
     `clinical` holds every word common in clinical writing (learned with frequencies, plus abbreviations
     and the hand-written lists); `clinical_terms` the hand-written shorthand, drug and eponym list and
     the ICU device and eponym list (icu_terms.txt), which no rule but a title ("Dr.") overrides; `abbreviations` words written in capitals in
-    medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm").
+    medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
+    eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT").
     """
 
     first_names: frozenset[str]
@@ -52,6 +53,7 @@ class Dictionaries:
     abbreviations: frozenset[str]
     short_forms: frozenset[str]
     city_max_words: int
+    eponyms: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -154,4 +156,5 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
         abbreviations=abbreviations,
         short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
+        eponyms=eponyms,
     )

@@ -62,9 +62,11 @@ class InHouseRules(AddressRules):
         return spans + self._signoffs(text) + self._user_ids(text)
 
     def _unknown(self, tok: Token) -> bool:
-        """A word no vocabulary explains: not English, clinical, shorthand, a state, a unit or a cue word."""
+        """A word no vocabulary explains (or an eponym, which names hospitals too): not English, clinical, shorthand,
+        a state, a unit or a cue word."""
         key = tok.key
-        return (self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_shorthand(key)
+        eponym = key in self.words.eponyms and key not in self.words.clinical_terms  # "AT LAHEY": clamp and clinic
+        return ((eponym or self.tier(tok) == Ambiguity.NAME_ONLY) and not self.words.is_shorthand(key)
                 and key not in self.non_names and key not in self.rules.words("units")
                 and key not in self.rules.words("credentials"))
 

@@ -75,7 +75,9 @@ class NursingRules(InHouseRules):
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
             k = i + cue[1]
-            while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3:
+            if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" and tokens[k + 3].key == "law":
+                k += 4  # "DAUGHTER-IN-LAW JUDY"
+            while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3 + cue[1]:
                 k += 1
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
                     or not self._caseless_name(tokens[k]):
@@ -174,8 +176,21 @@ class NursingRules(InHouseRules):
                     continue  # "FROM NEWTON WELLESLEY ER": a town before a unit is a hospital only after a place cue
                 if (a2, b2) != (a, b) or span.type is not PhiType.HOSPITAL:
                     out.append(Span(tokens[a2].start, tokens[b2].end, PhiType.HOSPITAL))
-        out += self._named_after_cue(tokens)
+        out += self._named_after_cue(tokens) + self._outside_hospital_named(tokens)
         return out
+
+    def _outside_hospital_named(self, tokens: list[Token]) -> list[Span]:
+        """"FROM OSH (NASHOBA)", "osh (good sam)": the outside hospital's name in brackets after it."""
+        spans = []
+        for i, tok in enumerate(tokens[:-3]):
+            if tok.key not in ("osh", "oshs") or tokens[i + 1].text != "(":
+                continue
+            j = i + 2
+            while j < len(tokens) and j - i < 6 and tokens[j].kind == "w" and not self.words.is_shorthand(tokens[j].key):
+                j += 1
+            if j > i + 2 and j < len(tokens) and tokens[j].text == ")":
+                spans.append(Span(tokens[i + 2].start, tokens[j - 1].end, PhiType.HOSPITAL))
+        return spans
 
     def _stretch_left(self, tokens: list[Token], a: int) -> int:
         """Index of the first word of a hospital name ending at token a: over distinctive words and prefixes

@@ -5,7 +5,7 @@ figures against the shipped rules, so a rule change that moves them must restate
 from __future__ import annotations
 
 INDEPENDENT_NOTES = 44
-INDEPENDENT_RECALL = 0.964
+INDEPENDENT_RECALL = 0.966
 INDEPENDENT_PRECISION = 0.943
 
 

@@ -75,6 +75,18 @@ def _phone_context(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int,
     return _fax(text, m, rules)
 
 
+_SHORT_EXT_BEFORE = re.compile(r"(?<![a-z])(?:phone|ph|tel|call|called|calls|reach|reached|ext|extension|pager|beeper|pgr|"
+                               r"cell|number|#|x)(?![a-z])", re.IGNORECASE)
+
+
+def _short_extension(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """An in-house extension written "4-7109" is a phone only with a phone word earlier on its line."""
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    if not _SHORT_EXT_BEFORE.search(text[max(line_start, m.start() - 40):m.start()]) or unit_follows(text, m.end(), rules):
+        return None
+    return m.start(), m.end(), PhiType.PHONE
+
+
 def _iban(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     value = m.group().rstrip()
     compact = value.replace(" ", "")
@@ -123,5 +135,5 @@ def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTy
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
     "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "extension": _extension,
-    "not_temperature": _not_temperature, **DATE_CHECKS,
+    "not_temperature": _not_temperature, "short_extension": _short_extension, **DATE_CHECKS,
 }
