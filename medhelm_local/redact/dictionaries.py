@@ -144,8 +144,9 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
     learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
                                        folder / "surnames.txt", words["everyday_words.txt"])
     common = words["first_names.txt"] | frozenset(read_words_in_order(folder / "surnames.txt")[:COMMON_SURNAMES])
-    # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker").
-    eponyms = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) - common
+    # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
+    # ("Amsterdam criteria").
+    eponyms = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) - common - cities
     return Dictionaries(
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],
