@@ -34,10 +34,13 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
                             "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east", "north",
                             "south", "campus", "clinic", "institute", "infirmary"})
+_DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
                        "good", "sacred"})
-_LINE_INITIALS = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,][ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$",
+_LINE_INITIALS = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$",
                             re.IGNORECASE)
+# Initials after a dash closing a note's last sentence: "WILL CONT TO MONITOR. -JT", "see flowsheet.  --kb"
+_TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}-{1,2}[ \t]?([A-Za-z]{2,3})[ \t]*$")
 _DOTTED_INITIALS = re.compile(r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
                               re.IGNORECASE)
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
@@ -151,7 +154,7 @@ class NursingRules(InHouseRules):
         """A line that is only initials ("KJB", "jrh/rn") after the first line: the nurse signing the note."""
         spans = []
         starts = [t.start for t in tokens]
-        for m in _LINE_INITIALS.finditer(text):
+        for m in [*_LINE_INITIALS.finditer(text), *_TRAILING_INITIALS.finditer(text)]:
             if m.start() == 0 or not text[:m.start()].strip():
                 continue  # a note's title line ("NPN"), not its signature
             k = bisect_left(starts, m.start(1))
@@ -239,6 +242,16 @@ class NursingRules(InHouseRules):
         return (known or self._unknown(tok)) and tok.key not in self.words.first_names \
             and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
 
+    def _ward_after_number(self, tokens: list[Token], j: int) -> bool:
+        """A named word after a ward's number and a place cue ("to 7 feldman"): a name or unknown word, not a unit,
+        shorthand or a direction ("TO 2 L", "ON 2 PRESSORS", "to 6 north")."""
+        tok = tokens[j]
+        if tok.kind != "w" or tok.first or tok.start - tokens[j - 1].end != 1 or len(tok.key) < 4 or tok.cased \
+                or tok.key in self.rules.words("units") or self.words.is_shorthand(tok.key) or tok.key in _DIRECTIONS:
+            return False
+        return self._unknown(tok) or (self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
+                                      and tok.key not in self.words.first_names)
+
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
         case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
@@ -266,6 +279,9 @@ class NursingRules(InHouseRules):
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
             if mount:  # "from mt auburn ed", "AT MOUNT SINAI"
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i + 1)].end, PhiType.HOSPITAL))
+                continue
+            if tok.kind == "d" and len(tok.text) <= 2 and i + 1 < len(tokens) and self._ward_after_number(tokens, i + 1):
+                spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))  # "CALLED OUT TO 7 FELDMAN"
                 continue
             if self._ward_named(tokens, i):  # "TRANSFERRED TO PHELPS", "called out to ashby"
                 spans.append(Span(tok.start, tok.end, PhiType.HOSPITAL))
