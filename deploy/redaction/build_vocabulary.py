@@ -36,7 +36,7 @@ WORD = re.compile(r"[^\W\d_]+")
 # "Mallory-Weiss tear" (counts "Weiss"), "Homan's sign".
 EPONYM = re.compile(r"(?<![\w'-])([A-Z][a-z]{2,})(?:'s|s')?[ -]{1,2}([a-z]{3,})(?![\w-])")
 CSV_FIELD_LIMIT = 1 << 24
-COMMON_SURNAMES = 20_000
+COMMON_SURNAMES = 20_000  # of 88,799 in frequency order; rarer ones ("levo", "fent") yield to short forms
 # Nouns an eponym names ("Allis clamp", "Scarpa fascia", "Rinne test"), beside rules.yaml's eponym_followers.
 EPONYM_NOUNS = frozenset("""clamp clamps forceps retractor retractors scissors clip clips knife blade stapler staples
 suture sutures tear tears fascia malformation fracture fractures sign test tests maneuver disease syndrome procedure
@@ -44,7 +44,7 @@ operation incision catheter tube tubes scale score index criteria classification
 solution stain approach technique repair elevator rongeur curette trocar speculum sheath wire wires device
 questionnaire inventory nerve artery vein muscle space ring node nodes line lines reflex phenomenon""".split())
 EPONYM_MIN = 2  # uses before such a noun
-EPONYM_SHARE = 4  # and at least one in four of the word's capitalised uses  # of 88,799 in frequency order; rarer ones ("levo", "fent") yield to short forms
+EPONYM_SHARE = 4  # and at least one in four of the word's capitalised uses
 
 
 def fold(word: str) -> str:

@@ -39,7 +39,8 @@ class Dictionaries:
 
     `clinical` holds every word common in clinical writing (learned with frequencies, plus abbreviations
     and the hand-written lists); `clinical_terms` the hand-written shorthand, drug and eponym list and
-    the ICU device and eponym list (icu_terms.txt), which no rule but a title ("Dr.") overrides; `abbreviations` words written in capitals in
+    the ICU device and eponym list (icu_terms.txt), which no rule but a title ("Dr.") overrides; `abbreviations`
+    words written in capitals in
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
     eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT").
     """

@@ -22,7 +22,8 @@ _UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospit
 _NOT_A_MOVE = frozenset({"on", "off"})
 _CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",
                                "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
-                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached", "connected"})
+                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached",
+                               "connected"})
 # Cues that a named word with a number is a ward even when the word is also common ("TRANSFERRED TO WHITE 9",
 # "DISPO: FELDMAN 6", "CALLED OUT TO ..."); and what follows a ward ("... 4 WHEN BED AVAILABLE").
 _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "dispo", "callout", "moved", "bed",
@@ -102,7 +103,8 @@ class InHouseRules(AddressRules):
             return False
         if tok.key in self.rules.words("facility_words"):
             return True  # "Clinic 6"
-        if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations and tok.key not in _SPACES \
+        if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations \
+                and tok.key not in _SPACES \
                 and tok.key not in self.words.short_forms and tok.key not in self.rules.words("units"):
             return True  # "TRANSFERRED TO WHITE 9": a building named after a person
         return (self.tier(tok) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
@@ -113,7 +115,8 @@ class InHouseRules(AddressRules):
         """"transfer to Eastwing 4", "ON BRADLEY 3 WHEN BED AVAIL", "From: Phillips 5": a named ward."""
         number, tok = tokens[i + 1], tokens[i]
         glued = number.start == tok.end  # "to northwing3": a ward written as one word
-        if not (glued or number.start - tok.end == 1) or not 1 <= len(number.text) <= 2 or not 1 <= int(number.text) <= 30:
+        if not (glued or number.start - tok.end == 1) or not 1 <= len(number.text) <= 2 \
+                or not 1 <= int(number.text) <= 30:
             return []
         if glued and (len(tok.key) < 5 or tok.cased or self.tier(tok) != Ambiguity.NAME_ONLY):
             return []  # "PRBC2", "Apt3": only an unknown word of five letters or more on a line without case

@@ -32,17 +32,20 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "assisted": ("living",), "senior": ("living", "center")}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
-                            "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east", "north",
+                            "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
+                            "north",
                             "south", "campus", "clinic", "institute", "infirmary"})
+_MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
                        "good", "sacred"})
-_LINE_INITIALS = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$",
-                            re.IGNORECASE)
+_LINE_INITIALS = re.compile(
+    r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$", re.IGNORECASE)
 # Initials after a dash closing a note's last sentence: "WILL CONT TO MONITOR. -JT", "see flowsheet.  --kb"
 _TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}-{1,2}[ \t]?([A-Za-z]{2,3})[ \t]*$")
-_DOTTED_INITIALS = re.compile(r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
-                              re.IGNORECASE)
+_DOTTED_INITIALS = re.compile(
+    r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
+    re.IGNORECASE)
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
@@ -78,7 +81,8 @@ class NursingRules(InHouseRules):
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
             k = i + cue[1]
-            if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" and tokens[k + 3].key == "law":
+            if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
+                    and tokens[k + 3].key == "law":
                 k += 4  # "DAUGHTER-IN-LAW JUDY"
             while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3 + cue[1]:
                 k += 1
@@ -112,10 +116,12 @@ class NursingRules(InHouseRules):
             j = k - 1
             cand = tokens[j]
             if cand.kind != "w" or cand.key in self.non_names or not self.words.is_name(cand.key) \
-                    or self.tier(cand) == Ambiguity.CLINICAL or len(cand.key) < 3 or (cand.cased and not cand.text.isupper()):
+                    or self.tier(cand) == Ambiguity.CLINICAL or len(cand.key) < 3 \
+                    or (cand.cased and not cand.text.isupper()):
                 continue
             start = j
-            if j and not cand.first and tokens[j - 1].key in self.words.first_names and self.name_like(tokens[j - 1], 2):
+            if j and not cand.first and tokens[j - 1].key in self.words.first_names \
+                    and self.name_like(tokens[j - 1], 2):
                 start = j - 1
             found.append((start, k))
         return found
@@ -125,7 +131,8 @@ class NursingRules(InHouseRules):
         lines without case (with case, "P. Mirabilis" and "2,4 g/24 h. Los" are what the name rules already weigh)."""
         found = []
         for i, tok in enumerate(tokens[:-2]):
-            if tok.kind != "w" or len(tok.text) != 1 or tok.key in "ai" or tok.cased or (i and tokens[i - 1].end == tok.start):
+            if tok.kind != "w" or len(tok.text) != 1 or tok.key in "ai" or tok.cased \
+                    or (i and tokens[i - 1].end == tok.start):
                 continue  # "Q4H. TCDS", "RR 30S. MSO4": the letter ends a word, it is no initial
             dotted = tokens[i + 1].text == "."
             j = i + 2 if dotted else i + 1
@@ -175,7 +182,7 @@ class NursingRules(InHouseRules):
             unit_after = b + 1 < len(tokens) and tokens[b + 1].key in _UNIT_AFTER and not tokens[b + 1].first
             if span.type is PhiType.HOSPITAL or (unit_after and span.type in (PhiType.CITY, PhiType.NAME)):
                 a2, b2 = self._stretch_left(tokens, a), self._stretch_right(tokens, b)
-                if span.type is not PhiType.HOSPITAL and not (a2 and tokens[a2 - 1].key in _PLACE_BEFORE - {"on", "off"}):
+                if span.type is not PhiType.HOSPITAL and not (a2 and tokens[a2 - 1].key in _MOVED_FROM):
                     continue  # "FROM NEWTON WELLESLEY ER": a town before a unit is a hospital only after a place cue
                 if (a2, b2) != (a, b) or span.type is not PhiType.HOSPITAL:
                     out.append(Span(tokens[a2].start, tokens[b2].end, PhiType.HOSPITAL))
@@ -189,7 +196,8 @@ class NursingRules(InHouseRules):
             if tok.key not in ("osh", "oshs") or tokens[i + 1].text != "(":
                 continue
             j = i + 2
-            while j < len(tokens) and j - i < 6 and tokens[j].kind == "w" and not self.words.is_shorthand(tokens[j].key):
+            while j < len(tokens) and j - i < 6 and tokens[j].kind == "w" \
+                    and not self.words.is_shorthand(tokens[j].key):
                 j += 1
             if j > i + 2 and j < len(tokens) and tokens[j].text == ")":
                 spans.append(Span(tokens[i + 2].start, tokens[j - 1].end, PhiType.HOSPITAL))
@@ -280,7 +288,8 @@ class NursingRules(InHouseRules):
             if mount:  # "from mt auburn ed", "AT MOUNT SINAI"
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i + 1)].end, PhiType.HOSPITAL))
                 continue
-            if tok.kind == "d" and len(tok.text) <= 2 and i + 1 < len(tokens) and self._ward_after_number(tokens, i + 1):
+            if tok.kind == "d" and len(tok.text) <= 2 and i + 1 < len(tokens) \
+                    and self._ward_after_number(tokens, i + 1):
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))  # "CALLED OUT TO 7 FELDMAN"
                 continue
             if self._ward_named(tokens, i):  # "TRANSFERRED TO PHELPS", "called out to ashby"

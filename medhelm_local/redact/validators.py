@@ -75,14 +75,15 @@ def _phone_context(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int,
     return _fax(text, m, rules)
 
 
-_SHORT_EXT_BEFORE = re.compile(r"(?<![a-z])(?:phone|ph|tel|call|called|calls|reach|reached|ext|extension|pager|beeper|pgr|"
-                               r"cell|number|#|x)(?![a-z])", re.IGNORECASE)
+_SHORT_EXT_BEFORE = re.compile(r"(?<![a-z])(?:phone|ph|tel|call|called|calls|reach|reached|ext|extension|pager|"
+                               r"beeper|pgr|cell|number|#|x)(?![a-z])", re.IGNORECASE)
 
 
 def _short_extension(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     """An in-house extension written "4-7109" is a phone only with a phone word earlier on its line."""
     line_start = text.rfind("\n", 0, m.start()) + 1
-    if not _SHORT_EXT_BEFORE.search(text[max(line_start, m.start() - 40):m.start()]) or unit_follows(text, m.end(), rules):
+    before = text[max(line_start, m.start() - 40):m.start()]
+    if not _SHORT_EXT_BEFORE.search(before) or unit_follows(text, m.end(), rules):
         return None
     return m.start(), m.end(), PhiType.PHONE
 
