@@ -71,6 +71,15 @@ def test_whole_facility_and_ward_names(text: str, value: str) -> None:
     ("SSCP 3/2. REPEAT HEAD CT STABLE", "3/2"),
     ("ercp done 3/4, stent placed", "3/4"),
     ("AGE 93.", "93"),
+    ("PT IS 94 AND LIVES ALONE", "94"),
+    ("A NINETY-TWO YEAR OLD MAN", "NINETY-TWO"),
+    ("family wants pt home for xmas", "xmas"),
+    ("ROOM PHONE: GIVEN 5-8812", "5-8812"),
+    ("FAMILY: SISTERS VERNA AND OPAL", "OPAL"),
+    ("DAUGHTER-IN-LAW TRISH IS SPOKESPERSON", "TRISH"),
+    ("TRANSFERRED FROM OSH (HOLYOKE MEDICAL) FOR CATH", "HOLYOKE MEDICAL"),
+    ("PT CALLED OUT TO 7 FELDMAN", "7 FELDMAN"),
+    ("WILL CONT TO MONITOR. -JT", "JT"),
 ])
 def test_loose_phones_two_digit_years_and_short_dates(text: str, value: str) -> None:
     assert _covered(text, value), flagged(text)
@@ -79,7 +88,8 @@ def test_loose_phones_two_digit_years_and_short_dates(text: str, value: str) -> 
 @pytest.mark.parametrize("text", [
     "PAIN 4/10 W/ DILAUDID PCA, MAE 5/5 X4. CP 2/10 AT 0200.",
     "ct to pleurevac, air leak 2/7, tof 4/4 after vec",
-    "AMBULATED 40' X2 IN HALL. HT 5'10\".",
+    "AMBULATED 40' X2 IN HALL. HT 5'10\". HOB UP 30'. TMAX 99' OVERNIGHT.",
+    "PT IS 95% ON 2L. ON 2 L NC. TO 6 NORTH. BP 4-5000. ninety minutes.",
     "BIPAP 12/6 OVERNIGHT, D5 1/2NS @ 75, BP 110/60",
 ])
 def test_scores_ratios_settings_and_feet_are_not_dates(text: str) -> None:
