@@ -42,7 +42,9 @@ class Dictionaries:
     the ICU device and eponym list (icu_terms.txt), which no rule but a title ("Dr.") overrides; `abbreviations`
     words written in capitals in
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
-    eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT").
+    eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT");
+    `caps_names` names that medical text writes as abbreviations ("POD", "TIA", "LIMA", "MAC"), kept out of
+    `abbreviations` so that "Tia" is a name where case tells.
     """
 
     first_names: frozenset[str]
@@ -55,6 +57,7 @@ class Dictionaries:
     short_forms: frozenset[str]
     city_max_words: int
     eponyms: frozenset[str] = frozenset()
+    caps_names: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -138,9 +141,9 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
     names = words["first_names.txt"] | words["surnames.txt"]
     hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
-    abbreviations = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv")
-                              if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS
-                              and row[0] not in names)
+    in_capitals = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv")
+                            if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS)
+    abbreviations = in_capitals - names
     short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv"))
     learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
                                        folder / "surnames.txt", words["everyday_words.txt"])
@@ -159,4 +162,5 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
         short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
         eponyms=eponyms,
+        caps_names=in_capitals & names,
     )

@@ -42,10 +42,11 @@ class NameRules:
                                                               "facility_words", "credentials")})
 
     def tier(self, tok: Token) -> Ambiguity:
-        """A token's ambiguity tier. Short forms ("levo", "satu") count as clinical only on lines without
-        case, where ICU shorthand is written; with case, a capitalised one is as likely a name ("Satu")."""
-        if not tok.cased and tok.key in self.words.short_forms:
-            return Ambiguity.CLINICAL
+        """A token's ambiguity tier. Short forms ("levo", "satu") and names medical text writes in capitals
+        ("lima", "tia") count as clinical only on lines without case, where ICU shorthand is written; with
+        case, a capitalised one is as likely a name ("Satu", "Tia")."""
+        if not tok.cased and (tok.key in self.words.short_forms or tok.key in self.words.caps_names):
+            return Ambiguity.CLINICAL  # "LIMA TO LAD", "POD 2", "HX TIA": on a line without case, the abbreviation
         return self.words.ambiguity(tok.key)
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.966
-INDEPENDENT_PRECISION = 0.943
+INDEPENDENT_PRECISION = 0.944
 
 
 def residual_risk() -> str:
