@@ -149,8 +149,9 @@ def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
                                        folder / "surnames.txt", words["everyday_words.txt"])
     common = words["first_names.txt"] | frozenset(read_words_in_order(folder / "surnames.txt")[:COMMON_SURNAMES])
     # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
-    # ("Amsterdam criteria").
-    eponyms = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) - common - cities
+    # ("Amsterdam criteria"); an English word before a clamp ("deep", "vital") is no eponym.
+    eponyms = (frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) & names) - common - cities \
+        - words["everyday_words.txt"]
     return Dictionaries(
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],

@@ -240,14 +240,14 @@ class NursingRules(InHouseRules):
         return b
 
     def _ward_named(self, tokens: list[Token], i: int) -> bool:
-        """A name or unknown word right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward
-        named without its number, as people and jargon after a transfer are rare."""
+        """A surname right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward named without its
+        number, as people after a transfer are rare (an unknown word there is as often a drug: "BACK TO TEMODAR")."""
         tok = tokens[i]
         if i < 2 or tokens[i - 1].key != "to" or tokens[i - 2].key not in _MOVES or len(tok.key) < 4 \
                 or (tok.cased and not tok.text[0].isupper()):
             return False
         known = self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
-        return (known or self._unknown(tok)) and tok.key not in self.words.first_names \
+        return known and tok.key not in self.words.first_names \
             and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
 
     def _ward_after_number(self, tokens: list[Token], j: int) -> bool:
@@ -255,6 +255,7 @@ class NursingRules(InHouseRules):
         shorthand or a direction ("TO 2 L", "ON 2 PRESSORS", "to 6 north")."""
         tok = tokens[j]
         if tok.kind != "w" or tok.first or tok.start - tokens[j - 1].end != 1 or len(tok.key) < 4 or tok.cased \
+                or not tok.text.isalpha() \
                 or tok.key in self.rules.words("units") or self.words.is_shorthand(tok.key) or tok.key in _DIRECTIONS:
             return False
         return self._unknown(tok) or (self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
