@@ -6,9 +6,12 @@
                   that benchmark (subsets such as MEDEC's splits) averaged equally
     leaderboard   local models on the benchmarks' main metrics: mean win rate (HELM's rule), a mean
                   win rate per other metric group present (calibration, robustness, efficiency,
-                  cost), macro averages per category, failures and n
+                  cost), category scores both ways (below), failures and n
     taxonomy      per subcategory, the mean of the model's main scores normalised to 0-1 by each
-                  metric's declared range (1 best); per category, the mean of its subcategories
+                  metric's declared range (1 best); per category, two scores side by side: the
+                  macro average (the mean of its subcategories, so each subcategory weighs the same)
+                  and MedHELM's category score (the plain mean of its benchmarks, as MedHELM's
+                  heat maps compute it, so each benchmark weighs the same)
     comparisons   every model against a baseline on the same instances (report.paired)
     published     local and external (HELM-format) models side by side on HELM-rule metrics
 """
@@ -25,7 +28,12 @@ from typing import Any
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS, Metric, all_metrics
 from medhelm_local.report.model import (
+    BENCHMARK_MEAN,
+    CATEGORY,
+    CATEGORY_MEDHELM,
+    MACRO_OVERALL,
     NOT_COMPARABLE_MARK,
+    SUBCATEGORY,
     Board,
     Cell,
     Column,
@@ -100,23 +108,31 @@ def _cells(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, MetricSum
 
 def _taxonomy_rows(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell],
                    models: Sequence[str]) -> list[TaxonomyRow]:
+    """Per category its macro average row, then its MedHELM-style row (mean of benchmarks), then its subcategories."""
     main = [c for c in columns if c.main]
     placed = [(cat, [sub.name for sub in subs]) for cat, subs in load_taxonomy().categories]
     unplaced = sorted({c.subcategory for c in main if c.category == UNPLACED or
                        all(c.subcategory not in subs for _, subs in placed)})
     if unplaced:
         placed.append((UNPLACED, unplaced))
+
+    def normalised(in_rows: Sequence[Column], model: str) -> list[float | None]:
+        return [cells[(c.key, model)].normalised for c in in_rows if (c.key, model) in cells]
+
     rows = []
     for category, subcategories in placed:
         sub_rows = []
         for sub in subcategories:
             in_sub = [c for c in main if c.subcategory == sub]
-            values = {m: _mean([cells[(c.key, m)].normalised for c in in_sub if (c.key, m) in cells]) for m in models}
-            sub_rows.append(TaxonomyRow("subcategory", sub, category, values,
+            values = {m: _mean(normalised(in_sub, m)) for m in models}
+            sub_rows.append(TaxonomyRow(SUBCATEGORY, sub, category, values,
                                         tuple(dict.fromkeys(c.benchmark for c in in_sub))))
-        values = {m: _mean([r.values[m] for r in sub_rows]) for m in models}
-        rows.append(TaxonomyRow("category", category, category, values,
-                                tuple(dict.fromkeys(b for r in sub_rows for b in r.benchmarks))))
+        benchmarks = tuple(dict.fromkeys(b for r in sub_rows for b in r.benchmarks))
+        in_category = [c for c in main if c.subcategory in subcategories]
+        rows.append(TaxonomyRow(CATEGORY, category, category, {m: _mean([r.values[m] for r in sub_rows])
+                                                               for m in models}, benchmarks))
+        rows.append(TaxonomyRow(CATEGORY_MEDHELM, category, category,
+                                {m: _mean(normalised(in_category, m)) for m in models}, benchmarks))
         rows += sub_rows
     return rows
 
@@ -126,12 +142,13 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return fmean(present) if present else None
 
 
-# A board's per-model macro average and category averages.
-Summary = Callable[[str], tuple[float | None, dict[str, float | None]]]
+# A board's per-model overall figure, its category macro averages and its MedHELM-style category scores.
+Summary = Callable[[str], tuple[float | None, dict[str, float | None], dict[str, float | None]]]
 
 
 def _board(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell], runs: Sequence[RunInfo],
-           models: Sequence[str], all_columns: Sequence[Column], summary: Summary) -> Board:
+           models: Sequence[str], all_columns: Sequence[Column], summary: Summary,
+           overall: str = MACRO_OVERALL) -> Board:
     def values(column: Column) -> dict[str, float | None]:
         return {m: cells[(column.key, m)].value if (column.key, m) in cells else None for m in models}
 
@@ -144,14 +161,14 @@ def _board(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell], run
     rows = []
     for model in models:
         mine = [r for r in runs if r.model == model]
-        macro, categories = summary(model)
+        macro, categories, medhelm = summary(model)
         rows.append(LeaderboardRow(model, any(r.external for r in mine), rates[model],
                                    {g: rates_g[model] for g, rates_g in by_group.items()}, macro, categories,
                                    sum(r.n_instances or 0 for r in mine), sum(r.n_failed or 0 for r in mine),
-                                   len(mine)))
+                                   len(mine), medhelm, _mean(list(medhelm.values()))))
     rows.sort(key=lambda r: (r.win_rate.value is None, -(r.win_rate.value or 0.0), r.macro is None,
                              -(r.macro or 0.0), r.model))
-    return Board(tuple(columns), tuple(rows))
+    return Board(tuple(columns), tuple(rows), overall)
 
 
 def _normalised(column: Column, cell: Cell | None, registry: Mapping[str, Metric]) -> float | None:
@@ -244,11 +261,12 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     local_columns = [c for c in columns if any((c.key, m) in cells for m in models)]
     main = [c for c in local_columns if c.main]
     taxonomy = _taxonomy_rows(main, cells, models)
-    categories = [r for r in taxonomy if r.level == "category"]
+    categories = [r for r in taxonomy if r.level == CATEGORY]
+    medhelm = [r for r in taxonomy if r.level == CATEGORY_MEDHELM]
 
-    def by_taxonomy(model: str) -> tuple[float | None, dict[str, float | None]]:
+    def by_taxonomy(model: str) -> tuple[float | None, dict[str, float | None], dict[str, float | None]]:
         values = {r.name: r.values.get(model) for r in categories}
-        return _mean(list(values.values())), values
+        return _mean(list(values.values())), values, {r.name: r.values.get(model) for r in medhelm}
 
     board = _board(main, cells, local, models, local_columns, by_taxonomy)
     chosen = baseline or board.rows[0].model
@@ -277,7 +295,7 @@ def _published(runs: Sequence[RunInfo], columns: Sequence[Column], cells: Mappin
               if c.benchmark in apart else c for c in columns if (c.benchmark, c.metric) in wanted]
     models = sorted({m for c in chosen for (key, m) in cells if key == c.key})
 
-    def summary(model: str) -> tuple[float | None, dict[str, float | None]]:
-        return _mean([_normalised(c, cells.get((c.key, model)), registry) for c in chosen]), {}
+    def summary(model: str) -> tuple[float | None, dict[str, float | None], dict[str, float | None]]:
+        return _mean([_normalised(c, cells.get((c.key, model)), registry) for c in chosen]), {}, {}
 
-    return _board(chosen, cells, [r for r in runs if r.model in models], models, chosen, summary)
+    return _board(chosen, cells, [r for r in runs if r.model in models], models, chosen, summary, BENCHMARK_MEAN)

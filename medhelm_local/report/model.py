@@ -15,6 +15,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
 
+# Taxonomy rows: a category's two scores, then its subcategories.
+CATEGORY = "category"  # the macro average: the mean of its subcategories (each subcategory weighs the same)
+CATEGORY_MEDHELM = "category_medhelm"  # MedHELM's category score: the plain mean of its benchmarks
+SUBCATEGORY = "subcategory"  # the mean of its benchmarks
+# What a board's one overall figure is, with the heading and the explanation every page shows for it.
+MACRO_OVERALL = "macro"
+BENCHMARK_MEAN = "benchmark_mean"
+OVERALL = {
+    MACRO_OVERALL: ("Macro average", "main metrics normalised to 0-1 by their declared range, averaged per "
+                                     "subcategory, then per category (the mean of its subcategories), then over "
+                                     "categories"),
+    BENCHMARK_MEAN: ("Mean of benchmarks", "the main metrics shown, normalised to 0-1 by their declared range, "
+                                           "averaged over the benchmarks"),
+}
+
 
 def slug(text: str) -> str:
     """A file- and URL-safe name for `text` (stable: the same text gives the same name)."""
@@ -145,24 +160,28 @@ class WinRate:
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """One model: mean win rates (main metrics, then per metric group), macro averages, counts."""
+    """One model: mean win rates (main metrics, then per metric group), category scores both ways, counts."""
 
     model: str
     external: bool
     win_rate: WinRate
     group_win_rates: Mapping[str, WinRate]
-    macro: float | None  # mean over categories of the category macro averages
-    categories: Mapping[str, float | None]
+    macro: float | None  # the board's overall figure (Board.overall says which): on the leaderboard, the mean
+    # over categories of the category macro averages
+    categories: Mapping[str, float | None]  # per category, the macro average (mean of its subcategories)
     n: int
     n_failed: int
     runs: int
+    categories_medhelm: Mapping[str, float | None] = field(default_factory=dict)  # MedHELM: mean of benchmarks
+    medhelm: float | None = None  # the mean over categories of categories_medhelm (MedHELM publishes none)
 
 
 @dataclass(frozen=True)
 class TaxonomyRow:
-    """A category or subcategory: per model, the mean of its normalised main scores."""
+    """A category (two rows: its macro average, then MedHELM's mean of its benchmarks) or a subcategory: per
+    model, a mean of normalised main scores."""
 
-    level: str  # category | subcategory
+    level: str  # category | category_medhelm | subcategory
     name: str
     category: str
     values: Mapping[str, float | None]
@@ -222,6 +241,12 @@ class Board:
 
     columns: tuple[Column, ...]
     rows: tuple[LeaderboardRow, ...]
+    overall: str = MACRO_OVERALL  # what each row's `macro` is: macro | benchmark_mean (see OVERALL)
+
+    @property
+    def overall_label(self) -> tuple[str, str]:
+        """The heading of the overall figure and what it is."""
+        return OVERALL[self.overall]
 
 
 @dataclass(frozen=True)

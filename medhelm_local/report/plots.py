@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from medhelm_local.report.model import CostPoint, TaxonomyRow
+from medhelm_local.report.model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, CostPoint, TaxonomyRow
 
 
 def _config_dir() -> Path:
@@ -60,14 +60,16 @@ def _svg(figure: Any) -> str:
 
 
 def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
-    """Categories and their subcategories (rows) by models (columns): normalised macro averages, 0-1."""
+    """Categories (macro average, then MedHELM's mean of benchmarks) and their subcategories (rows) by models
+    (columns): normalised scores, 0-1."""
     import numpy as np
     from matplotlib import colormaps
 
     data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
     # Margins from the labels' lengths (DejaVu Sans at 9 pt: about 0.06 in a character), not a layout engine:
     # constrained layout draws the figure again to measure it, doubling the time to draw.
-    left = 0.063 * max(len(r.name) + 3 for r in rows) + 0.2
+    labels = [_label(r) for r in rows]
+    left = 0.063 * max(len(label) for label in labels) + 0.2
     bottom = 0.06 * max(len(m) for m in models) + 0.4
     width, height = left + 0.8 * len(models) + 1.6, 0.26 * len(rows) + bottom + 0.5
     figure = _figure(width, height, layout=None)
@@ -79,24 +81,33 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
                             linewidth=0.5)
     axes.invert_yaxis()
     axes.set_xticks([i + 0.5 for i in range(len(models))], labels=list(models), rotation=30, ha="right")
-    axes.set_yticks([i + 0.5 for i in range(len(rows))],
-                    labels=[r.name if r.level == "category" else "   " + r.name for r in rows])
+    axes.set_yticks([i + 0.5 for i in range(len(rows))], labels=labels)
     for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
-        tick.set_fontweight("bold" if row.level == "category" else "normal")
-    figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, pad=0.02, label="normalised score (1 best)")
-    axes.set_title("Macro averages by category and subcategory", loc="left")
+        tick.set_fontweight("normal" if row.level == SUBCATEGORY else "bold")
+    bar = figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, pad=0.02, label="normalised score (1 best)")
+    # matplotlib rasterizes a colorbar of many colours into an embedded PNG: keep it vector, like the cells.
+    bar.solids.set_rasterized(False)
+    axes.set_title("Categories (macro average; MedHELM: mean of benchmarks) and subcategories", loc="left")
     return _svg(figure)
 
 
+def _label(row: TaxonomyRow) -> str:
+    if row.level == CATEGORY:
+        return f"{row.name} (macro average)"
+    if row.level == CATEGORY_MEDHELM:
+        return f"{row.name} (MedHELM)"
+    return "   " + row.name
+
+
 def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
-    """Each model's mean cost per run against its macro average."""
+    """Each model's mean cost per run against its macro average (subcategory-weighted)."""
     figure = _figure(6.0, 4.0)
     axes = figure.add_subplot()
     axes.scatter([p.cost for p in points], [p.score for p in points], color="#1f77b4")
     for point in points:
         axes.annotate(point.model, (point.cost, point.score), textcoords="offset points", xytext=(4, 4), fontsize=8)
     axes.set_xlabel(f"{metric_title}, mean per run" + (f" ({unit})" if unit else ""))
-    axes.set_ylabel("macro average (normalised, 1 best)")
+    axes.set_ylabel("macro average (subcategory-weighted; 1 best)")
     axes.set_ylim(0, 1.05)
     axes.grid(alpha=0.3)
     axes.set_title("Cost against score")

@@ -3,6 +3,7 @@ declared range and direction, metric groups (cost, efficiency) found from the re
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime
 
@@ -147,3 +148,65 @@ def test_a_cost_metric_brings_a_cost_against_score_plot_drawn_offline() -> None:
     files = {}
     build_site(without, {}, files.__setitem__)
     assert "plots/cost.svg" not in files and "Cost against score" not in files["index.html"]
+
+
+# MedHELM's category score as its heat-map code computes it (som-shahlab/medhelm, src/medhelm/plots/1_heatmap.py):
+# a column whose values pass 1 is a jury score and becomes (x - 1) / 4; a category is the plain mean of its
+# benchmarks' columns. Re-stated here from reading it, to check the report against on a hand-computed case.
+def _medhelm_categories(scores: dict[str, float], places: dict[str, str]) -> dict[str, float]:
+    normalised = {b: (v - 1.0) / 4.0 if v > 1 else v for b, v in scores.items()}
+    by_category: dict[str, list[float]] = {}
+    for benchmark, value in normalised.items():
+        by_category.setdefault(places[benchmark], []).append(value)
+    return {c: sum(v) / len(v) for c, v in by_category.items()}
+
+
+def test_category_scores_are_given_both_as_macro_averages_and_as_medhelm_computes_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(PLACES, "head_qa", ("Clinical Decision Support", "Providing Clinical Knowledge Support"))
+    monkeypatch.setitem(MAIN, "head_qa", "exact_match")
+    # Clinical Decision Support holds one benchmark in one subcategory and two in another: the two ways differ.
+    values = {"medcalc_bench": 0.2, "med_qa": 0.6, "head_qa": 0.9, "medication_qa": 4.0}
+    runs, metrics = [], {}
+    for benchmark, value in values.items():
+        run = _run("M1", benchmark)
+        runs.append(run)
+        metrics[run.key] = {MAIN[benchmark]: _m(MAIN[benchmark], value)}
+
+    report = build_report(runs, metrics)
+
+    row = report.leaderboard.rows[0]
+    cds, pce = "Clinical Decision Support", "Patient Communication and Education"
+    # By hand: error rate 0.2 -> 0.8 (lower is better); jury 4 on 1-5 -> 0.75.
+    assert row.categories[cds] == pytest.approx((0.8 + (0.6 + 0.9) / 2) / 2)  # 0.775: subcategories weigh the same
+    assert row.categories_medhelm[cds] == pytest.approx((0.8 + 0.6 + 0.9) / 3)  # 0.7667: benchmarks weigh the same
+    assert row.categories[pce] == row.categories_medhelm[pce] == pytest.approx(0.75)
+    assert row.categories_medhelm["Clinical Note Generation"] is None
+    assert row.macro == pytest.approx((0.775 + 0.75) / 2)
+    assert row.medhelm == pytest.approx(((0.8 + 0.6 + 0.9) / 3 + 0.75) / 2)
+    # The same as MedHELM's own method, on the values as MedHELM has them (accuracy, not an error rate).
+    medhelm = _medhelm_categories({"medcalc_bench": 0.8, "med_qa": 0.6, "head_qa": 0.9, "medication_qa": 4.0},
+                                  {b: PLACES[b][0] for b in values})
+    assert row.categories_medhelm == pytest.approx({**dict.fromkeys(row.categories_medhelm), **medhelm})
+    # The taxonomy carries both rows per category, each named by its level.
+    levels = [(r.level, r.name) for r in report.taxonomy if r.name == cds]
+    assert levels == [("category", cds), ("category_medhelm", cds)]
+    assert report.leaderboard.overall_label[0] == "Macro average"
+
+
+def test_every_format_says_which_category_score_it_shows() -> None:
+    from medhelm_local.report.formats import render_text
+
+    runs, metrics = _suite()
+    report = build_report(runs, metrics)
+
+    markdown = render_text(report, "md")
+    assert "Clinical Decision Support (macro)" in markdown and "Clinical Decision Support (MedHELM)" in markdown
+    assert "(MedHELM: mean of benchmarks)" in markdown and "the plain mean of its benchmarks" in markdown
+    latex = render_text(report, "latex")
+    assert "Macro & MedHELM" in latex and "plain mean of each category's" in latex
+    data = json.loads(render_text(report, "json"))
+    first = data["leaderboard"]["rows"][0]
+    assert {"categories", "categories_medhelm", "macro", "medhelm"} <= set(first)
+    assert data["leaderboard"]["overall"] == "macro"
+    assert {r["level"] for r in data["taxonomy"]} == {"category", "category_medhelm", "subcategory"}
