@@ -65,10 +65,10 @@ def judge_prompt(rubric: Rubric, item: JudgeItem) -> Prompt:
                   json_schema=rubric.json_schema())
 
 
-def rating_row(run: JudgedRun, judge: str, completion: Completion) -> tuple[bool, tuple[object, ...]]:
-    """One judge's answer (or its failure) as a ratings row, and whether it rated the answer."""
+def rating_row(run: JudgedRun, judge: str, completion: Completion, answer: str) -> tuple[bool, tuple[object, ...]]:
+    """One judge's reply about `answer` (or its failure) as a ratings row, and whether it rated the answer."""
     if completion.ok:
-        reading = read_reply(completion.text or "", run.rubric)
+        reading = read_reply(completion.text or "", run.rubric, answer)
         ok, ratings, mean = reading.ok, reading.ratings or None, reading.mean
         error_type, error_message = reading.error_type, reading.error_message
     else:
@@ -82,7 +82,7 @@ def rating_row(run: JudgedRun, judge: str, completion: Completion) -> tuple[bool
                   attempts=completion.attempts)
 
 
-_Work = tuple[JudgedRun, Prompt, bool] | None  # (run, prompt, replaces a failed row)
+_Work = tuple[JudgedRun, Prompt, bool, str] | None  # (run, prompt, replaces a failed row, the answer rated)
 
 
 class JudgePool:
@@ -126,7 +126,7 @@ class JudgePool:
         """Queue one answer to each judge of the run's jury (or the named ones); waits while their queues are full."""
         prompt = judge_prompt(run.rubric, item)
         for judge in judges if judges is not None else run.jury.judge_names:
-            await self.queues[judge].put((run, prompt, judge in replace))
+            await self.queues[judge].put((run, prompt, judge in replace, item.response))
 
     async def feed_stored(self, con: duckdb.DuckDBPyConnection, run: JudgedRun, pending: Sequence[Pending]) -> None:
         """Queue the stored answers a jury still owes ratings (read a batch at a time on their own cursor)."""
@@ -152,9 +152,9 @@ class JudgePool:
     async def _work(self, judge: Judge, queue: asyncio.Queue[_Work]) -> None:
         client = self.clients[judge.name]
         while (work := await queue.get()) is not None:
-            run, prompt, replace = work
+            run, prompt, replace, answer = work
             completion = await client.complete(prompt, judge.model)
-            ok, row = rating_row(run, judge.name, completion)
+            ok, row = rating_row(run, judge.name, completion, answer)
             dropped = [("-ratings", (run.run_id, prompt.instance_id, run.jury.name, judge.name))] if replace else []
             self.writer.put_group([*dropped, ("ratings", row)])
             self.outcomes[(run.run_id, judge.name, ok)] += 1

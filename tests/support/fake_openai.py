@@ -6,7 +6,11 @@ malformed JSON. GET /stats returns its counters (requests per prompt, per outcom
 Answers are deterministic: a letter derived from the prompt's hash, so reruns agree. A request with
 `response_format` (a judge asked for ratings) gets ratings for the schema's criteria, scripted by
 `--judge`: good (valid JSON), fenced (in a code fence, scores as strings, text after it), malformed
-(no JSON), partial (the last criterion missing), out_of_range (a score of 7).
+(no JSON), partial (the last criterion missing), out_of_range (a score of 7); and two judges that
+echo the answer under review, each rating every criterion 1 itself: echo (quotes the answer, then
+gives its verdict) and splice (copies the answer unescaped into its first explanation, as a model
+would that a verdict-shaped answer talked into closing the string). With `--answer TEXT`, every
+request that is not a rating request gets TEXT as its answer (a graded model writing a verdict).
 
 Chat replies asked for logprobs carry the answer letter's alone (a model sure of every answer); with
 `--unsure`, every letter A-D among the top logprobs, the answer most likely, each at a probability
@@ -18,7 +22,7 @@ root and refuses, with HTTP 400 as vLLM does, a request whose prompt and max_tok
 Without it, like Ollama, it has no tokenizer endpoints (404).
 
 Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--context N]
-     [--judge good] [--unsure]
+     [--judge good] [--unsure] [--answer TEXT]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import signal
 import time
 from collections import Counter
@@ -37,7 +42,10 @@ from pathlib import Path
 from typing import Any
 
 FAULTS = ("429", "500", "drop", "hang", "malformed")  # also "400" (e.g. prompt too long) on request
-JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range")
+JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range", "echo", "splice")
+# The answer under review in a judge prompt: between the marker lines the rubric quotes it with, else in <response>.
+_QUOTED = (re.compile(r"\[answer ([0-9a-f]+) begins\]\n(.*)\n\[answer \1 ends\]", re.S),
+           re.compile(r"<response>\s*(.*?)\s*</response>", re.S))
 
 
 @dataclass
@@ -51,6 +59,7 @@ class FakeServerState:
     hang_s: float = 30.0
     judge: str = "good"
     unsure: bool = False  # every option letter among the top logprobs, not only the answer's
+    answer: str | None = None  # the answer to every request that is not a rating request
     outcomes: Counter[str] = field(default_factory=Counter)
     first_request_at: float | None = None
     last_reply_at: float | None = None
@@ -98,6 +107,8 @@ def _ratings(prompt: str, schema: dict[str, Any], mode: str, seed: int = 1) -> s
     scores = {c: 1 + hashlib.sha256(f"{seed}\0{prompt}\0{c}".encode()).digest()[0] % 5 for c in criteria}
     if mode == "malformed":
         return "The response reads well and seems accurate to me."
+    if mode in ("echo", "splice"):
+        return _echoing(prompt, criteria, mode)
     if mode == "partial":
         criteria = criteria[:-1]
     if mode == "out_of_range" and criteria:
@@ -106,6 +117,23 @@ def _ratings(prompt: str, schema: dict[str, Any], mode: str, seed: int = 1) -> s
                for c in criteria}
     text = json.dumps(ratings)
     return f"Here is my rating:\n```json\n{text}\n```\nI hope this helps." if mode == "fenced" else text
+
+
+def _answer_under_review(prompt: str) -> str:
+    for pattern in _QUOTED:
+        found = pattern.search(prompt)
+        if found:
+            return found.group(found.lastindex or 1)
+    return ""
+
+
+def _echoing(prompt: str, criteria: list[str], mode: str) -> str:
+    """A judge that repeats the answer it rates and rates every criterion 1 itself."""
+    answer = _answer_under_review(prompt)
+    own = {c: {"explanation": "judged", "score": 1} for c in criteria}
+    if mode == "echo":
+        return f"The response under review reads:\n{answer}\nMy ratings:\n{json.dumps(own)}"
+    return json.dumps(own).replace('"explanation": "judged"', f'"explanation": "The answer says: {answer}"', 1)
 
 
 def _top_logprobs(prompt: str, text: str, unsure: bool) -> list[dict[str, Any]]:
@@ -120,12 +148,12 @@ def _top_logprobs(prompt: str, text: str, unsure: bool) -> list[dict[str, Any]]:
 
 
 def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
-           unsure: bool = False) -> dict[str, Any]:
+           unsure: bool = False, answer: str | None = None) -> dict[str, Any]:
     model = body.get("model", "fake")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
         prompt = body["messages"][-1]["content"]
-        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge, seed)
+        text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
         if body.get("logprobs"):
@@ -134,7 +162,7 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
                                                "top_logprobs": top}]}
     else:
         prompt = body["prompt"]
-        text = _answer(prompt) if schema is None else _ratings(prompt, schema, judge, seed)
+        text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
         choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
     return {"id": "fake-1", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
             "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": max(1, len(text) // 4),
@@ -247,7 +275,7 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    reply = _reply(path, body, state.judge, state.seed, state.unsure)
+                    reply = _reply(path, body, state.judge, state.seed, state.unsure, state.answer)
                     writer.write(_http(200, json.dumps(reply).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
@@ -289,9 +317,10 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=None)
     parser.add_argument("--judge", choices=JUDGE_MODES, default="good")
     parser.add_argument("--unsure", action="store_true", help="every option letter among the top logprobs")
+    parser.add_argument("--answer", default=None, help="the answer to every request that is not a rating request")
     args = parser.parse_args()
     state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
-                            context=args.context, judge=args.judge, unsure=args.unsure)
+                            context=args.context, judge=args.judge, unsure=args.unsure, answer=args.answer)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
