@@ -9,10 +9,12 @@ WHEELHOUSE := .cache/wheelhouse
 # checkov needs packaging<24 and pytest needs >=24, so it gets an environment of its own.
 CHECKOV := checkov==3.3.30
 CHECKOV_STAMP := .cache/checkov-venv/.installed
-# The tests check this project's ICC against pingouin's. pingouin pulls in scipy, pandas and more; nltk
-# (under rouge-score) imports scipy.stats when it is installed, which made every ROUGE-scored run in
-# .venv 2 s slower to start (measured), so pingouin gets an environment of its own too.
-PINGOUIN := pingouin==0.7.0
+# The tests check this project's ICC against pingouin's, and MedHELM's validation statistics against its
+# method (tests/support/medhelm_validation_reference.py: pingouin, pandas, scipy, scikit-learn; numpy as
+# .venv has it, for the same bootstrap draws). pingouin pulls in scipy, pandas and more; nltk (under
+# rouge-score) imports scipy.stats when it is installed, which made every ROUGE-scored run in .venv 2 s
+# slower to start (measured), so pingouin gets an environment of its own too.
+PINGOUIN := pingouin==0.7.0 scikit-learn==1.9.1 scipy==1.17.1 pandas==3.1.1 numpy==2.4.6
 PINGOUIN_STAMP := .cache/pingouin-venv/.installed
 
 .PHONY: demo test lint venv vllm bytecode clean wheelhouse wheelhouse-lock image checkov pingouin chart-policy

@@ -43,19 +43,63 @@ def _judged_aggregates(aggregates: list[Any]) -> list[str]:
     return lines + judge_lines(aggregates)
 
 
+def _fmt(value: float | None) -> str:
+    if value is None or value != value:  # None or nan: too few instances, or a rater whose values never vary
+        return "-"
+    return f"{round(value, 3) + 0.0:.3f}"  # no "-0.000"
+
+
+def _with_interval(estimate: Any) -> str:
+    if estimate.value is None:
+        return "-"
+    shown = _fmt(estimate.value)
+    return shown if estimate.low is None else f"{shown} [{_fmt(estimate.low)}, {_fmt(estimate.high)}]"
+
+
+def _medhelm_table(report: Any) -> Any:
+    from rich.table import Table
+
+    table = Table(title="MedHELM's validation table (composite: the mean of the criteria; clinicians averaged per "
+                        "answer)")
+    for col in ("benchmark", "answers", "clinicians", "ICC3k-z jury vs clinicians", "Spearman rho",
+                "weighted kappa", "ICC3k-z clinician pair (answers)"):
+        table.add_column(col, justify="left" if col == "benchmark" else "right")
+    for row in report.medhelm:
+        pair = _with_interval(row.clinicians_icc3k_z) + (f" ({row.pair_answers})" if row.pair else "")
+        table.add_row(row.name, str(row.answers), str(row.clinicians), _with_interval(row.icc3k_z),
+                      _with_interval(row.spearman), _with_interval(row.weighted_kappa), pair)
+    return table
+
+
 def _validation_table(report: Any) -> Any:
     from rich.table import Table
 
-    def fmt(value: float) -> str:
-        return "-" if value != value else f"{round(value, 3) + 0.0:.3f}"  # nan: too few instances; no "-0.000"
-
-    table = Table(title="Agreement with clinicians")
+    table = Table(title="Single raters (this project's): the mean ICC over pairs of one rater and one rater")
     for col in ("comparison", "pairs", "instances", "ICC(3,1)", "95% CI", "ICC(2,1)"):
         table.add_column(col, justify="left" if col == "comparison" else "right")
     for row in report.rows:
-        ci = "-" if row.ci_low != row.ci_low else f"[{fmt(row.ci_low)}, {fmt(row.ci_high)}]"
-        table.add_row(row.comparison, str(row.pairs), str(row.instances), fmt(row.icc), ci, fmt(row.icc_absolute))
+        ci = "-" if row.ci_low != row.ci_low else f"[{_fmt(row.ci_low)}, {_fmt(row.ci_high)}]"
+        table.add_row(row.comparison, str(row.pairs), str(row.instances), _fmt(row.icc), ci, _fmt(row.icc_absolute))
     return table
+
+
+def _print_validation(report: Any) -> None:
+    out.print(_medhelm_table(report))
+    out.print("ICC3k-z is the figure MedHELM reported (its paper's jury-clinician \"ICC = 0.47\", on aci_bench and "
+              "medi_qa pooled): ICC(3,k), two-way mixed, consistency, of the average of the two raters (the jury, and "
+              "the clinicians' mean), each rater's composites first z-scored; 95 % interval from the F distribution. "
+              "Spearman: Fisher-z interval. Weighted kappa: quadratic weights on composites rounded to whole points, "
+              "95 % interval from 1,000 seeded bootstrap resamples. Clinician pair: the two clinicians who rated the "
+              "most answers in common, on those answers.", highlight=False, soft_wrap=True)
+    out.print(_validation_table(report))
+    where = "the store" if report.jury_from == "store" else "the ratings file"
+    runs = f"; runs {', '.join(report.runs)}" if report.runs else ""
+    out.print(f"ICC(3,1): two-way mixed effects, consistency, single rater (one clinician against the jury, not "
+              f"MedHELM's figure); ICC(2,1): absolute agreement. Each is the mean over pairs of single raters, with a "
+              f"95 % bootstrap interval over instances (1,000 resamples). ROUGE-L is put on the rubric's scale by its "
+              f"range. The jury's ratings come from {where}. Composite: the mean of "
+              f"{', '.join(report.composite) or 'the overall score'}. Clinicians: {', '.join(report.clinicians)}; "
+              f"rubric {report.rubric}{runs}.", highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -115,33 +159,42 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     @judge.command("validate")
     def validate(
         ctx: typer.Context,
-        suite: str = typer.Argument(..., help="The suite whose jury to check."),
+        suite: str | None = typer.Argument(None, help="The suite whose jury to check (leave out when the ratings file "
+                                                      "carries the jury's ratings)."),
         ratings: Path = typer.Option(..., "--ratings", dir_okay=False, exists=False,
-                                     help="Clinicians' ratings: CSV with run_id, instance_id, clinician, and score "
-                                          "and/or the rubric's criteria."),
+                                     help="Clinicians' ratings: CSV with clinician (or username), instance_id, run_id "
+                                          "(with a suite), and score and/or the rubric's criteria; the jury's too as "
+                                          "llm_<criterion> columns or rater `jury`. MedHELM's published layout is "
+                                          "read as it is."),
         run: str | None = typer.Option(None, "--run", help="The run the file rates, when it has no run_id column."),
         jury: str | None = typer.Option(None, "--jury", help="Whose ratings to compare (default: the run's jury)."),
+        benchmark: list[str] | None = typer.Option(None, "--benchmark", help="Only these benchmarks (repeatable): "
+                                                   "MedHELM's headline pools aci_bench and medi_qa."),
+        rubric: str | None = typer.Option(None, "--rubric", help="Without a suite: the rubric whose criteria and scale "
+                                                                 "the file uses (default: clinical_note, MedHELM's "
+                                                                 "accuracy, completeness and clarity on 1-5)."),
         output: Path | None = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of suite stores."),
         store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file instead of --suite."),
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
-        """ICC between the jury and clinicians, between clinicians, and between ROUGE-L and clinicians, each with a
-        95 % bootstrap interval. Writes nothing."""
-        from medhelm_local.annotate.validate import validation_report
+        """MedHELM's validation table (ICC3k-z, Spearman, weighted kappa, clinician pair; per benchmark and pooled)
+        and single-rater ICCs between the jury, clinicians and ROUGE-L, each with a 95 % interval. Writes nothing."""
+        from medhelm_local.annotate.validate import validate_file, validation_report
 
-        settings = settings_from(ctx, output_dir=output)
-        path = store_path_for(settings, suite, store)
-        handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
-        try:
-            report = validation_report(handle.con, ratings, run, jury)
-        finally:
-            handle.close()
+        if suite is None and store is None:
+            report = validate_file(ratings, rubric, run, benchmark or ())
+        else:
+            if rubric is not None:
+                raise ConfigError("--rubric is for a ratings file checked without a suite", where="--rubric",
+                                  fix="leave it out: a suite's runs name their rubric")
+            settings = settings_from(ctx, output_dir=output)
+            path = store_path_for(settings, suite or "", store)
+            handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+            try:
+                report = validation_report(handle.con, ratings, run, jury, benchmark or ())
+            finally:
+                handle.close()
         if as_json:
             print_json(report.as_json())
             return
-        out.print(_validation_table(report))
-        out.print(f"ICC(3,1): two-way mixed effects, consistency, single rater; ICC(2,1): absolute agreement. Each is "
-                  f"the mean over pairs of single raters, with a 95 % bootstrap interval over instances (1,000 "
-                  f"resamples). ROUGE-L is put on the rubric's scale by its range. Clinicians: "
-                  f"{', '.join(report.clinicians)}; rubric {report.rubric}; runs {', '.join(report.runs)}.",
-                  highlight=False, soft_wrap=True)
+        _print_validation(report)

@@ -203,7 +203,8 @@ SUITE_TABLES: tuple[Table, ...] = (
         # quote the answer, so they leave only where completions may (and as strictly).
         _c("ratings_json", "text", "json_text", carries="completions"),
         _c("mean", "float", "keep"),  # this judge's mean over its criteria
-        _c("error_type", "text", "keep"),  # unreachable, timeout, unparseable, out_of_range, missing_criterion, echoed_answer
+        # unreachable, timeout, unparseable, out_of_range, missing_criterion, echoed_answer
+        _c("error_type", "text", "keep"),
         _c("error_message", "text", "text", carries="prompts"),
         _c("latency_s", "float", "keep"),
         _c("prompt_tokens", "int", "keep"),

@@ -35,7 +35,13 @@ def judged(tmp_path: Path, data_root: Path, kek_file: Path,
     run_id = json.loads(done.stdout)["runs"][0]["run"]["run_id"]
     shown = json.loads(run_cli("-c", str(config), "show", run_id, "-n", "100", "--json", env=env).stdout)
     scores = {row["instance_id"]: {s["metric"]: s["value"] for s in row["scores"]} for row in shown["instances"]}
-    return config, env, {"run_id": run_id, "scores": scores}
+    # The jury's composite over the criteria the clinicians below rate: per criterion the mean over the judges.
+    composite = {}
+    for row in shown["instances"]:
+        rated = [r["ratings"] for r in row["ratings"] if r["ok"]]
+        composite[row["instance_id"]] = sum(sum(r[c]["score"] for r in rated) / len(rated)
+                                            for c in ("accuracy", "clarity")) / 2
+    return config, env, {"run_id": run_id, "scores": scores, "composite": composite}
 
 
 def _clinicians(path: Path, run_id: str, scores: dict[str, dict[str, float]], rows: list[dict[str, str]] | None = None,
@@ -72,14 +78,15 @@ def test_validate_reports_icc_of_jury_clinicians_and_rouge_with_intervals(
     jury = rows["jury vs clinicians"]
     assert jury["pairs"] == 2 and jury["instances"] == N
     assert jury["ci_low"] <= jury["icc_3_1"] <= jury["ci_high"]
-    # The figure is the mean ICC over (jury, clinician) pairs, each clinician's rating the mean of their columns.
+    # The figure is the mean ICC over (jury, clinician) pairs, each clinician's rating the mean of their columns,
+    # the jury's the mean over the same criteria.
     by_clinician: dict[str, dict[str, float]] = {}
     with ratings.open() as fh:
         for row in csv.DictReader(fh):
             by_clinician.setdefault(row["clinician"], {})[row["instance_id"]] = (
                 (float(row["accuracy"]) + float(row["clarity"])) / 2)
     ids = sorted(run["scores"])
-    columns = {"jury": [run["scores"][i]["jury_score"] for i in ids],
+    columns = {"jury": [run["composite"][i] for i in ids],
                **{c: [given.get(i) for i in ids] for c, given in by_clinician.items()}}
     expected = pairwise_icc(columns, [("jury", "dr_a"), ("jury", "dr_b")])
     assert jury["icc_3_1"] == pytest.approx(expected[0])
