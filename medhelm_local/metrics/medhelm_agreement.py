@@ -17,12 +17,16 @@ over the clinicians who rated the answer, and the jury's composite. On a set of 
     clinicians      ICC3k-z between the two clinicians who rated the most answers in common (the
                     first such pair in name order), on those answers.
 
-Where MedHELM's code gives no number this module says why instead (None): too few answers, a rater
-whose values never vary. Composites are taken to 12 decimals, so that equal ones tie. Two differences,
-both where MedHELM's code would fail or mislead: the
-clinician pair is compared on the answers both rated, z-scored over those (MedHELM's pandas pivot
-fails unless the two rated exactly the same answers); bootstrap resamples whose kappa is undefined
-(every rounded composite the same) are left out rather than turning the interval into NaN.
+Where MedHELM's code gives no number this module gives none either (None): too few answers, a rater
+whose values never vary. Three differences, each where MedHELM's code would mislead or fail:
+
+- composites are taken to 12 decimals, so that equal composites tie. In MedHELM's code the last bit
+  of a floating-point sum differs between equal composites summed from different parts, which
+  breaks Spearman's ties (and could tip a kappa's x.5 rounding) at random;
+- the clinician pair is compared on the answers both rated, z-scored over those (MedHELM's pandas
+  pivot fails unless the two rated exactly the same answers);
+- bootstrap resamples whose kappa is undefined (every rounded composite the same) are left out
+  rather than turning the interval into NaN; the resamples are seeded.
 
 The F quantile is computed here (the regularised incomplete beta function by its continued fraction,
 inverted by bisection) so that the appliance needs no scipy: installed next to nltk, scipy makes every

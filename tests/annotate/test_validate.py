@@ -15,6 +15,7 @@ from conftest import FakeServer, run_cli
 from support.jury import jury_config, write_generation_card
 
 from medhelm_local.metrics.agreement import pairwise_icc
+from medhelm_local.metrics.medhelm_agreement import Answer, medhelm_row
 
 N = 30
 
@@ -94,6 +95,49 @@ def test_validate_reports_icc_of_jury_clinicians_and_rouge_with_intervals(
 
     table = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(ratings), env=env)
     assert table.returncode == 0 and "jury vs clinicians" in table.stdout and "ICC(3,1)" in table.stdout
+    assert "MedHELM's validation table" in table.stdout and "ICC3k-z" in table.stdout
+
+
+def test_validate_gives_medhelms_table_for_the_stores_jury(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    """MedHELM's four statistics on the run's benchmark, from the clinicians' mean composite and the jury's."""
+    config, env, run = judged
+    ratings = _clinicians(tmp_path / "clinicians.csv", run["run_id"], run["scores"])
+    clinicians: dict[str, dict[str, float]] = {}
+    with ratings.open() as fh:
+        for row in csv.DictReader(fh):
+            clinicians.setdefault(row["instance_id"], {})[row["clinician"]] = (
+                (float(row["accuracy"]) + float(row["clarity"])) / 2)
+    answers = [Answer(i, clinicians[i], run["composite"][i]) for i in sorted(clinicians)]
+    expected = medhelm_row("ward_notes", answers, (1, 5))
+
+    done = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(ratings), "--json", env=env)
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    (row,) = report["medhelm"]  # one benchmark: no pooled row
+    assert (row["benchmark"], row["answers"], row["clinicians"]) == ("ward_notes", N, 2)
+    assert report["jury_from"] == "store" and report["composite"] == ["accuracy", "clarity"]
+    for name in ("icc3k_z", "spearman", "weighted_kappa", "clinicians_icc3k_z"):
+        estimate = getattr(expected, name)
+        assert [row[name]["value"], row[name]["low"], row[name]["high"]] == pytest.approx(
+            [estimate.value, estimate.low, estimate.high])
+    assert row["clinician_pair"] == ["dr_a", "dr_b"] and row["clinician_pair_answers"] == 20
+
+
+def test_a_file_that_carries_the_jury_with_a_suite_named_is_a_clear_error(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    config, env, run = judged
+    ratings = _clinicians(tmp_path / "clinicians.csv", run["run_id"], run["scores"])
+    with ratings.open() as fh:
+        rows = list(csv.DictReader(fh))
+    rows.append({**rows[0], "clinician": "jury"})
+
+    done = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings",
+                   str(_clinicians(tmp_path / "both.csv", run["run_id"], run["scores"], rows)), env=env)
+
+    assert done.returncode == 2
+    assert "carries the jury's ratings, and a suite was named too" in " ".join(done.stderr.split())
 
 
 @pytest.mark.parametrize(("edit", "message"), [
