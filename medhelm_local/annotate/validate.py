@@ -48,6 +48,7 @@ from medhelm_local.metrics.medhelm_agreement import Answer, MedhelmRow, medhelm_
 from medhelm_local.metrics.rouge import ROUGE_L
 
 POOLED = "pooled"
+ALL = "all"  # the benchmark of answers a file without a store names by no benchmark or run
 DEFAULT_RUBRIC = "clinical_note"  # MedHELM's jury criteria (accuracy, completeness, clarity) on 1-5
 
 
@@ -204,7 +205,8 @@ def validate_file(path: Path, rubric_name: str | None, run: str | None,
                   benchmarks: Sequence[str] = ()) -> ValidationReport:
     """The validation tables from a ratings file that carries the jury's ratings too (no store)."""
     rubric = load_rubric(rubric_name or DEFAULT_RUBRIC, Path.cwd(), where="--rubric")
-    ratings = _only(read_ratings_file(path, rubric, run, needs_run=False), benchmarks)
+    ratings = read_ratings_file(path, rubric, run, needs_run=False)
+    ratings = _only(_named(ratings, {k.run_id: k.run_id or ALL for k in ratings.clinicians}), benchmarks)
     if not ratings.jury_columns:
         raise fail("the ratings file holds no ratings by the jury, and no suite was named", path,
                    "name the suite whose store holds the jury's ratings (`judge validate SUITE --ratings FILE`), or "
@@ -250,7 +252,7 @@ def validation_report(con: duckdb.DuckDBPyConnection, path: Path, run: str | Non
                    "check the file's jury: leave out SUITE; check the store's: remove the rater `jury` rows and "
                    "llm_ columns")
     _check_ids(con, ratings, path)
-    ratings = _with_store_benchmarks(ratings, {n: judged[n][2] for n in named})
+    ratings = _named(ratings, {n: judged[n][2] for n in named})
     ratings = _only(ratings, benchmarks)
     juries = {n: jury or judged[n][1] or "" for n in named}
     store_jury, rouge = _store_jury(con, sorted(ratings.clinicians), juries, rubric)
@@ -271,8 +273,8 @@ def _check_ids(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, path: Path)
                    "use the ids `medhelm-local show RUN_ID --instances N` prints")
 
 
-def _with_store_benchmarks(ratings: RatingsFile, benchmark_of: dict[str, str]) -> RatingsFile:
-    """Answers without a benchmark column take their run's benchmark."""
+def _named(ratings: RatingsFile, benchmark_of: dict[str, str]) -> RatingsFile:
+    """Answers without a benchmark column take their run's benchmark (without a store: the run id, or `all`)."""
     def keyed(key: AnswerKey) -> AnswerKey:
         return key if key.benchmark else AnswerKey(key.run_id, benchmark_of[key.run_id], key.instance_id, key.model)
 

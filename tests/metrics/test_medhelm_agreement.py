@@ -131,6 +131,7 @@ def test_the_jury_may_be_a_rater_named_jury_in_this_projects_layout(tmp_path: Pa
 
     assert done.returncode == 0, done.stderr
     (row,) = json.loads(done.stdout)["medhelm"]
+    assert row["benchmark"] == "all"  # no benchmark column and no store: one group
     _close(row["icc3k_z"], vectors["statistics"]["aci_bench"]["icc3k_z"])
 
 
