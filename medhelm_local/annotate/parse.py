@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from medhelm_local.annotate.rubric import Rubric
@@ -38,7 +39,7 @@ ECHO = 8
 # What a verdict is made of: an answer without any of these cannot forge one, and is left alone.
 _VERDICT_SYNTAX = re.compile(r'[{}]|"\s*:|\b(?:score|rating)\b\s*[:=]', re.IGNORECASE)
 _FORMAT_WORDS = "explanation|score|rating|reason|reasoning"  # the keys of a rating besides the criteria
-_PLACES = 64  # places of one piece in the answer tried (a repetitive answer would make the search quadratic)
+_PLACES = 16  # places of one piece in the answer tried (a repetitive answer would make the search quadratic)
 
 
 @dataclass(frozen=True)
@@ -105,22 +106,37 @@ def _entry(value: Any) -> tuple[Any, str]:
     return value, ""
 
 
-def _copied_runs(reply: str, answer: str) -> list[tuple[int, int]]:
-    """Spans of the reply that copy a stretch of the answer (each at least ECHO characters, the longest copy
-    starting at each place, left to right)."""
+@lru_cache(maxsize=16)  # every judge of a jury reads a reply about the same answer
+def _pieces(answer: str) -> dict[str, list[int]]:
+    """Where each ECHO-character piece of the answer starts (at most _PLACES places a piece)."""
     index: dict[str, list[int]] = {}
     for p in range(len(answer) - ECHO + 1):
         places = index.setdefault(answer[p:p + ECHO], [])
         if len(places) < _PLACES:
             places.append(p)
+    return index
+
+
+def _common(reply: str, i: int, answer: str, p: int) -> int:
+    """How many characters from reply[i] and answer[p] on are the same (at least ECHO, known)."""
+    low, high = ECHO, min(len(reply) - i, len(answer) - p)
+    while low < high:  # slices compare in C: a binary search beats a loop over characters
+        middle = (low + high + 1) // 2
+        if reply[i:i + middle] == answer[p:p + middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _copied_runs(reply: str, answer: str) -> list[tuple[int, int]]:
+    """Spans of the reply that copy a stretch of the answer (each at least ECHO characters, the longest copy
+    starting at each place, left to right)."""
+    index = _pieces(answer)
     runs, i = [], 0
     while i <= len(reply) - ECHO:
-        longest = 0
-        for p in index.get(reply[i:i + ECHO], ()):
-            n = ECHO
-            while i + n < len(reply) and p + n < len(answer) and reply[i + n] == answer[p + n]:
-                n += 1
-            longest = max(longest, n)
+        places = index.get(reply[i:i + ECHO])
+        longest = max((_common(reply, i, answer, p) for p in places), default=0) if places else 0
         if longest:
             runs.append((i, i + longest))
             i += longest
