@@ -6,7 +6,9 @@ chosen by reading its errors; (b) the hand-annotated DEVELOPMENT set, same style
 used for tuning (`--show-errors dev` lists its misses and false alarms), and DEV2, 34 ICU nursing notes written
 for issue 32's miss and false-alarm classes, tuned on too (`--show-errors dev2`); (b2) HELDOUT2, 126 ICU notes (all
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
-only, with figures per style and never a list of misses; (c) presidio_synth_pii
+only, with figures per style and never a list of misses; (b3) HELDOUT3, 160 ICU nursing notes (half all capitals,
+most of the rest lower case) written by a third hand that read neither the rules nor the other held-out sets, measured
+the same way (aggregate and per-style figures, never a miss); (c) presidio_synth_pii
 (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a development half
 (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -21,7 +23,8 @@ way. Speed is notes per CPU-second of detection, rules loaded beforehand, repeat
 Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates, phones and ids;
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
-Run: .venv/bin/python bench/phi.py [--sets independent,dev,dev2,heldout2,presidio,meddocan,aci,vignettes,synthetic]
+Run: .venv/bin/python bench/phi.py
+       [--sets independent,dev,dev2,heldout2,heldout3,presidio,meddocan,aci,vignettes,synthetic]
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = "independent,dev,dev2,heldout2,presidio,meddocan,aci,vignettes,synthetic"
+ALL_SETS = "independent,dev,dev2,heldout2,heldout3,presidio,meddocan,aci,vignettes,synthetic"
 
 
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
@@ -163,6 +166,12 @@ def main() -> None:
                                       "never tuned on)", phi_sets.hand_annotated("heldout2"), detector)
         per_style("heldout2", detector)
         print(f"heldout2_recall {recall:.3f} heldout2_precision {precision:.3f}")
+    if "heldout3" in sets and (phi_sets.phi_notes.FOLDER / "heldout3.jsonl").exists():
+        title = ("hand-annotated HELDOUT3 set (a third hand, without reading the rules or the other held-out sets; "
+                 "measured only, never tuned on)")
+        recall, precision, _ = report(title, phi_sets.hand_annotated("heldout3"), detector)
+        per_style("heldout3", detector)
+        print(f"heldout3_recall {recall:.3f} heldout3_precision {precision:.3f}")
     presidio = SHARED / "presidio_synth_pii" / "synth_dataset_v2.json"
     if presidio.exists() and "presidio" in sets:
         for half, docs in phi_sets.halves(phi_sets.presidio(presidio), by_parity=True).items():

@@ -34,7 +34,7 @@ MEDDOCAN_TYPES = {"NOMBRE_SUJETO_ASISTENCIA": "NAME", "NOMBRE_PERSONAL_SANITARIO
 
 
 def hand_annotated(name: str, style: str | None = None) -> list[Doc]:
-    """A hand-annotated set of tests/data/phi_notes ("independent", "dev" or "heldout2"), or its notes of one style."""
+    """A hand-annotated set of tests/data/phi_notes (a name of `phi_notes.SETS`), or its notes of one style."""
     return [(n.text, [(s.start, s.end, "" if s.type == phi_notes.NEUTRAL else s.type, s.cls) for s in n.spans])
             for n in phi_notes.load(name) if style is None or n.style == style]
 

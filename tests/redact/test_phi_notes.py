@@ -15,7 +15,7 @@ from medhelm_local.redact.quality import INDEPENDENT_NOTES, INDEPENDENT_PRECISIO
 from medhelm_local.redact.types import PhiType
 
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
-STYLES = FIRST_STYLES | {"hand_b"}  # hand_b: heldout2's mixed-case notes in a second hand
+STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
 
 
@@ -55,21 +55,46 @@ def test_heldout2_is_weighted_to_icu_nursing_in_capitals_and_lower_case() -> Non
             assert note.text == note.text.lower(), note.id
 
 
-def test_heldout2_reuses_no_number_and_no_full_name_of_the_other_sets() -> None:
+def test_heldout3_is_icu_nursing_half_in_capitals_with_few_lines_carrying_phi() -> None:
+    """A third hand's ICU nursing notes: half all capitals, most of the rest lower case, 3 to 40 lines a note,
+    and most lines without an identifier, as real notes are."""
+    notes = load("heldout3")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) >= 120
+    assert set(styles) == {"nursing_caps", "nursing_lower", "nursing_mixed"}
+    assert styles["nursing_caps"] * 2 >= len(notes) and styles["nursing_lower"] > styles["nursing_mixed"]
+    lines = marked = 0
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
+        assert 3 <= note.text.count("\n") + 1 <= 40, note.id
+        starts = [0] + [m.end() for m in re.finditer("\n", note.text)]
+        lines += len(starts)
+        marked += len({max(i for i, at in enumerate(starts) if at <= s.start) for s in note.spans})
+    assert marked * 2 < lines
+
+
+def _identifiers(name: str) -> set[str]:
+    """A set's numbers (digits only) and full names (lower case): what a copy between sets would show."""
+    out = set()
+    for note in load(name):
+        for s in note.spans:
+            if s.type in NUMBERED:
+                out.add(re.sub(r"\D", "", s.value))
+            elif s.type == "NAME" and " " in s.value:
+                out.add(s.value.lower())
+    return out
+
+
+@pytest.mark.parametrize("name, others", [("heldout2", ("independent", "dev", "dev2")),
+                                          ("heldout3", ("independent", "dev", "dev2", "heldout2"))])
+def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
-    def identifiers(name: str) -> set[str]:
-        out = set()
-        for note in load(name):
-            for s in note.spans:
-                if s.type in NUMBERED:
-                    out.add(re.sub(r"\D", "", s.value))
-                elif s.type == "NAME" and " " in s.value:
-                    out.add(s.value.lower())
-        return out
-
-    assert not identifiers("heldout2") & (identifiers("independent") | identifiers("dev") | identifiers("dev2"))
-    assert not {n.id for n in load("heldout2")} & {n.id for name in ("independent", "dev", "dev2") for n in load(name)}
+    assert not _identifiers(name) & set().union(*(_identifiers(o) for o in others))
+    assert not {n.id for n in load(name)} & {n.id for o in others for n in load(o)}
 
 
 def test_a_mark_left_open_is_refused() -> None:
