@@ -68,6 +68,11 @@ def load_located(path: Path, what: str) -> LocatedYaml:
         raise ConfigError(f"the {what} does not exist", where=str(path), fix="check the path") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the {what} ({exc})", where=str(path), fix="save it as UTF-8 text") from None
+    return parse_located(text, path, what)
+
+
+def parse_located(text: str, path: Path, what: str) -> LocatedYaml:
+    """Parse YAML text already read from `path` safely, or raise ConfigError naming the file and line."""
     try:
         # libyaml's loaders (in PyYAML's wheels) parse ~10x faster than the pure-Python ones.
         node = yaml.compose(text, Loader=_LOADER)

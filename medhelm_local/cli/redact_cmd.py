@@ -63,12 +63,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
               rules: Path | None = _RULES) -> None:
         """Write {"id", "text"} per document with PHI masked or replaced by surrogates."""
         from medhelm_local.cli.output import err
-        from medhelm_local.redact import apply_file, detector_for, load_policy
+        from medhelm_local.redact import apply_file
+        from medhelm_local.redact.detector import detector_for_pack, surrogate_policy
+        from medhelm_local.redact.pack import read_rule_pack
         from medhelm_local.redact.patterns import RedactionRuleError
 
         settings = settings_from(ctx, redaction_dir=rules)
-        folder = settings.redaction_dir.resolve()
-        policy = load_policy(folder / "surrogates.yaml")
+        pack = read_rule_pack(settings.redaction_dir.resolve())  # once: the rules and the surrogate policy agree
+        policy = surrogate_policy(pack)
         chosen = style or policy.style
         if chosen not in ("mask", "surrogate"):
             raise typer.BadParameter(f"'{chosen}' is not a style; use mask or surrogate", param_hint="--style")
@@ -79,7 +81,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             except OSError as exc:
                 raise RedactionRuleError(f"cannot read the surrogate key file ({exc.strerror})", where=str(key_file),
                                          fix="check the path given to --key-file") from None
-        result = apply_file(input_path, output_path, detector_for(folder), policy,
+        result = apply_file(input_path, output_path, detector_for_pack(pack), policy,
                             "mask" if chosen == "mask" else "surrogate", key)
         err.print(f"Redacted {result.documents} document(s) ({result.spans} span(s), style {chosen}); "
                   f"wrote {output_path}.", highlight=False, soft_wrap=True)

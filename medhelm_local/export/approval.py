@@ -17,7 +17,6 @@ not against files the caller can edit.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from medhelm_local.errors import ExportRefusedError, IntegrityError
 from medhelm_local.export.signing import SigningKey
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
+from medhelm_local.redact.pack import read_rule_pack
 
 APPROVAL_KIND = "policy.approved"
 Approvers = Mapping[str, Sequence[str] | None]  # role -> members (None: anyone may name the role)
@@ -37,10 +37,7 @@ Approvers = Mapping[str, Sequence[str] | None]  # role -> members (None: anyone 
 
 def rule_pack_digest(folder: Path) -> str:
     """sha256 over every file of a redaction rule pack (names and bytes): the redactor's version."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(f"{path.relative_to(folder)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+    return read_rule_pack(folder).digest
 
 
 @dataclass(frozen=True)

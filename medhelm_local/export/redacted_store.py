@@ -24,6 +24,7 @@ from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
 from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.redact.pack import read_rule_pack
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.integrity import explain_failure, is_damage
 from medhelm_local.store.keys import Envelope, Kek
@@ -87,7 +88,7 @@ def _copy(source: Path, destination: Path, kek: Kek, policy: Policy, folder: Pat
         if path.exists() or path.is_symlink():  # a dangling link too: the rename would replace the link
             raise ConfigError("the destination exists, and a redacted copy never replaces a file", where=str(path),
                               fix="give a new path for --out")
-    scrubber = scrubber_for(policy.export.redaction.style, folder)
+    scrubber = scrubber_for(policy.export.redaction.style, read_rule_pack(folder))
     partial = _partial(destination)
     _remove(partial)  # left by a copy that was killed
     src = open_store(source, kek, read_only=True)

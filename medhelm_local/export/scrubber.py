@@ -17,10 +17,11 @@ import json
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span, detector_for, load_policy
+from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span
+from medhelm_local.redact.detector import detector_for_pack, surrogate_policy
+from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.surrogates import replace_spans
 from medhelm_local.settings import default_redaction_dir
 
@@ -113,11 +114,11 @@ class Scrubber:
         return surrogates.surrogate(original, span.type)
 
 
-def scrubber_for(style: str, folder: Path) -> Scrubber:
-    """A scrubber for one export or redacted copy: the rule pack in `folder` redacts; the shipped pack
-    joins the rescan as its floor."""
-    return Scrubber(detector_for(folder), style, load_policy(folder / "surrogates.yaml"),
-                    floor=detector_for(default_redaction_dir().resolve()))
+def scrubber_for(style: str, pack: RulePack) -> Scrubber:
+    """A scrubber for one export or redacted copy: the rule pack `pack` (as read once, the bytes its digest
+    covers) redacts; the shipped pack joins the rescan as its floor."""
+    floor = detector_for_pack(read_rule_pack(default_redaction_dir().resolve()))
+    return Scrubber(detector_for_pack(pack), style, surrogate_policy(pack), floor=floor)
 
 
 def _outside(text: str, span: Span, inserted: list[tuple[int, int]]) -> str:

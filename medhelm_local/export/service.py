@@ -41,6 +41,7 @@ from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.redact.pack import read_rule_pack
 from medhelm_local.report.exported import report_tree
 from medhelm_local.settings import Settings
 from medhelm_local.store.integrity import explain_failure
@@ -153,7 +154,8 @@ def signing_key_for(settings: Settings, kek: Kek) -> SigningKey:
 
 def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attempt: _Attempt) -> ExportResult:
     request = attempt.request
-    folder = settings.redaction_dir.resolve()
+    # Read once: the digest checked against the approval and the rules that redact come from the same bytes.
+    pack = read_rule_pack(settings.redaction_dir.resolve())
     handle = open_target(request.target, kek, settings.store_memory_limit)
     try:
         runs = [r for r in art.read_runs(handle.con) if request.target.run_id in (None, r.run_id)]
@@ -162,14 +164,14 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
                               "to export in this store", where=str(request.target.store),
                               fix="list what is there with `medhelm-local runs list`")
         key = attempt.key = signing_key_for(settings, kek)
-        approval = check_pin(audit, key, policy, rule_pack_digest(folder))
+        approval = check_pin(audit, key, policy, pack.digest)
         plan = plan_export(policy, request.role, current_actor(), [RunAccess(r.run_id, r.access) for r in runs],
                            request.include, request.unredacted)
         if plan.refusals:
             raise _refuse(plan.refusals, "the export is refused")
         started = attempt.started = audit.append("export.started", attempt.details(
             runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq))
-        scrubber = scrubber_for(policy.export.redaction.style, folder)
+        scrubber = scrubber_for(policy.export.redaction.style, pack)
         files = _build(plan, runs, scrubber, handle.con)
         store_id = handle.store_id
     finally:

@@ -1,12 +1,14 @@
 """Read the policy folder: every file validated strictly, cross-checked, and fingerprinted.
 
 A policy that does not load stops the program (fail closed): each error names the file, the
-line and the key to fix.
+line and the key to fix. Each file is opened once and must be a regular file (`trusted_files`):
+the rules enforced and the digest that `policy approve` pins come from the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,8 @@ from pydantic import BaseModel
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.policy.models import AuditPolicy, EgressPolicy, ExportPolicy, RetentionPolicy, RolesPolicy
-from medhelm_local.yaml_lines import LocatedYaml, load_located, validate_located
+from medhelm_local.trusted_files import decode_text, read_regular
+from medhelm_local.yaml_lines import LocatedYaml, parse_located, validate_located
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -46,6 +49,7 @@ class Policy:
     roles: RolesPolicy
     file_sha256: Mapping[str, str]
     audit: AuditPolicy = field(default_factory=lambda: AuditPolicy(forward=[]))
+    texts: Mapping[str, str] = field(default_factory=dict)  # each file's text, as read once and digested
 
     @property
     def digest(self) -> str:
@@ -69,16 +73,29 @@ def located_error(doc: LocatedYaml, what: str, loc: tuple[str | int, ...], messa
     return ConfigError(f"{what} field '{key_path}': {message}", where=where, fix=_FIX)
 
 
-def _load(directory: Path, name: str, model: type[M]) -> tuple[M, LocatedYaml]:
+@dataclass(frozen=True)
+class _Read:
+    """One policy file as read: its validated model, its parsed document (for line numbers), its sha256."""
+
+    model: Any
+    doc: LocatedYaml
+    sha256: str
+    text: str
+
+
+def _load(directory: Path, name: str, model: type[M]) -> _Read:
     what = _KNOWN[name][1]
-    doc = load_located(directory / name, what)
+    path = directory / name
+    data = read_regular(path, what)  # once: what is parsed below is what is digested
+    text = decode_text(data, path, what)
+    doc = parse_located(text, path, what)
     if doc.data is not None and not isinstance(doc.data, dict):
         raise ConfigError(f"the {what} must be a mapping of keys to values", where=str(doc.path), fix=_FIX)
     if not doc.data:
         # An empty file is not "no rules": it would silently mean defaults, so it is refused.
         raise ConfigError(f"the {what} is empty", where=str(doc.path), fix="restore the shipped file and edit it")
     parsed: M = validate_located(model, doc, what, _FIX)
-    return parsed, doc
+    return _Read(parsed, doc, hashlib.sha256(data).hexdigest(), text)
 
 
 def _check_folder(directory: Path) -> None:
@@ -117,16 +134,19 @@ def load_policy(policy_dir: Path) -> Policy:
     """Load and validate every policy file in `policy_dir`; raise ConfigError naming file, line and key."""
     directory = Path(policy_dir)
     _check_folder(directory)
-    egress, egress_doc = _load(directory, "egress.yaml", EgressPolicy)
-    _check_egress(egress, egress_doc)
-    roles, _ = _load(directory, "roles.yaml", RolesPolicy)
-    export, export_doc = _load(directory, "export.yaml", ExportPolicy)
-    _check_roles(export, export_doc, roles)
-    retention, _ = _load(directory, "retention.yaml", RetentionPolicy)
-    audit = _load(directory, "audit.yaml", AuditPolicy)[0] if (directory / "audit.yaml").exists() else None
-    read = [name for name in _KNOWN if (directory / name).exists()]
-    hashes = {name: hashlib.sha256((directory / name).read_bytes()).hexdigest() for name in read}
-    return Policy(directory, egress, export, retention, roles, hashes, audit or AuditPolicy(forward=[]))
+    read = {"egress.yaml": _load(directory, "egress.yaml", EgressPolicy)}
+    _check_egress(read["egress.yaml"].model, read["egress.yaml"].doc)
+    read["roles.yaml"] = _load(directory, "roles.yaml", RolesPolicy)
+    read["export.yaml"] = _load(directory, "export.yaml", ExportPolicy)
+    _check_roles(read["export.yaml"].model, read["export.yaml"].doc, read["roles.yaml"].model)
+    read["retention.yaml"] = _load(directory, "retention.yaml", RetentionPolicy)
+    # lexists, not exists: a dangling symlink is read, and refused, rather than taken for "no audit.yaml".
+    if os.path.lexists(directory / "audit.yaml"):
+        read["audit.yaml"] = _load(directory, "audit.yaml", AuditPolicy)
+    audit = read["audit.yaml"].model if "audit.yaml" in read else AuditPolicy(forward=[])
+    return Policy(directory, read["egress.yaml"].model, read["export.yaml"].model, read["retention.yaml"].model,
+                  read["roles.yaml"].model, {name: r.sha256 for name, r in read.items()}, audit,
+                  {name: r.text for name, r in read.items()})
 
 
 def policy_summary(policy: Policy) -> dict[str, Any]:

@@ -8,13 +8,15 @@ tier, or a cue (a title, a relation, a credential). A name found once marks its 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
-from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, load_rules
-from medhelm_local.redact.surrogates import load_policy
+from medhelm_local.redact.pack import RulePack, read_rule_pack
+from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
+from medhelm_local.redact.surrogates import Policy, parse_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
@@ -44,10 +46,18 @@ class Detector(NursingRules):
     def from_dir(cls, folder: Path) -> Detector:
         """A detector for the rule pack in `folder` (rules.yaml, dictionaries/, vocabulary/, and surrogates.yaml
         if there)."""
-        detector = cls(load_rules(folder / "rules.yaml"),
-                       load_dictionaries(folder / "dictionaries", folder / "vocabulary"))
-        if (folder / "surrogates.yaml").exists():
-            detector.masks = mask_regex(DEFAULT_MASK, load_policy(folder / "surrogates.yaml").mask_format)
+        return cls.from_pack(read_rule_pack(folder))
+
+    @classmethod
+    def from_pack(cls, pack: RulePack) -> Detector:
+        """A detector built from the bytes of a rule pack already read (the same bytes its digest covers)."""
+        def read(path: Path) -> str:
+            return pack.text(path.relative_to(pack.folder).as_posix(), "redaction dictionary")
+
+        detector = cls(parse_rules(pack.text("rules.yaml", "redaction rules"), pack.path("rules.yaml")),
+                       load_dictionaries(pack.folder / "dictionaries", pack.folder / "vocabulary", read))
+        if pack.has("surrogates.yaml"):
+            detector.masks = mask_regex(DEFAULT_MASK, surrogate_policy(pack).mask_format)
         return detector
 
     def detect(self, text: str) -> list[Span]:
@@ -87,14 +97,38 @@ def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:
     return [s for s in out if s.end > s.start]
 
 
-@lru_cache(maxsize=4)
 def detector_for(folder: Path) -> Detector:
-    """A cached detector for a rule-pack folder (loading takes ~0.2 s; detecting does not reload)."""
-    return Detector.from_dir(folder)
+    """A detector for the rule pack in `folder` as it is now (read again; built once per distinct pack)."""
+    return detector_for_pack(read_rule_pack(folder))
+
+
+_BUILT: OrderedDict[str, Detector] = OrderedDict()  # rule pack digest -> its detector, newest last
+
+
+def detector_for_pack(pack: RulePack) -> Detector:
+    """A detector for a rule pack already read; packs with the same digest share one (building takes ~0.2 s)."""
+    digest = pack.digest
+    if digest not in _BUILT:
+        _BUILT[digest] = Detector.from_pack(pack)
+        while len(_BUILT) > 4:
+            _BUILT.popitem(last=False)
+    _BUILT.move_to_end(digest)
+    return _BUILT[digest]
+
+
+def surrogate_policy(pack: RulePack) -> Policy:
+    """The pack's surrogates.yaml (how masks and surrogates are written), from the bytes read."""
+    return parse_policy(pack.text("surrogates.yaml", "redaction policy"), pack.path("surrogates.yaml"))
 
 
 def detect(text: str, folder: Path | None = None) -> list[Span]:
-    """PHI spans in `text` using the rule pack in `folder` (default: the `redaction_dir` default)."""
+    """PHI spans in `text` using the rule pack in `folder` (default: the `redaction_dir` default), read on first
+    use (a convenience for notebooks and tests; the export gate reads its pack once per export)."""
     from medhelm_local.settings import default_redaction_dir
 
-    return detector_for((folder or default_redaction_dir()).resolve()).detect(text)
+    return _kept((folder or default_redaction_dir()).resolve()).detect(text)
+
+
+@lru_cache(maxsize=4)
+def _kept(folder: Path) -> Detector:
+    return detector_for(folder)

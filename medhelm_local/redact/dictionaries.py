@@ -3,6 +3,7 @@ medical text (`redaction/vocabulary/`), shipped as text files (see SOURCES.md)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -76,15 +77,18 @@ class Dictionaries:
         return word in self.clinical_terms or word in self.short_forms or word in self.abbreviations
 
 
-def read_words(path: Path) -> frozenset[str]:
+Reader = Callable[[Path], str]  # a dictionary file's path -> its text
+
+
+def read_words(path: Path, read: Reader | None = None) -> frozenset[str]:
     """One lower-case entry a line; blank lines and `#` comments skipped."""
-    entries = (fold(line.strip().lower()) for line in _read(path).splitlines())
+    entries = (fold(line.strip().lower()) for line in (read or _read)(path).splitlines())
     return frozenset(w for w in entries if w and not w.startswith("#"))
 
 
-def read_table(path: Path) -> list[list[str]]:
+def read_table(path: Path, read: Reader | None = None) -> list[list[str]]:
     """The rows of a vocabulary TSV (comment lines skipped); a row too short is a RedactionRuleError."""
-    rows = [line.split("\t") for line in _read(path).splitlines() if line and not line.startswith("#")]
+    rows = [line.split("\t") for line in (read or _read)(path).splitlines() if line and not line.startswith("#")]
     for number, row in enumerate(rows, 1):
         if len(row) < 2 or not row[0]:
             raise RedactionRuleError(f"vocabulary row {number} has no word or count", where=str(path),
@@ -109,14 +113,14 @@ def _count(row: list[str], column: int, path: Path) -> int:
 
 
 def name_words(path: Path, first_names: frozenset[str], surnames_path: Path,
-               everyday: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+               everyday: frozenset[str], read: Reader | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Clinical words (written in lower case in medical text) and, apart, the common names among them that
     are not written so often that the word must come first ("frank", "scott")."""
-    surnames = read_words_in_order(surnames_path)
+    surnames = read_words_in_order(surnames_path, read)
     common = first_names | frozenset(surnames[:COMMON_SURNAMES])
     commonest = frozenset(surnames[:COMMONEST_SURNAMES])
     clinical, names = set(), set()
-    for row in read_table(path):
+    for row in read_table(path, read):
         lower = _count(row, 2, path)
         if row[0] not in common:
             if lower >= 2 or (lower == 1 and row[0] in everyday):  # once, and no English word: a typo or a name
@@ -128,29 +132,30 @@ def name_words(path: Path, first_names: frozenset[str], surnames_path: Path,
     return frozenset(clinical), frozenset(names)
 
 
-def read_words_in_order(path: Path) -> list[str]:
+def read_words_in_order(path: Path, read: Reader | None = None) -> list[str]:
     """The entries of a frequency-ordered list, most frequent first."""
-    lines = (fold(line.strip().lower()) for line in _read(path).splitlines())
+    lines = (fold(line.strip().lower()) for line in (read or _read)(path).splitlines())
     return [w for w in lines if w and not w.startswith("#")]
 
 
-def load_dictionaries(folder: Path, vocabulary: Path) -> Dictionaries:
-    """Read every dictionary file and vocabulary of a rule pack."""
-    words = {name: read_words(folder / name) for name in FILES}
+def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None) -> Dictionaries:
+    """Every dictionary file and vocabulary of a rule pack, each read with `read` (default: from disk)."""
+    words = {name: read_words(folder / name, read) for name in FILES}
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
     names = words["first_names.txt"] | words["surnames.txt"]
     hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
-    in_capitals = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv")
+    in_capitals = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv", read)
                             if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS)
     abbreviations = in_capitals - names
-    short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv"))
+    short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv", read))
     learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
-                                       folder / "surnames.txt", words["everyday_words.txt"])
-    common = words["first_names.txt"] | frozenset(read_words_in_order(folder / "surnames.txt")[:COMMON_SURNAMES])
+                                       folder / "surnames.txt", words["everyday_words.txt"], read)
+    common = words["first_names.txt"] | frozenset(
+        read_words_in_order(folder / "surnames.txt", read)[:COMMON_SURNAMES])
     # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
     # ("Amsterdam criteria"); an English word before a clamp ("deep", "vital") is no eponym.
-    eponyms = (frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv")) & names) - common - cities \
+    eponyms = (frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv", read)) & names) - common - cities \
         - words["everyday_words.txt"]
     return Dictionaries(
         first_names=words["first_names.txt"],

@@ -160,11 +160,17 @@ class Rules:
 def load_rules(path: Path) -> Rules:
     """Read, validate and compile a rules.yaml; any problem is a RedactionRuleError naming the rule."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        spec = RuleFile.model_validate(raw)
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RedactionRuleError(f"cannot read the redaction rules ({exc.strerror})", where=str(path),
                                  fix="check the redaction_dir setting and that the rule pack is installed") from None
+    return parse_rules(text, path)
+
+
+def parse_rules(text: str, path: Path) -> Rules:
+    """Validate and compile the text of a rules.yaml read from `path`; any problem is a RedactionRuleError."""
+    try:
+        spec = RuleFile.model_validate(yaml.safe_load(text))
     except yaml.YAMLError as exc:
         raise RedactionRuleError(f"the redaction rules are not valid YAML ({exc})", where=str(path),
                                  fix="fix the YAML syntax") from None

@@ -47,10 +47,17 @@ class Policy(BaseModel):
 def load_policy(path: Path) -> Policy:
     """Read and validate a surrogates.yaml."""
     try:
-        policy = Policy.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RedactionRuleError(f"cannot read the redaction policy ({exc.strerror})", where=str(path),
                                  fix="check the redaction_dir setting") from None
+    return parse_policy(text, path)
+
+
+def parse_policy(text: str, path: Path) -> Policy:
+    """Validate the text of a surrogates.yaml read from `path`."""
+    try:
+        policy = Policy.model_validate(yaml.safe_load(text))
     except (yaml.YAMLError, ValidationError) as exc:
         raise RedactionRuleError(f"the redaction policy does not validate ({str(exc).splitlines()[0]})",
                                  where=str(path), fix="correct it as its comments describe") from None
