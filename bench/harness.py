@@ -93,7 +93,7 @@ def write_config(work: Path, name: str, deployments: dict[str, tuple[int, int]],
     (policies / "egress.yaml").write_text(f"default: deny\nallow:\n{allow}")
     config = work / f"config-{name}.toml"
     lines = [f'data_root = "{work / "data"}"', f'output_dir = "{work / "results"}"', f'policy_dir = "{policies}"',
-             f'audit_store = "{work / "audit.duckdb"}"', *top]
+             *top]
     for dep, (port, limit) in deployments.items():
         lines += [f"[deployments.{dep}]", f'base_url = "http://127.0.0.1:{port}/v1"', f"max_concurrency = {limit}"]
         lines += [f'model = "{dep}"'] if dep in judges else []
@@ -135,7 +135,8 @@ class Measured:
 
 def run_cli(work: Path, args: Sequence[str], quiet_output: bool = True) -> Measured:
     """Run the installed command as a separate process and measure it alone (os.wait4)."""
-    env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek")}
+    # XDG_DATA_HOME: a development set-up keeps its audit log in the user's data folder; the bench keeps its own.
+    env = {**os.environ, "MEDHELM_KEK_FILE": str(work / "kek"), "XDG_DATA_HOME": str(work)}
     started_at, started = time.time(), time.perf_counter()
     out = subprocess.DEVNULL if quiet_output else None
     proc = subprocess.Popen([str(CLI), *args], env=env, stdout=out, stderr=subprocess.PIPE if quiet_output else None)

@@ -6,7 +6,9 @@ directory (one file per field, the way Kubernetes mounts a Secret), then default
 
 The config file is the one given by `--config` or `MEDHELM_CONFIG`, else
 `$XDG_CONFIG_HOME/medhelm-local/config.toml` (`~/.config/...`) if it exists. Nothing else is
-searched: no `.env`, no walking up parent folders.
+searched: no `.env`, no walking up parent folders. What decides what may leave is not a setting:
+the audit log's place comes from the installation (`installation.py`), and the policy and rule pack
+an export uses must be the approved ones (`export/approval.py`).
 """
 
 from __future__ import annotations
@@ -67,8 +69,14 @@ def _data_home() -> Path:
 
 
 def default_audit_store() -> Path:
-    """The appliance's audit log unless configured: one per user, not per suite or output folder."""
+    """The audit log of a development set-up (one without an installation file): the user's own, one per user."""
     return _data_home() / "audit.duckdb"
+
+
+def _installed_policy_dir() -> Path:
+    from medhelm_local.installation import installation
+
+    return installation().policy_dir
 
 
 def default_data_root() -> Path:
@@ -206,12 +214,10 @@ class Settings(BaseSettings):
                                            "texts up to 9 KB, 40MB up to 12 KB, 48MB up to ~16 KB, else room for "
                                            "2 x 2,048 of the longest; a report 256MB or what its longest texts need; "
                                            "other commands DuckDB's default")
-    policy_dir: Path = Field(default_factory=default_policy_dir, description="Folder of policy YAML files "
-                             "(egress allowlist, export rules, retention, roles)")
+    policy_dir: Path = Field(default_factory=lambda: _installed_policy_dir(), description="Folder of policy YAML "
+                             "files (egress allowlist, export rules, retention, roles); default: the installed policy")
     redaction_dir: Path = Field(default_factory=default_redaction_dir, description="Folder of redaction rule packs")
     log_file: Path | None = Field(None, description="Append operational logs here (never PHI)")
-    audit_store: Path | None = Field(None, description="The audit log (an encrypted store of exports and refused "
-                                     "connections); default ~/.local/share/medhelm-local/audit.duckdb")
     signing_key_file: Path | None = Field(None, description="Export signing key (Ed25519, sealed under the KEK), "
                                           "made by `medhelm-local keys signing-init`")
     juries: dict[str, Jury] = Field(default_factory=dict, description="LLM juries by name: the judge deployments "
@@ -282,6 +288,21 @@ def _describe(exc: ValidationError, origin: str) -> ConfigError:
     )
 
 
+# Settings that no longer exist because they must not be chosen per command: name -> where it went.
+_RETIRED = {"audit_store": "the audit log's place is part of the installation, fixed by IT in "
+                           "<install prefix>/etc/medhelm-local/installation.toml (`medhelm-local doctor` shows it)"}
+
+
+def _refuse_retired(file_values: dict[str, Any], path: Path | None) -> None:
+    for name, moved in _RETIRED.items():
+        env = f"MEDHELM_{name.upper()}"
+        found = (f"environment variable {env}" if env in os.environ
+                 else f"config file {path}" if name in file_values else None)
+        if found:
+            raise ConfigError(f"'{name}' is no longer a setting: {moved}", where=found,
+                              fix="remove it: every command writes to the installation's audit log")
+
+
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build Settings from flags (`overrides`), environment, the config file and secrets."""
     path = config or (Path(os.environ["MEDHELM_CONFIG"]) if os.environ.get("MEDHELM_CONFIG") else None)
@@ -291,6 +312,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     elif default_config_path().is_file():
         path = default_config_path()
         file_values = _read_toml(path)
+    _refuse_retired(file_values, path)
     secrets_env = os.environ.get("MEDHELM_SECRETS_DIR")
     secrets_dir = Path(secrets_env) if secrets_env else DEFAULT_SECRETS_DIR
     values = {k: v for k, v in overrides.items() if v is not None}

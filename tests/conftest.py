@@ -198,6 +198,12 @@ def _host_port(url: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
+def dev_audit_log() -> Path:
+    """Where a development set-up (no installation file, as in these tests) keeps its audit log: the user's data
+    folder, which `isolated_env` makes one per test."""
+    return Path(os.environ["XDG_DATA_HOME"]) / "medhelm-local" / "audit.duckdb"
+
+
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run the installed `medhelm-local` command as a user would, capturing its output."""
     full_env = {**os.environ, **(env or {}), "COLUMNS": "200"}

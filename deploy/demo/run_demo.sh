@@ -13,6 +13,9 @@ cli=.venv/bin/medhelm-local
 python=.venv/bin/python
 mkdir -p "$work"
 export MEDHELM_KEK_FILE="$PWD/$work/kek"
+# No installation file here (a development set-up): the audit log is the user's own, in their data folder.
+# The demo keeps its own data folder, so its log lives and goes with .cache/demo (and its KEK).
+export XDG_DATA_HOME="$PWD/$work/data-home"
 [ -f "$MEDHELM_KEK_FILE" ] || "$cli" keys init --out "$MEDHELM_KEK_FILE" >/dev/null
 
 for dataset in pubmedqa medcalc_bench; do
@@ -45,7 +48,6 @@ cat > "$work/config.toml" <<TOML
 data_root = "$PWD/$work/data"
 output_dir = "$PWD/$work/results"
 policy_dir = "$PWD/$work/policies"
-audit_store = "$PWD/$work/audit.duckdb"
 signing_key_file = "$PWD/$work/signing.key"
 benchmark_cards = ["$PWD/deploy/demo/cards"]
 # The jury that rates open-ended answers: two judge deployments (in a hospital, two different
@@ -102,7 +104,7 @@ echo
 echo "The tiny model has random weights, so its answers are nonsense; every byte still went through a real"
 echo "vLLM server and into the encrypted store $work/results/demo.duckdb. Explore it with:"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml runs list"
-echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml audit show"
+echo "  XDG_DATA_HOME=$work/data-home MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml audit show"
 echo "  MEDHELM_KEK_FILE=$work/kek $cli --config $work/config.toml show RUN_ID --instances 3   # judges' ratings"
 
 echo

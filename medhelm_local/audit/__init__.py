@@ -3,7 +3,7 @@
     AuditLog(path, kek).append(kind, details)   one record, committed at once, then forwarded
     AuditLog(path, kek).checkpoint(signer)      a checkpoint signed with the export signing key
     AuditLog(path, kek).verify(...)             every record, and every problem: chain, checkpoints, copies
-    audit_log_for(settings)                     the appliance's log (setting `audit_store`, audit.yaml sinks)
+    audit_log_for(settings)                     the appliance's log (where the installation puts it; audit.yaml sinks)
     with recorded_attempt(audit, kind, ...):    an attempt's refusal or failure, recorded
 
 Details hold ids, counts, reasons and paths, never patient text.

@@ -1,11 +1,13 @@
 """The audit log: an encrypted store of its own, append-only, hash-chained.
 
-One log per appliance (setting `audit_store`), not one per suite: audit records must outlive the
-results they describe (retention.yaml), and a suite store may be deleted when its time is up.
-Each append opens the log, adds one record in one transaction and closes it, so several
-processes take turns (DuckDB's file lock), and the chain never forks. Committed records are then
-forwarded to the sinks of the policy's audit.yaml; holders of the export signing key add signed
-checkpoints (`checkpoints.py`), which the KEK alone cannot forge.
+One log per appliance, where the installation puts it (`installation.py`; no setting, variable or
+flag moves it), not one per suite: audit records must outlive the results they describe
+(retention.yaml), and a suite store may be deleted when its time is up. Each append opens the log,
+adds one record in one transaction and closes it, so several processes take turns (DuckDB's file
+lock), and the chain never forks. Committed records are then forwarded to the sinks of the policy's
+audit.yaml; holders of the export signing key add signed checkpoints (`checkpoints.py`), which the
+KEK alone cannot forge, and each checkpoint is also noted outside the log (`head.py`), so a log
+replaced by another or an older copy is found.
 """
 
 from __future__ import annotations
@@ -28,9 +30,19 @@ from medhelm_local.audit.chain import (
 )
 from medhelm_local.audit.checkpoints import CHECKPOINT_KIND, Signer, check_checkpoints, checkpoint_details
 from medhelm_local.audit.forward import Sink, check_forwarded, forward, sinks_for
-from medhelm_local.errors import MedhelmError, StoreLockedError, StoreNotFoundError
+from medhelm_local.audit.head import (
+    RESTORE_LOG,
+    Head,
+    LogFacts,
+    discontinuity,
+    read_head,
+    refuse_discontinuity,
+    write_head,
+)
+from medhelm_local.errors import IntegrityError, MedhelmError, StoreLockedError, StoreNotFoundError
+from medhelm_local.installation import installation
 from medhelm_local.policy.identity import current_actor
-from medhelm_local.settings import Settings, default_audit_store
+from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
 
@@ -56,11 +68,23 @@ class AuditLog:
         self._kek = kek
         self.sinks = list(sinks)
 
+    def absent(self) -> bool:
+        """True if there is no log yet; IntegrityError if there was one (a checkpoint in it was noted) and it is
+        gone."""
+        if self.path.exists():
+            return False
+        if read_head(self.path) is not None:
+            # Starting a new log here would quietly drop the old one's history: it is restored, not replaced.
+            raise IntegrityError("the audit log is missing, though this appliance noted a signed checkpoint in it",
+                                 where=str(self.path), fix=RESTORE_LOG)
+        return True
+
     def _open(self, *, write: bool) -> StoreHandle:
-        if not write and not self.path.exists():
+        if self.absent() and not write:
             raise StoreNotFoundError("there is no audit log here yet", where=str(self.path),
                                      fix="it is created by the first export, redacted copy or refused connection; "
-                                         "check the audit_store setting if you expected one")
+                                         "the installation decides where the log is (`medhelm-local doctor` "
+                                         "shows it)")
         deadline = time.monotonic() + _LOCK_WAIT_S
         while True:
             try:
@@ -75,17 +99,28 @@ class AuditLog:
         """Add one record at the end of the chain and return it (committed, then forwarded, when this returns)."""
         return self._append(kind, lambda _store, _seq, _prev: details, actor)
 
-    def checkpoint(self, signer: Signer) -> AuditRecord:
-        """Add a checkpoint signed by `signer` over the record now at the end of the chain."""
-        return self._append(CHECKPOINT_KIND, lambda store, seq, prev: checkpoint_details(signer, store, seq, prev))
+    def checkpoint(self, signer: Signer, adopt: bool = False) -> AuditRecord:
+        """Add a checkpoint signed by `signer` over the record now at the end of the chain, and note it outside
+        the log; IntegrityError if the log does not continue the last one noted (`adopt`: unless no note exists
+        yet, for a log kept by a version that made none)."""
+        def details(store: str, seq: int, prev: str) -> Mapping[str, Any]:
+            return checkpoint_details(signer, store, seq, prev) | ({"adopted": True} if adopt else {})
 
-    def _append(self, kind: str, details_for: DetailsFor, actor: str | None = None) -> AuditRecord:
+        return self._append(CHECKPOINT_KIND, details, adopt=adopt)
+
+    def _append(self, kind: str, details_for: DetailsFor, actor: str | None = None, adopt: bool = False
+                ) -> AuditRecord:
         handle = self._open(write=True)
         try:
             con = handle.con
             con.execute("BEGIN")
             last = con.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
             seq, prev = (1, genesis_hash(handle.store_id)) if last is None else (int(last[0]) + 1, str(last[1]))
+            if kind == CHECKPOINT_KIND:
+                # A checkpoint vouches for the log as found: it must be the log this appliance kept.
+                head = read_head(self.path)
+                if head is not None or not adopt:
+                    refuse_discontinuity(head, _facts(con, handle.store_id, seq - 1, head), self.path)
             at = datetime.now(UTC).isoformat(timespec="milliseconds")
             who = actor or current_actor()
             body = canonical_details(details_for(handle.store_id, seq - 1, prev))
@@ -93,6 +128,8 @@ class AuditLog:
             con.execute("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?)", [seq, at, kind, who, body, prev, digest])
             con.execute("COMMIT")
             store_id = handle.store_id
+            if kind == CHECKPOINT_KIND:  # still holding the log: notes are written in the order of checkpoints
+                write_head(self.path, Head(store_id, seq, digest))
         finally:
             handle.close()
         record = AuditRecord(seq, at, kind, who, json.loads(body), prev, digest)
@@ -117,14 +154,23 @@ class AuditLog:
         _, records = self.records()
         return (records[-1].seq, records[-1].hash) if records else None
 
+    def continuity(self, store_id: str, records: Sequence[AuditRecord]) -> str | None:
+        """Why this log (read as `records`) does not continue the last checkpoint noted outside it, or None."""
+        head = read_head(self.path)
+        return discontinuity(head, LogFacts.of(store_id, records, head), self.path)
+
     def verify(self, anchors: Iterable[tuple[int, str]] = (), exports: Mapping[str, str] | None = None,
                publics: Sequence[Ed25519PublicKey] = (), forwarded: Iterable[Mapping[str, Any]] = ()
                ) -> tuple[list[AuditRecord], list[ChainProblem]]:
-        """Every record, and every problem found (empty when intact): a break in the chain, an unrecorded
-        export, a checkpoint not signed by one of `publics` or not matching the chain, a forwarded record
-        the log lost or holds changed. Without `publics` checkpoints are not checked."""
+        """Every record, and every problem found (empty when intact): a log that does not continue the last
+        checkpoint noted outside it, a break in the chain, an unrecorded export, a checkpoint not signed by one
+        of `publics` or not matching the chain, a forwarded record the log lost or holds changed. Without
+        `publics` checkpoints are not checked."""
         store_id, records = self.records()
-        problems = verify_chain(records, store_id, anchors, exports)
+        broken = self.continuity(store_id, records)
+        problems = [ChainProblem(0, f"the log does not continue the last checkpoint this appliance recorded: "
+                                    f"{broken}")] if broken else []
+        problems += verify_chain(records, store_id, anchors, exports)
         if publics:
             problems += check_checkpoints(records, store_id, publics)
         problems += check_forwarded(records, store_id, forwarded)
@@ -155,9 +201,16 @@ def _details(text: str) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {"unreadable": "details are not a JSON object"}
 
 
-def audit_path(settings: Settings) -> Path:
-    """Where the appliance's audit log lives: the `audit_store` setting, else the default."""
-    return settings.audit_store or default_audit_store()
+def _facts(con: Any, store_id: str, end: int, head: Head | None) -> LogFacts:
+    """The continuity facts of an open log, by two small queries (not a read of every record)."""
+    at_head = con.execute("SELECT kind, hash FROM audit WHERE seq = ?", [head.seq]).fetchone() if head else None
+    has_checkpoint = con.execute("SELECT count(*) FROM audit WHERE kind = ?", [CHECKPOINT_KIND]).fetchone()[0] > 0
+    return LogFacts(store_id, end, has_checkpoint, (str(at_head[0]), str(at_head[1])) if at_head else None)
+
+
+def audit_path() -> Path:
+    """Where the appliance's audit log lives: where the installation put it (never a setting)."""
+    return installation().audit_log
 
 
 def audit_log_for(settings: Settings, policy: Policy | None = None) -> AuditLog:
@@ -166,4 +219,4 @@ def audit_log_for(settings: Settings, policy: Policy | None = None) -> AuditLog:
     from medhelm_local.policy.loader import load_policy
 
     chosen = policy if policy is not None else load_policy(settings.policy_dir)
-    return AuditLog(audit_path(settings), load_kek(settings), sinks_for(chosen.audit))
+    return AuditLog(audit_path(), load_kek(settings), sinks_for(chosen.audit))

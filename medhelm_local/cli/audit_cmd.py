@@ -121,14 +121,19 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                       "signs the log as it is now).", soft_wrap=True)
 
     @audit.command("checkpoint")
-    def checkpoint(ctx: typer.Context) -> None:
-        """Sign the log as it is now with the export signing key (a record the KEK alone cannot forge)."""
+    def checkpoint(
+        ctx: typer.Context,
+        adopt: bool = typer.Option(False, "--adopt", help="Start the appliance's note of the log's last checkpoint "
+                                                          "for a log kept by a version that made none (recorded)."),
+    ) -> None:
+        """Sign the log as it is now with the export signing key (a record the KEK alone cannot forge), and note the
+        checkpoint outside the log; refused on a log that does not continue the last one noted."""
         from medhelm_local.audit import audit_log_for
         from medhelm_local.export.service import signing_key_for
         from medhelm_local.store.keys import load_kek
 
         settings = settings_from(ctx)
         key = signing_key_for(settings, load_kek(settings))
-        record = audit_log_for(settings).checkpoint(key)
+        record = audit_log_for(settings).checkpoint(key, adopt=adopt)
         out.print(f"[green]Signed checkpoint[/] record {record.seq} over record {record.details['covers_seq']} "
                   f"({str(record.details['covers_hash'])[:16]}...) with key {key.key_id}.", soft_wrap=True)

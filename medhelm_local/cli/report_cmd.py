@@ -34,7 +34,7 @@ def report_stores(settings: Settings, suites: list[str] | None, stores: list[Pat
                                      where=str(path), fix="check the suite name, or pass the store with --store")
         paths.append(path)
     if not paths:
-        audit = audit_path(settings).resolve()
+        audit = audit_path().resolve()
         paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
         if not paths:
             raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),

@@ -42,7 +42,7 @@ def _suite_stores(settings: Settings) -> list[Path]:
     """Every suite store in the output folder (the audit log may sit beside them; it is not one)."""
     from medhelm_local.audit import audit_path
 
-    audit = audit_path(settings).resolve()
+    audit = audit_path().resolve()
     return sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
 
 

@@ -10,9 +10,12 @@ refused (exit 5) and the refusal recorded. Whatever pack is approved, the gate's
 the shipped rules (`scrubber.Scrubber.floor`), so an approved pack can add rules, never remove them.
 
 Who may approve: someone who may act in ROLE, a role with `approves_policy: true`, under the policy
-in force, which is the last approved one (for the very first approval, the one being approved).
-Each approval stores those roles and their members, so the next one is checked against them and
-not against files the caller can edit.
+in force, which is the last approved one; for the first approval in a log, the policy IT installed
+(`installation.py`), never the one being approved, so an empty or replaced log gives no one a right
+the installation does not. Each approval stores those roles and their members, so the next one is
+checked against them and not against files the caller can edit. Only a log that continues the last
+checkpoint this appliance noted (`audit/head.py`) is believed at all: a copied old log, which would
+bring back a superseded approval, is refused.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ from typing import Any
 
 from medhelm_local.audit.chain import AuditRecord, verify_chain
 from medhelm_local.audit.checkpoints import check_checkpoints, covered_seq
+from medhelm_local.audit.head import RESTORE_LOG
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ExportRefusedError, IntegrityError
 from medhelm_local.export.signing import SigningKey
+from medhelm_local.installation import installation
 from medhelm_local.policy.identity import current_actor
-from medhelm_local.policy.loader import Policy
+from medhelm_local.policy.loader import Policy, load_policy
 from medhelm_local.redact.pack import read_rule_pack
 
 APPROVAL_KIND = "policy.approved"
@@ -67,7 +72,7 @@ def _read(record: AuditRecord) -> Approval | None:
 def trusted_records(audit: AuditLog, key: SigningKey) -> tuple[list[AuditRecord], int]:
     """The log's records and how far checkpoints signed by `key` vouch for them; IntegrityError if the
     log does not verify (then no approval in it can be trusted)."""
-    if not audit.path.exists():
+    if audit.absent():
         return [], 0
     store_id, records = audit.records()
     public = key.private.public_key()
@@ -76,6 +81,11 @@ def trusted_records(audit: AuditLog, key: SigningKey) -> tuple[list[AuditRecord]
         raise IntegrityError("the audit log does not verify, so which policy was approved for exports cannot be "
                              "trusted: " + "; ".join(p.describe() for p in problems[:3]), where=str(audit.path),
                              fix="run `medhelm-local audit verify`, restore the log from backup and investigate")
+    broken = audit.continuity(store_id, records)
+    if broken:
+        raise IntegrityError("the audit log does not continue the last checkpoint this appliance recorded, so which "
+                             f"policy was approved for exports cannot be trusted: {broken}", where=str(audit.path),
+                             fix=RESTORE_LOG)
     return records, covered_seq(records, store_id, public)
 
 
@@ -98,16 +108,25 @@ def may_approve(approvers: Approvers, role: str, actor: str) -> str | None:
     return None
 
 
+def _approvers_in_force(current: Approval | None) -> tuple[Approvers, str]:
+    """Who may approve now, and what says so: the approval in force, else the policy IT installed."""
+    if current is not None:
+        return current.approvers, f"approval {current.seq}"
+    installed = load_policy(installation().policy_dir)
+    return approvers_of(installed), f"the installed policy in {installed.directory} (sha256 {installed.digest})"
+
+
 def approve(audit: AuditLog, policy: Policy, rule_pack: Path, key: SigningKey, role: str) -> AuditRecord:
     """Record (policy, rule pack) as the pair exports must use, covered by a signed checkpoint."""
     records, covered = trusted_records(audit, key)
     current = approval_in_force(records, covered)
     actor = current_actor()
-    reason = may_approve(current.approvers if current else approvers_of(policy), role, actor)
+    approvers, checked = _approvers_in_force(current)
+    reason = may_approve(approvers, role, actor)
     details: dict[str, Any] = {"policy_sha256": policy.digest, "rule_pack_sha256": rule_pack_digest(rule_pack),
                                "policy_dir": str(policy.directory.resolve()), "redaction_dir": str(rule_pack.resolve()),
                                "role": role, "approvers": approvers_of(policy), "signing_key_id": key.key_id,
-                               "replaces": current.seq if current else None}
+                               "replaces": current.seq if current else None, "checked_against": checked}
     if reason:
         audit.append("policy.approve_refused", {**details, "reasons": [reason]}, actor=actor)
         audit.checkpoint(key)

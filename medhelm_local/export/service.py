@@ -28,7 +28,7 @@ import duckdb
 
 from medhelm_local.audit.chain import AuditRecord
 from medhelm_local.audit.log import AuditLog
-from medhelm_local.errors import ConfigError, ExportRefusedError, MedhelmError
+from medhelm_local.errors import ConfigError, ExportRefusedError, IntegrityError, MedhelmError
 from medhelm_local.export import artifacts as art
 from medhelm_local.export.approval import check_pin, rule_pack_digest
 from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
@@ -130,7 +130,13 @@ def _finish(audit: AuditLog, attempt: _Attempt, kind: str | None, **details: Any
     if kind is not None:
         audit.append(kind, attempt.details(**details))
     if attempt.key is not None:
-        audit.checkpoint(attempt.key)
+        try:
+            audit.checkpoint(attempt.key)
+        except IntegrityError:
+            # A log that does not continue the appliance's note is not signed. Only the gate's own check of the
+            # log finds this once the key is open, and its error is the one that explains it: keep that one.
+            if kind is None:
+                raise
 
 
 def _refuse(reasons: Iterable[str], what: str) -> ExportRefusedError:

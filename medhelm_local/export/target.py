@@ -43,7 +43,7 @@ def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) 
         suite_store = suite_store_path(settings.output_dir, name)
         if suite_store.exists():
             return Target(suite_store, None)
-    audit = audit_path(settings).resolve()
+    audit = audit_path().resolve()
     candidates = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
     for path in candidates:
         if _has_run(path, kek, name):

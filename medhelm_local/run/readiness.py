@@ -75,6 +75,17 @@ def _jury(settings: Settings, name: str) -> str:
     return f"judges {judges}" + ("; the default jury" if settings.jury == name else "")
 
 
+def _installation_check() -> Check:
+    """Where the audit log is and which policy IT installed; a development set-up is a note, not a fault."""
+    from medhelm_local.installation import installation
+
+    try:
+        found = installation()
+    except MedhelmError as exc:
+        return Check("installation", False, exc.message)
+    return Check("installation", True, found.describe(), note=found.file is None)
+
+
 def run_checks(get_settings: Callable[[], Settings]) -> tuple[list[Check], Settings | None]:
     """Every check, in order; settings are None when they do not load."""
     checks = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0]),
@@ -85,6 +96,7 @@ def run_checks(get_settings: Callable[[], Settings]) -> tuple[list[Check], Setti
     except MedhelmError as exc:
         return [*checks, Check("settings", False, exc.message)], None
     checks.append(Check("settings", True, f"{len(settings.deployments)} deployment(s), data root {settings.data_root}"))
+    checks.append(_installation_check())
     kek_check = _try("key-encryption key",
                      lambda: f"{load_kek(settings).source}, fingerprint {load_kek(settings).fingerprint}")
     checks.append(kek_check)

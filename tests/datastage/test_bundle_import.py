@@ -35,7 +35,7 @@ class Appliance:
     def __init__(self, tmp_path: Path, kek_file: Path) -> None:
         self.data = tmp_path / "appliance" / "data"
         self.config = tmp_path / "appliance.toml"
-        self.config.write_text(f'data_root = "{self.data}"\naudit_store = "{tmp_path / "audit.duckdb"}"\n')
+        self.config.write_text(f'data_root = "{self.data}"\n')
         self.env = {"MEDHELM_KEK_FILE": str(kek_file)}
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:

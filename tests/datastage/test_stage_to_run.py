@@ -48,7 +48,7 @@ def test_staged_benchmarks_are_present_with_their_counts_and_run_in_full(
     data_root = tmp_path / "appliance" / "data"
     config = write_config(tmp_path / "appliance.toml", data_root, tmp_path / "appliance" / "results",
                           {"fake": {"base_url": server.base_url, "max_concurrency": 64}})
-    env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_AUDIT_STORE": str(tmp_path / "appliance" / "audit.duckdb")}
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
 
     imported = run_cli("-c", str(config), "data", "import", str(bundle), "--public-key", str(public_key), env=env)
     assert imported.returncode == 0, imported.stderr

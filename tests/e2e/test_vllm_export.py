@@ -54,7 +54,7 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
         csv.writer(fh).writerows([("note_id", "note", "label"), *_NOTES])
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"vllm-local": {
         "base_url": vllm.base_url, "model": "tiny-llama", "max_concurrency": 2, "timeout_s": 60}})
-    config.write_text(f'benchmark_cards = ["{cards}"]\naudit_store = "{tmp_path / "audit.duckdb"}"\n'
+    config.write_text(f'benchmark_cards = ["{cards}"]\n'
                       f'signing_key_file = "{tmp_path / "sign.key"}"\n' + config.read_text())
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     made = run_cli("-c", str(config), "keys", "signing-init", "--out", str(tmp_path / "sign.key"), env=env)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeServer, run_cli, write_config, write_policy_dir
+from conftest import FakeServer, dev_audit_log, run_cli, write_config, write_policy_dir
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.policy.guard import EgressGuard, GuardRefusedError
@@ -149,7 +149,7 @@ def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, dat
     server = fake_server()
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
         "base_url": server.base_url}})
-    env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_AUDIT_STORE": str(tmp_path / "audit.duckdb")}
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
     ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=fake", "-m", "5",
                   "--suite", "guarded", "--json", env=env)
     assert ran.returncode == 0, ran.stderr
@@ -161,7 +161,7 @@ def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, dat
         assert "refused" not in done.stderr, f"{args}: {done.stderr}"
     checks = {c["name"]: c for c in json.loads(done.stdout)}
     assert checks["deployment: fake"]["ok"] and checks["encrypted store"]["ok"]
-    assert not (tmp_path / "audit.duckdb").exists()  # nothing was refused, so nothing was recorded
+    assert not dev_audit_log().exists()  # nothing was refused, so nothing was recorded
     assert server.stats()["requests"] == 5
 
 
@@ -173,13 +173,13 @@ def test_a_deployment_named_by_host_name_is_looked_up_and_reached_with_the_guard
     server = fake_server()
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"named": {
         "base_url": f"http://localhost:{server.port}/v1"}})
-    env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_AUDIT_STORE": str(tmp_path / "audit.duckdb")}
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
     ran = run_cli("-c", str(config), "run", "pubmed_qa:model=local/fake,model_deployment=named", "-m", "5",
                   "--suite", "named", "--json", env=env)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["runs"][0]["run"]["n_failed"] == 0
     assert "refused" not in ran.stderr
-    assert not (tmp_path / "audit.duckdb").exists()  # nothing was refused
+    assert not dev_audit_log().exists()  # nothing was refused
     assert server.stats()["requests"] == 5
 
 
@@ -231,8 +231,7 @@ def test_a_refusal_inside_the_cli_lands_in_the_audit_log_without_phi(
     _, refused = servers
     before = refused.connections
     config = tmp_path / "config.toml"
-    config.write_text(f'policy_dir = "{write_policy_dir(tmp_path / "policies", [])}"\n'
-                      f'audit_store = "{tmp_path / "audit.duckdb"}"\n')
+    config.write_text(f'policy_dir = "{write_policy_dir(tmp_path / "policies", [])}"\n')
     env = {**os.environ, "MEDHELM_KEK_FILE": str(kek_file), "COLUMNS": "200"}
     probe = subprocess.run([sys.executable, str(HERE / "entry_probe.py"), str(_port(refused)),
                             "Wojciech-Przybylski.example.org", "-c", str(config), "probe-egress"],

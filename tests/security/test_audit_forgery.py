@@ -11,8 +11,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from support.appliance import Appliance
 
+from medhelm_local.audit import AuditLog
 from medhelm_local.audit.chain import canonical_details, genesis_hash, record_hash
 from medhelm_local.audit.checkpoints import checkpoint_details
+from medhelm_local.audit.head import Head, write_head
 from medhelm_local.export.signing import SigningKey
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -91,7 +93,15 @@ def test_records_cut_from_the_end_are_found_in_the_forwarded_copy(appliance: App
     last_started = max(r["seq"] for r in records if r["kind"] == "export.started")
     rewrite_chain(appliance.audit, kek, f"DELETE FROM audit WHERE seq >= {last_started}")  # the last export, gone
     alone = appliance.cli("audit", "verify")
-    assert alone.returncode == 0  # what is left is a whole, signed chain: only a copy outside shows the loss
+    assert alone.returncode == 4 and "does not continue the last checkpoint" in alone.stderr
+    assert "cut off" in alone.stderr  # the appliance's note beside the log names a checkpoint the log lost
+    # Someone who can also put back an older note (an old backup of both files) leaves a whole, signed chain:
+    # only the copies kept outside show the loss.
+    log_id, left = AuditLog(appliance.audit, kek).records()
+    newest = max((r for r in left if r.kind == "audit.checkpoint"), key=lambda r: r.seq)
+    write_head(appliance.audit, Head(log_id, newest.seq, newest.hash))
+    alone = appliance.cli("audit", "verify")
+    assert alone.returncode == 0, alone.stderr
     compared = appliance.cli("audit", "verify", "--forwarded", str(forwarding))
     assert compared.returncode == 4 and f"record {last_started}: was forwarded" in compared.stderr
     with_bundle = appliance.cli("audit", "verify", "--bundle", str(appliance.root / "b1"))

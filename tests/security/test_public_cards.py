@@ -70,7 +70,7 @@ def hospital(tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Calla
                           {"fake": {"base_url": server.base_url}})
     cards, signing = tmp_path / "cards", tmp_path / "keys" / "export-signing.key"
     cards.mkdir()
-    extra = (f'benchmark_cards = ["{cards}"]\naudit_store = "{tmp_path / "audit.duckdb"}"\n'
+    extra = (f'benchmark_cards = ["{cards}"]\n'
              f'signing_key_file = "{signing}"\n')
     config.write_text(extra + config.read_text())
     made = Hospital(tmp_path, config, cards, {"MEDHELM_KEK_FILE": str(kek_file)})

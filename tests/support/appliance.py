@@ -85,9 +85,11 @@ def appliance(tmp_path: Path, kek_file: Path, kek: Kek) -> Appliance:
     results = tmp_path / "results"
     results.mkdir()
     write_ward_store(results / "ward.duckdb", kek)
+    from conftest import dev_audit_log
+
     config = tmp_path / "config.toml"
-    audit, signing = tmp_path / "audit.duckdb", tmp_path / "keys" / "export-signing.key"
-    config.write_text(f'output_dir = "{results}"\naudit_store = "{audit}"\nsigning_key_file = "{signing}"\n')
+    audit, signing = dev_audit_log(), tmp_path / "keys" / "export-signing.key"
+    config.write_text(f'output_dir = "{results}"\nsigning_key_file = "{signing}"\n')
     app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
     made = app.cli("keys", "signing-init", "--out", str(signing))
     assert made.returncode == 0, made.stderr

@@ -126,6 +126,10 @@ spec:
         - name: config
           mountPath: /etc/medhelm-local
           readOnly: true
+        - name: config
+          mountPath: /opt/medhelm-local/etc/medhelm-local/installation.toml
+          subPath: installation.toml
+          readOnly: true
         {{- if $secrets }}
         - name: secrets
           mountPath: /run/secrets/medhelm-local
@@ -161,6 +165,7 @@ spec:
               name: {{ $fullname }}-config
               items:
                 - {key: config.toml, path: config.toml}
+                - {key: installation.toml, path: installation.toml}
                 - {key: networkpolicy.json, path: networkpolicy.json}
                 {{- if ($v.tls).caBundle }}
                 - {key: ca.crt, path: ca/ca.crt}
