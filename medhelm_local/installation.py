@@ -73,17 +73,25 @@ def installation_path() -> Path:
     return Path(sys.prefix) / RELATIVE_PATH
 
 
-@cache
 def installation() -> Installation:
-    """The installation this program runs in, read once per process; ConfigError if its file does not validate."""
+    """The installation this program runs in (its file read once per process); ConfigError if the file does
+    not validate."""
     from medhelm_local.settings import default_audit_store, default_policy_dir
 
+    fields = _installation_file()
+    if fields is None:  # development: the user's own data folder, worked out now (it is not the installation's)
+        return Installation(None, default_audit_store(), default_policy_dir())
+    return Installation(installation_path(), fields.audit_log, fields.policy_dir or default_policy_dir())
+
+
+@cache
+def _installation_file() -> _InstallationFile | None:
     path = installation_path()
     if not path.exists() and not path.is_symlink():
-        return Installation(None, default_audit_store(), default_policy_dir())
+        return None
     text = decode_text(read_regular(path, "installation file"), path, "installation file")
     try:
-        fields = _InstallationFile.model_validate(tomllib.loads(text))
+        return _InstallationFile.model_validate(tomllib.loads(text))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"the installation file is not valid TOML ({exc})", where=str(path), fix=_FIX) from None
     except ValidationError as exc:
@@ -92,4 +100,3 @@ def installation() -> Installation:
         message = first["msg"].removeprefix("Value error, ")
         message = "unknown setting" if first["type"] == "extra_forbidden" else message
         raise ConfigError(f"installation file entry '{key}': {message}", where=str(path), fix=_FIX) from None
-    return Installation(path, fields.audit_log, fields.policy_dir or default_policy_dir())
