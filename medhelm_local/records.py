@@ -61,6 +61,8 @@ class Prompt:
     logprobs: bool = False
     system: str | None = None
     json_schema: Mapping[str, object] | None = None  # ask the server for JSON matching this schema
+    # Earlier turns of a conversation, (role, content) each, sent before `text` (the last user turn).
+    history: tuple[tuple[str, str], ...] = ()
     cut_from_tokens: int | None = None  # its length in tokens before its record was cut to fit the model, if it was
 
 

@@ -1,10 +1,11 @@
 """Judging: answers queued to each judge's own deployment, rated, and stored one row per (instance, judge).
 
 `JudgePool` holds, per judge deployment, one client, a bounded queue and as many workers as the
-judge may have requests in flight. The suite scheduler feeds it each answer the moment it is
-stored (judging overlaps generation); `judge_runs` feeds it the stored answers a jury has not
-rated yet (the resumable `medhelm-local judge` pass). Every request ends in a row: the ratings, or
-the failure and its reason. Rows are the source of truth; each instance's jury score is derived
+judge may have requests in flight. A rubric asks each judge once per answer; a grader of rubric
+items (HealthBench) once per item, and the judge's row is written when its last item is back. The
+suite scheduler feeds it each answer the moment it is stored (judging overlaps generation);
+`judge_runs` feeds it the stored answers a jury has not rated yet (the resumable `medhelm-local
+judge` pass). Every (instance, judge) ends in a row: the ratings, or the failure and its reason. Rows are the source of truth; each instance's jury score is derived
 from them when the pass ends (`annotate.store.derive_jury_scores`).
 """
 
@@ -14,15 +15,17 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from medhelm_local.annotate.jury import Judge, ResolvedJury
 from medhelm_local.annotate.parse import read_reply
 from medhelm_local.annotate.rubric import Rubric
+from medhelm_local.annotate.rubric_items import ItemGrader
 from medhelm_local.annotate.store import BATCH, Pending, judged_texts
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Completion, Prompt
@@ -38,24 +41,29 @@ log = logging.getLogger("medhelm_local.annotate")
 _TRANSPORT = {"connection": "unreachable"}
 
 
+Grader = Rubric | ItemGrader
+
+
 @dataclass(frozen=True)
 class JudgedRun:
-    """A run whose answers a jury rates by its benchmark's rubric."""
+    """A run whose answers a jury judges by its benchmark's rubric (or grader of rubric items)."""
 
     run_id: str
     jury: ResolvedJury
-    rubric: Rubric
+    rubric: Grader
     index: int = 0  # its place in a progress display
+    metric: str = "jury_score"  # the score the judging gives each instance
 
 
 @dataclass(frozen=True)
 class JudgeItem:
-    """What one judge is shown for one instance."""
+    """What one judge is shown for one instance (`extra`: the instance's own fields, e.g. its rubric items)."""
 
     instance_id: str
     input: str
     reference: str
     response: str
+    extra: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def judge_prompt(rubric: Rubric, item: JudgeItem) -> Prompt:
@@ -65,24 +73,65 @@ def judge_prompt(rubric: Rubric, item: JudgeItem) -> Prompt:
                   json_schema=rubric.json_schema())
 
 
-def rating_row(run: JudgedRun, judge: str, completion: Completion, answer: str) -> tuple[bool, tuple[object, ...]]:
-    """One judge's reply about `answer` (or its failure) as a ratings row, and whether it rated the answer."""
-    if completion.ok:
-        reading = read_reply(completion.text or "", run.rubric, answer)
+def judge_prompts(grader: Grader, item: JudgeItem) -> list[Prompt]:
+    """Every request one judge gets for one answer: the rubric's one, or one per rubric item."""
+    if isinstance(grader, ItemGrader):
+        return grader.prompts(item.instance_id, item.response, item.extra)
+    return [judge_prompt(grader, item)]
+
+
+def _reading(grader: Grader, item: JudgeItem, texts: Sequence[str]) -> Any:
+    if isinstance(grader, ItemGrader):
+        return grader.read(texts, item.extra)
+    return read_reply(texts[0], grader, item.response)
+
+
+def rating_row(run: JudgedRun, judge: str, completions: Sequence[Completion] | Completion,
+               item: JudgeItem | None = None) -> tuple[bool, tuple[object, ...]]:
+    """One judge's answers for an instance (or their failure) as a ratings row, and whether it rated the answer."""
+    replies = [completions] if isinstance(completions, Completion) else list(completions)
+    failed = next((c for c in replies if not c.ok), None)
+    if failed is None:
+        reading = _reading(run.rubric, item or JudgeItem(replies[0].instance_id, "", "", ""),
+                           [c.text or "" for c in replies])
         ok, ratings, mean = reading.ok, reading.ratings or None, reading.mean
         error_type, error_message = reading.error_type, reading.error_message
     else:
         ok, ratings, mean = False, None, None
-        error_type = _TRANSPORT.get(completion.error_type or "", completion.error_type)
-        error_message = completion.error_message
-    return ok, row_of("ratings", run_id=run.run_id, instance_id=completion.instance_id, jury=run.jury.name, judge=judge,
-                  rubric=run.rubric.name, ok=ok, ratings_json=json.dumps(ratings, sort_keys=True) if ratings else None,
-                  mean=mean, error_type=error_type, error_message=error_message, latency_s=completion.latency_s,
-                  prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-                  attempts=completion.attempts)
+        error_type = _TRANSPORT.get(failed.error_type or "", failed.error_type)
+        error_message = failed.error_message
+        if len(replies) > 1:
+            error_message = f"{sum(not c.ok for c in replies)} of {len(replies)} requests failed: {error_message}"
+
+    def total(values: list[int | None]) -> int | None:
+        return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+    latency = [c.latency_s for c in replies if c.latency_s is not None]
+    return ok, row_of("ratings", run_id=run.run_id, instance_id=replies[0].instance_id, jury=run.jury.name,
+                      judge=judge, rubric=run.rubric.name, ok=ok,
+                      ratings_json=json.dumps(ratings, sort_keys=True) if ratings else None, mean=mean,
+                      error_type=error_type, error_message=error_message,
+                      latency_s=sum(latency) if latency else None,
+                      prompt_tokens=total([c.prompt_tokens for c in replies]),
+                      completion_tokens=total([c.completion_tokens for c in replies]),
+                      attempts=sum(c.attempts for c in replies))
 
 
-_Work = tuple[JudgedRun, Prompt, bool, str] | None  # (run, prompt, replaces a failed row, the answer rated)
+@dataclass
+class _Gathering:
+    """One judge's requests for one instance, while they come back."""
+
+    run: JudgedRun
+    item: JudgeItem
+    replace: bool
+    replies: list[Completion | None]
+
+    @property
+    def complete(self) -> bool:
+        return all(r is not None for r in self.replies)
+
+
+_Work = tuple[_Gathering, int, Prompt] | None  # (the judge's requests for an instance, which one, its prompt)
 
 
 class JudgePool:
@@ -124,9 +173,11 @@ class JudgePool:
     async def submit(self, run: JudgedRun, item: JudgeItem, judges: Sequence[str] | None = None,
                      replace: Sequence[str] = ()) -> None:
         """Queue one answer to each judge of the run's jury (or the named ones); waits while their queues are full."""
-        prompt = judge_prompt(run.rubric, item)
+        prompts = judge_prompts(run.rubric, item)
         for judge in judges if judges is not None else run.jury.judge_names:
-            await self.queues[judge].put((run, prompt, judge in replace, item.response))
+            gathering = _Gathering(run, item, judge in replace, [None] * len(prompts))
+            for index, prompt in enumerate(prompts):
+                await self.queues[judge].put((gathering, index, prompt))
 
     async def feed_stored(self, con: duckdb.DuckDBPyConnection, run: JudgedRun, pending: Sequence[Pending]) -> None:
         """Queue the stored answers a jury still owes ratings (read a batch at a time on their own cursor)."""
@@ -137,9 +188,9 @@ class JudgePool:
                 batch = pending[start:start + BATCH]
                 texts = judged_texts(cursor, run.run_id, [p.instance_id for p in batch])
                 for owed in batch:
-                    input_text, reference, response = texts[owed.instance_id]
-                    await self.submit(run, JudgeItem(owed.instance_id, input_text, reference, response), owed.judges,
-                                      owed.failed)
+                    input_text, reference, response, extra = texts[owed.instance_id]
+                    await self.submit(run, JudgeItem(owed.instance_id, input_text, reference, response, extra),
+                                      owed.judges, owed.failed)
         finally:
             cursor.close()
 
@@ -152,10 +203,14 @@ class JudgePool:
     async def _work(self, judge: Judge, queue: asyncio.Queue[_Work]) -> None:
         client = self.clients[judge.name]
         while (work := await queue.get()) is not None:
-            run, prompt, replace, answer = work
-            completion = await client.complete(prompt, judge.model)
-            ok, row = rating_row(run, judge.name, completion, answer)
-            dropped = [("-ratings", (run.run_id, prompt.instance_id, run.jury.name, judge.name))] if replace else []
+            gathering, index, prompt = work
+            gathering.replies[index] = await client.complete(prompt, judge.model)
+            if not gathering.complete:
+                continue
+            run = gathering.run
+            ok, row = rating_row(run, judge.name, [r for r in gathering.replies if r is not None], gathering.item)
+            dropped = [("-ratings", (run.run_id, prompt.instance_id, run.jury.name, judge.name))] \
+                if gathering.replace else []
             self.writer.put_group([*dropped, ("ratings", row)])
             self.outcomes[(run.run_id, judge.name, ok)] += 1
             self.progress.advance(run.index, ok)

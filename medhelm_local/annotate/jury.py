@@ -8,6 +8,7 @@ listed for judging, and the server's model name is known. MedHELM's jury files n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,22 +98,37 @@ def jury_from_medhelm_file(path: Path, settings: Settings, allowlist: PolicyAllo
     doc = load_located(path, "jury config file")
     parsed: _MedhelmJury = validate_located(_MedhelmJury, doc, "jury config file",
                                             "write judges: [{name: ..., model_name: ..., model_deployment: ...}]")
+    named = [([k for k in (item.name, item.model_deployment, item.model_name, item.model) if k],
+              f"{path}, line {doc.line_of(('judges', index))}") for index, item in enumerate(parsed.judges)]
+    return _mapped(f"{MEDHELM_PREFIX}{path.stem}", named, "the MedHELM jury file", str(path), settings, allowlist)
+
+
+def jury_from_medhelm_judges(name: str, judges: Sequence[tuple[str, str]], where: str, settings: Settings,
+                             allowlist: PolicyAllowlist) -> ResolvedJury:
+    """The judges a MedHELM configurable benchmark's `jury_score` names ((deployment name, model name) each),
+    mapped to local deployments as for a MedHELM jury file."""
+    named = [([deployment, model], f"{where} (judge {deployment})") for deployment, model in judges]
+    return _mapped(name, named, "the benchmark config's jury_score", where, settings, allowlist)
+
+
+def _mapped(name: str, named: Sequence[tuple[list[str], str]], what: str, where: str, settings: Settings,
+            allowlist: PolicyAllowlist) -> ResolvedJury:
+    """MedHELM judges (each its names and where it is written) mapped to local deployments: by `judge_map`
+    (any of its names), else a deployment of the same name."""
     judges = []
-    for index, item in enumerate(parsed.judges):
-        keys = [k for k in (item.name, item.model_deployment, item.model_name, item.model) if k]
+    for index, (keys, at) in enumerate(named):
         local = next((settings.judge_map[k] for k in keys if k in settings.judge_map), None)
         local = local or next((k for k in keys if k in settings.deployments), None)
         if local is None:
             label = keys[0] if keys else f"number {index + 1}"
-            raise ConfigError(f"judge '{label}' of the MedHELM jury file has no local deployment",
-                              where=f"{path}, line {doc.line_of(('judges', index))}",
+            raise ConfigError(f"judge '{label}' of {what} has no local deployment", where=at,
                               fix=f"map it in your config: [judge_map] \"{label}\" = \"<a judge deployment>\"")
-        judges.append(_judge(settings, allowlist, JuryJudge(deployment=local), f"{path} (judge {keys[0]})"))
+        judges.append(_judge(settings, allowlist, JuryJudge(deployment=local), f"{at} (judge {keys[0]})"))
     names = [j.name for j in judges]
     if len(set(names)) != len(names):
-        raise ConfigError("two judges of the MedHELM jury file map to the same local deployment", where=str(path),
+        raise ConfigError(f"two judges of {what} map to the same local deployment", where=where,
                           fix="map each judge to its own deployment in [judge_map]")
-    return ResolvedJury(f"{MEDHELM_PREFIX}{path.stem}", tuple(judges))
+    return ResolvedJury(name, tuple(judges))
 
 
 def self_judging(jury: ResolvedJury, deployment: str, model: str) -> list[str]:

@@ -18,15 +18,22 @@ from dataclasses import dataclass, field
 import duckdb
 
 from medhelm_local.annotate.judging import JudgedRun, JudgePool
-from medhelm_local.annotate.jury import MEDHELM_PREFIX, ResolvedJury, resolve_jury, self_judging
+from medhelm_local.annotate.jury import (
+    MEDHELM_PREFIX,
+    ResolvedJury,
+    jury_from_medhelm_judges,
+    resolve_jury,
+    self_judging,
+)
 from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, record_jury
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
+from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Aggregate
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.progress import NoProgress, Progress
-from medhelm_local.scenarios import create
+from medhelm_local.scenarios import Benchmark, BenchmarkSpec, create
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import compute_aggregates, store_aggregates
@@ -44,12 +51,28 @@ class JudgingPlan:
 
 
 def _jury_for(args: dict[str, str], settings: Settings, allowlist: PolicyAllowlist, name: str | None,
-              cache: dict[str, ResolvedJury | None]) -> ResolvedJury | None:
-    """--jury if given, else the entry's jury_config_path (MedHELM's), else the `jury` setting; resolved once."""
+              cache: dict[str, ResolvedJury | None], spec: BenchmarkSpec | None = None) -> ResolvedJury | None:
+    """--jury if given, else the entry's jury_config_path (MedHELM's), else the judges a MedHELM configurable
+    benchmark's config names, else the `jury` setting; resolved once."""
     key = name or (f"{MEDHELM_PREFIX}{args['jury_config_path']}" if "jury_config_path" in args else None)
+    if key is None and spec is not None and spec.medhelm_judges:
+        own = f"{MEDHELM_PREFIX}{spec.name}"
+        if own not in cache:
+            cache[own] = jury_from_medhelm_judges(own, spec.medhelm_judges, f"{spec.path} (metric jury_score)",
+                                                  settings, allowlist)
+        return cache[own]
     if (key or "") not in cache:
         cache[key or ""] = resolve_jury(settings, allowlist, key)
     return cache[key or ""]
+
+
+def judged_run(run_id: str, jury: ResolvedJury, benchmark: Benchmark, index: int) -> JudgedRun | None:
+    """The run as its jury judges it: by its rubric (or rubric items), writing its jury metric; None: no grader."""
+    grader = benchmark.spec.grader
+    if grader is None:
+        return None
+    metric = next((m for m in benchmark.metrics if "judge" in m.needs and m.aggregation == "jury"), None)
+    return JudgedRun(run_id, jury, grader, index, metric.name if metric else JURY_SCORE)
 
 
 def plan_judging(planned: Sequence[PlannedRun], settings: Settings, allowlist: PolicyAllowlist,
@@ -59,12 +82,12 @@ def plan_judging(planned: Sequence[PlannedRun], settings: Settings, allowlist: P
     for index, run in enumerate(planned):
         if not run.benchmark.judged:
             continue
-        resolved = _jury_for(dict(run.entry.args), settings, allowlist, jury, cache)
-        rubric = run.benchmark.spec.rubric
-        if resolved is None or rubric is None:
+        resolved = _jury_for(dict(run.entry.args), settings, allowlist, jury, cache, run.benchmark.spec)
+        judged = judged_run(run.run_id, resolved, run.benchmark, index) if resolved is not None else None
+        if judged is None:
             plan.unjudged.append(run.run_id)
             continue
-        plan.judged[run.run_id] = JudgedRun(run.run_id, resolved, rubric, index)
+        plan.judged[run.run_id] = judged
         plan.warnings += self_judging(resolved, run.entry.deployment, run.model_name)
     plan.warnings = list(dict.fromkeys(plan.warnings))
     return plan
@@ -88,18 +111,20 @@ def stored_judging(con: duckdb.DuckDBPyConnection, settings: Settings, allowlist
             continue
         args = json.loads(args_json or "{}")
         benchmark = create(scenario, args)
-        if not benchmark.judged or benchmark.spec.rubric is None:
+        if not benchmark.judged or benchmark.spec.grader is None:
             if run_ids:
                 raise ConfigError(f"run {run_id} ({scenario}) has no jury metric, so there is nothing to judge",
                                   where="--run",
                                   fix="name runs of jury-scored benchmarks (`benchmarks list` shows them)")
             continue
-        resolved = _jury_for(args, settings, allowlist, jury, cache)
+        resolved = _jury_for(args, settings, allowlist, jury, cache, benchmark.spec)
         if resolved is None:
             raise ConfigError("no jury is configured, so nothing can be judged", where="--jury / setting jury",
                               fix="declare [juries.NAME] with judges = [...] (judge deployments with purpose judge on "
                                   "the egress allowlist) and set jury = \"NAME\", or pass --jury NAME")
-        runs.append(JudgedRun(run_id, resolved, benchmark.spec.rubric, len(runs)))
+        judged = judged_run(run_id, resolved, benchmark, len(runs))
+        if judged is not None:
+            runs.append(judged)
         warnings += self_judging(resolved, deployment, settings.deployments[deployment].model or model
                                  if deployment in settings.deployments else model)
     return runs, list(dict.fromkeys(warnings))
@@ -109,7 +134,7 @@ def finish_judged(store: StoreHandle, run: JudgedRun) -> int:
     """Record the run's jury (and its judges' prices) and derive its per-instance jury scores from the ratings."""
     prices = {j.name: j.deployment.price.model_dump() if j.deployment.price else None for j in run.jury.judges}
     record_jury(store.con, run.run_id, run.jury.name, prices)
-    return derive_jury_scores(store.con, run.run_id, run.jury.name, run.jury.judge_names)
+    return derive_jury_scores(store.con, run.run_id, run.jury.name, run.jury.judge_names, run.metric)
 
 
 @dataclass(frozen=True)

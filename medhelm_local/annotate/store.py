@@ -11,6 +11,8 @@ from typing import Any
 import duckdb
 
 from medhelm_local.annotate.parse import CONTENT_FAILURES
+from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
+from medhelm_local.metrics.health_bench import instance_score as health_bench_instance
 from medhelm_local.records import Score
 from medhelm_local.store.database import ALIAS
 from medhelm_local.store.writer import insert_rows
@@ -51,14 +53,14 @@ def pending_judgings(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, jud
 
 
 def judged_texts(con: duckdb.DuckDBPyConnection, run_id: str,
-                 instance_ids: Sequence[str]) -> dict[str, tuple[str, str, str]]:
-    """(input, reference, answer) of each instance: what a judge is shown."""
+                 instance_ids: Sequence[str]) -> dict[str, tuple[str, str, str, dict[str, str]]]:
+    """(input, reference, answer, the instance's own fields) of each instance: what a judge is shown."""
     rows = con.execute("""
-        SELECT i.instance_id, i.input, i.references_json, c.text FROM instances i
+        SELECT i.instance_id, i.input, i.references_json, c.text, i.extra_json FROM instances i
         JOIN completions c USING (run_id, instance_id)
         WHERE i.run_id = $run AND i.instance_id IN (SELECT unnest($ids))""",
                        {"run": run_id, "ids": list(instance_ids)}).fetchall()
-    return {r[0]: (r[1], reference_text(r[2]), r[3] or "") for r in rows}
+    return {r[0]: (r[1], reference_text(r[2]), r[3] or "", json.loads(r[4] or "{}")) for r in rows}
 
 
 def reference_text(references_json: str) -> str:
@@ -67,51 +69,58 @@ def reference_text(references_json: str) -> str:
     return next((r["text"] for r in references if r.get("correct")), "")
 
 
-def _instance_score(instance_id: str, jury: str, judged: dict[str, dict[str, Any]]) -> Score:
-    """One instance's jury score: the mean over the judges that rated it (each its mean over criteria)."""
-    means = [j["mean"] for j in judged.values() if "mean" in j]
-    detail = {"jury": jury, "judges": judged}
+def _instance_score(instance_id: str, jury: str, judged: dict[str, dict[str, Any]], metric: str = JURY_METRIC,
+                    extra: dict[str, str] | None = None) -> Score:
+    """One instance's jury score: the mean over the judges that rated it (each its mean over criteria; for
+    HealthBench, its score over the instance's rubric items, with scores by tag)."""
+    means = [j["mean"] for j in judged.values() if j.get("mean") is not None]
+    detail: dict[str, Any] = {"jury": jury, "judges": judged}
     if not means:
-        reasons = ", ".join(f"{name} {j['error']}" for name, j in sorted(judged.items()))
-        return Score(instance_id, JURY_METRIC, None, detail=detail, error=f"no judge rated it: {reasons}")
-    return Score(instance_id, JURY_METRIC, sum(means) / len(means), detail=detail)
+        reasons = ", ".join(f"{name} {j.get('error', 'no score')}" for name, j in sorted(judged.items()))
+        return Score(instance_id, metric, None, detail=detail, error=f"no judge rated it: {reasons}")
+    if metric == HEALTH_BENCH_SCORE:
+        value, detail["tags"] = health_bench_instance(judged, extra or {})
+        return Score(instance_id, metric, value, detail=detail)
+    return Score(instance_id, metric, sum(means) / len(means), detail=detail)
 
 
 def _grouped(con: duckdb.DuckDBPyConnection, run_id: str, jury: str,
-             judges: Sequence[str]) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+             judges: Sequence[str]) -> Iterator[tuple[str, dict[str, dict[str, Any]], dict[str, str]]]:
     result = con.execute("""
-        SELECT r.instance_id, r.judge, r.ok, r.ratings_json, r.mean, r.error_type FROM ratings r
-        JOIN completions c USING (run_id, instance_id)
+        SELECT r.instance_id, r.judge, r.ok, r.ratings_json, r.mean, r.error_type, i.extra_json FROM ratings r
+        JOIN completions c USING (run_id, instance_id) JOIN instances i USING (run_id, instance_id)
         WHERE r.run_id = $run AND r.jury = $jury AND c.ok AND r.judge IN (SELECT unnest($judges))
         ORDER BY r.instance_id""", {"run": run_id, "jury": jury, "judges": list(judges)})
     current: str | None = None
     judged: dict[str, dict[str, Any]] = {}
+    extra = "{}"
     while rows := result.fetchmany(4096):
-        for instance_id, judge, ok, ratings_json, mean, error_type in rows:
+        for instance_id, judge, ok, ratings_json, mean, error_type, extra_json in rows:
             if instance_id != current:
                 if current is not None:
-                    yield current, judged
-                current, judged = instance_id, {}
+                    yield current, judged, json.loads(extra)
+                current, judged, extra = instance_id, {}, extra_json or "{}"
             if ok:
                 scores = {c: r["score"] for c, r in json.loads(ratings_json or "{}").items()}
                 judged[judge] = {"mean": mean, "scores": scores}
             else:
                 judged[judge] = {"error": error_type or "failed"}
     if current is not None:
-        yield current, judged
+        yield current, judged, json.loads(extra)
 
 
-def derive_jury_scores(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, judges: Sequence[str]) -> int:
-    """Rewrite a run's per-instance jury scores from its ratings by this jury (one transaction); an instance
-    is scored once every judge has a row for it. Returns the number of instances scored or failed."""
+def derive_jury_scores(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, judges: Sequence[str],
+                       metric: str = JURY_METRIC) -> int:
+    """Rewrite a run's per-instance jury scores (`metric`) from its ratings by this jury (one transaction); an
+    instance is scored once every judge has a row for it. Returns the number of instances scored or failed."""
     from medhelm_local.run.rows import score_row  # the one way a Score becomes a row
 
-    rows = [score_row(run_id, _instance_score(instance_id, jury, judged))
-            for instance_id, judged in _grouped(con, run_id, jury, judges) if set(judged) >= set(judges)]
+    rows = [score_row(run_id, _instance_score(instance_id, jury, judged, metric, extra))
+            for instance_id, judged, extra in _grouped(con, run_id, jury, judges) if set(judged) >= set(judges)]
     cursor = con.cursor()
     cursor.execute("BEGIN")
     try:
-        cursor.execute(f"DELETE FROM {ALIAS}.scores WHERE run_id = ? AND metric = ?", [run_id, JURY_METRIC])
+        cursor.execute(f"DELETE FROM {ALIAS}.scores WHERE run_id = ? AND metric = ?", [run_id, metric])
         if rows:
             insert_rows(cursor, "scores", rows)
         cursor.execute("COMMIT")

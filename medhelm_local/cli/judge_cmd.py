@@ -14,6 +14,8 @@ from medhelm_local.cli import ALLOWLIST
 from medhelm_local.cli.jury_output import judge_lines
 from medhelm_local.cli.output import BarProgress, err, out, print_json
 from medhelm_local.errors import ConfigError
+from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
+from medhelm_local.metrics.jury import is_jury_metric
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.run.progress import NoProgress
 from medhelm_local.settings import Settings
@@ -36,7 +38,7 @@ class _SuiteByDefault(TyperGroup):
 def _judged_aggregates(aggregates: list[Any]) -> list[str]:
     lines = []
     for agg in aggregates:
-        if agg.metric in ("jury_score", "jury_alpha", "judging_cost"):
+        if is_jury_metric(agg.metric) or agg.metric in (HEALTH_BENCH_SCORE, "jury_alpha", "judging_cost"):
             value = "-" if agg.mean is None else f"{agg.mean:.3f}"
             lines.append(f"  {agg.metric}: {value} ({agg.n_scored} rated, {agg.n_failed} failed, "
                          f"{agg.n_pending} pending)")

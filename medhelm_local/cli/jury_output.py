@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from medhelm_local.metrics.jury import JURY_SCORE
+from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
+from medhelm_local.metrics.jury import is_jury_metric
 from medhelm_local.records import Aggregate
 
 if TYPE_CHECKING:
@@ -16,15 +17,21 @@ def judge_lines(aggregates: Sequence[Aggregate]) -> list[str]:
     """Per judge of the jury score: answers rated and failed, failures by reason; and the normalised score."""
     lines = []
     for agg in aggregates:
-        if agg.metric != JURY_SCORE or not agg.detail:
+        if not (is_jury_metric(agg.metric) or agg.metric == HEALTH_BENCH_SCORE) or not agg.detail:
             continue
         detail = agg.detail
         normalised = detail.get("normalised")
         if isinstance(normalised, dict):
-            lines.append(f"  {JURY_SCORE} normalised to 0-1: {normalised['mean']:.3f} "
+            lines.append(f"  {agg.metric} normalised to 0-1: {normalised['mean']:.3f} "
                          f"[{normalised['ci_low']:.3f}, {normalised['ci_high']:.3f}] (jury {detail.get('jury')})")
         if detail.get("status"):
-            lines.append(f"  {JURY_SCORE}: {detail['status']}")
+            lines.append(f"  {agg.metric}: {detail['status']}")
+        for group in ("by_theme", "by_axis"):
+            scores = detail.get(group)
+            if isinstance(scores, dict) and scores:
+                shown = ", ".join(f"{tag} {s['mean']:.3f} (n {s['n']})" for tag, s in scores.items()
+                                  if s.get("mean") is not None)
+                lines.append(f"  {agg.metric} {group.replace('_', ' ')}: {shown}")
         judges = detail.get("judges")
         for judge, counts in (judges.items() if isinstance(judges, dict) else ()):
             failures = ", ".join(f"{kind} {count}" for kind, count in counts["failures"].items()) or "none"

@@ -63,7 +63,8 @@ def _logprobs(value: Any) -> str | None:
 
 
 class ChatApi:
-    """`/chat/completions`: the prompt as a user message, after the system prompt if any."""
+    """`/chat/completions`: the prompt as a user message, after the system prompt and a conversation's earlier
+    turns if any."""
 
     path = "/chat/completions"
 
@@ -71,6 +72,7 @@ class ChatApi:
         """Messages, decoding settings, and top-5 logprobs when the prompt asks for them."""
         body = _common(prompt, model)
         messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
+        messages += [{"role": role, "content": content} for role, content in prompt.history]
         body["messages"] = [*messages, {"role": "user", "content": prompt.text}]
         if prompt.logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
@@ -85,14 +87,19 @@ class ChatApi:
 
 
 class CompletionsApi:
-    """`/completions`: the prompt as one string (the system prompt, if any, before it)."""
+    """`/completions`: the prompt as one string (the system prompt, if any, before it; a conversation's earlier
+    turns as `role: content` lines, then `user: ` before the last turn)."""
 
     path = "/completions"
 
     def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
         """The prompt string, decoding settings, and top-5 logprobs when the prompt asks for them."""
         body = _common(prompt, model)
-        body["prompt"] = f"{prompt.system}\n\n{prompt.text}" if prompt.system else prompt.text
+        text = prompt.text
+        if prompt.history:
+            turns = [f"{role}: {content}" for role, content in prompt.history]
+            text = "\n\n".join([*turns, f"user: {prompt.text}", "assistant:"])
+        body["prompt"] = f"{prompt.system}\n\n{text}" if prompt.system else text
         if prompt.logprobs:
             body["logprobs"] = TOP_LOGPROBS
         return body

@@ -1,4 +1,4 @@
-"""The jury score: the mean rating a jury of judge models gives an answer, on the rubric's 1-5 scale.
+"""The jury score: the mean rating a jury of judge models gives an answer, on its rubric's scale.
 
 Each judge rates every criterion of the benchmark's rubric; a judge's rating of an answer is its
 mean over the criteria, and the instance's jury score is the mean over the judges that answered
@@ -6,22 +6,29 @@ mean over the criteria, and the instance's jury score is the mean over the judge
 that failed (unreachable, timeout, unparseable, out of range, a criterion missing) is left out and
 counted; an instance no judge could rate has no score and counts as failed. Nothing is imputed:
 MedHELM gives such an instance 1.0. The annotate stage writes the per-instance scores; this module
-declares the metric and how it adds up over a run: n, n rated, failures per judge, the mean on 1-5
-and normalised to 0-1 ((score - 1) / 4; papers that divide by 5 report 0.2 more at the bottom).
+declares the metric and how it adds up over a run: n, n rated, failures per judge, the mean on the
+scale and normalised to 0-1 (on 1-5, (score - 1) / 4; papers that divide by 5 report 0.2 more at the bottom).
+
+`jury_score` is on 1-5 (MedHELM's built-in juries). A rubric that declares another scale (MedHELM's
+configurable benchmarks rate 0-5) gives `jury_score_<min>_<max>`, e.g. `jury_score_0_5`: a metric of its
+own, so its range (and everything normalised by it) is the scale the judges rated on.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from medhelm_local.metrics.aggregate import ScoreRow, aggregate
-from medhelm_local.metrics.registry import TEXT_TASKS, Metric, add
+from medhelm_local.metrics.registry import TEXT_TASKS, Metric, add, add_family, all_metrics
 from medhelm_local.records import Aggregate
 
 JURY_SCORE = "jury_score"
+DEFAULT_SCALE = (1, 5)
+_ON_SCALE = re.compile(r"^jury_score_(\d{1,3})_(\d{1,3})$")
 
 
 def _judges(rows: Sequence[ScoreRow]) -> tuple[dict[str, dict[str, Any]], dict[str, list[float]], set[str]]:
@@ -63,8 +70,39 @@ def jury_aggregate(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed_requ
     return replace(base, detail=detail)
 
 
-add(Metric(JURY_SCORE, "Jury score", "higher", 1.0, 5.0, TEXT_TASKS, frozenset({"reference", "judge"}), "jury",
-           "MedHELM's LLM jury (mean over judges and criteria, 1-5); a failed judge is left out, an instance no "
-           "judge rated is unscored (MedHELM: 1.0)",
-           "The mean rating of a jury of local judge models, by the benchmark's rubric, on 1-5", None,
-           aggregator=jury_aggregate))
+def _declare(name: str, low: int, high: int) -> Metric:
+    scale = f"{low}-{high}"
+    return add(Metric(name, "Jury score" if (low, high) == DEFAULT_SCALE else f"Jury score ({scale})", "higher",
+                      float(low), float(high), TEXT_TASKS, frozenset({"reference", "judge"}), "jury",
+                      f"MedHELM's LLM jury (mean over judges and criteria, {scale}); a failed judge is left out, an "
+                      "instance no judge rated is unscored (MedHELM: its default score)",
+                      f"The mean rating of a jury of local judge models, by the benchmark's rubric, on {scale}", None,
+                      aggregator=jury_aggregate))
+
+
+def jury_metric_name(low: int, high: int) -> str:
+    """The jury score's name on a rubric's scale: `jury_score` on 1-5, else `jury_score_<low>_<high>`."""
+    return JURY_SCORE if (low, high) == DEFAULT_SCALE else f"{JURY_SCORE}_{low}_{high}"
+
+
+def jury_metric(low: int, high: int) -> Metric:
+    """The jury score on a scale, declared on first use."""
+    name = jury_metric_name(low, high)
+    return all_metrics().get(name) or _declare(name, low, high)
+
+
+def is_jury_metric(name: str) -> bool:
+    """True for the jury score on any scale."""
+    return name == JURY_SCORE or _ON_SCALE.match(name) is not None
+
+
+def _on_scale(name: str) -> Metric | None:
+    match = _ON_SCALE.match(name)
+    if match is None:
+        return None
+    low, high = int(match.group(1)), int(match.group(2))
+    return _declare(name, low, high) if low < high else None
+
+
+_declare(JURY_SCORE, *DEFAULT_SCALE)
+add_family(_on_scale)

@@ -137,6 +137,25 @@ class Metric:
 
 
 _REGISTRY: dict[str, Metric] = {}
+# Families of metrics named by a pattern (the jury score on a rubric's declared scale, `jury_score_0_5`):
+# each resolver registers and returns the metric a name denotes, or None.
+_FAMILIES: list[Callable[[str], Metric | None]] = []
+
+
+def add_family(resolver: Callable[[str], Metric | None]) -> None:
+    """Register a resolver for metric names made by a pattern (declared on first use, in any process)."""
+    if resolver not in _FAMILIES:
+        _FAMILIES.append(resolver)
+
+
+def _lookup(name: str) -> Metric | None:
+    found = _REGISTRY.get(name)
+    if found is None:
+        for resolver in _FAMILIES:
+            found = resolver(name)
+            if found is not None:
+                break
+    return found
 
 
 def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
@@ -179,10 +198,24 @@ def _load_builtins() -> None:
             importlib.import_module(f"{_METRIC_PACKAGE}.{module.name}")
 
 
+class _Known(dict[str, Metric]):
+    """The registered metrics by name; a name of a family (`jury_score_0_5`) is found too, though not listed."""
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        found = super().get(key)
+        return found if found is not None else (_lookup(key) or default)
+
+    def __missing__(self, key: str) -> Metric:
+        found = _lookup(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+
 def all_metrics() -> dict[str, Metric]:
-    """Every registered metric by name."""
+    """Every registered metric by name (a family's metrics, named by their pattern, are found by `get`)."""
     _load_builtins()
-    return dict(sorted(_REGISTRY.items()))
+    return _Known(sorted(_REGISTRY.items()))
 
 
 def names(task_type: TaskType | None = None) -> list[str]:
@@ -193,7 +226,7 @@ def names(task_type: TaskType | None = None) -> list[str]:
 def get(name: str, *, where: str = "metric name") -> Metric:
     """The metric registered as `name`, or an error listing the registered ones."""
     _load_builtins()
-    found = _REGISTRY.get(name)
+    found = _lookup(name)
     if found is None:
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""

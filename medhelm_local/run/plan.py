@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError, DeploymentError
 from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
+from medhelm_local.scenarios.registry import CONFIGURABLE
 from medhelm_local.settings import Deployment, Settings
 from medhelm_local.store.memory import text_memory_mb
 from medhelm_local.store.suites import check_suite_name
@@ -161,6 +162,10 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
     surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, list[str] | None, int]] = {}
     for entry in entries:
         benchmark = create(entry.scenario, entry.args)
+        if entry.scenario == CONFIGURABLE:
+            # MedHELM's configurable benchmarks are told apart by their config's name: the run (its id, its
+            # results) is named for it, and the stored entry `NAME:config_path=...` reads the same config.
+            entry = replace(entry, scenario=benchmark.name)
         deployment = deployment_for(settings, entry)
         allowlist.require(entry.deployment, deployment)
         # One reading per benchmark: a suite's models share its instances and sample.

@@ -21,6 +21,8 @@ def instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ...
 def request_row(run_id: str, p: Prompt) -> tuple[object, ...]:
     """A prompt and its decoding settings as the writer stores them."""
     params = _params_json(p.max_tokens, p.temperature, tuple(p.stop), p.logprobs, p.system, p.cut_from_tokens)
+    if p.history:  # a conversation: its earlier turns are part of what was sent
+        params = json.dumps({**json.loads(params), "history": [list(turn) for turn in p.history]})
     return row_of("requests", run_id=run_id, instance_id=p.instance_id, prompt=p.text, params_json=params)
 
 

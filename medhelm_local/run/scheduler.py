@@ -211,7 +211,7 @@ class _Suite:
         if judged is not None and completion.ok and self.pool is not None:
             # Waits while the judges' queues are full: generation never runs far ahead of judging.
             reference = inst.correct_references[0].text if inst.correct_references else ""
-            await self.pool.submit(judged, JudgeItem(inst.id, inst.input, reference, completion.text or ""))
+            await self.pool.submit(judged, JudgeItem(inst.id, inst.input, reference, completion.text or "", inst.extra))
 
     async def execute(self) -> None:
         """Check every endpoint answers, then run everything; the first error stops all of it."""

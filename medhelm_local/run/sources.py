@@ -95,7 +95,8 @@ def entries_from_conf(path: Path, priority: int | None, model: str | None, deplo
             continue
         try:
             entry = parse_run_entry(item.description, default_deployment=deployment)
-            registry.get(entry.scenario)  # an unknown benchmark is named with its line, not later without it
+            if entry.scenario != registry.CONFIGURABLE:  # its config is read when the run is planned
+                registry.get(entry.scenario)  # an unknown benchmark is named with its line, not later without it
         except (RunEntryError, UnknownScenarioError) as exc:
             raise type(exc)(exc.what, where=f"{path}, line {item.line}", fix=exc.fix) from None
         if model or deployment:

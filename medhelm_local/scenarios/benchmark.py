@@ -25,14 +25,16 @@ from medhelm_local.scenarios.card import Card, CardArg, template_fields
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
 from medhelm_local.scenarios.formats import get_format
 from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
+from medhelm_local.scenarios.medhelm_config import INCORRECT_COLUMN
 from medhelm_local.scenarios.perturbation import PERTURBATIONS, check_perturbation, perturb
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
-from medhelm_local.scenarios.tabular import medhelm_rows, read_rows, row_instances
+from medhelm_local.scenarios.tabular import read_rows, row_instances
 from medhelm_local.scenarios.unique_ids import IdTally
 
 if TYPE_CHECKING:
     from medhelm_local.annotate.rubric import Rubric
+    from medhelm_local.annotate.rubric_items import ItemGrader
 
 # Run-entry arguments every benchmark takes, as in MedHELM's confs (e.g. num_output_tokens=4000
 # for reasoning models).
@@ -57,7 +59,9 @@ class BenchmarkSpec:
     card: Card
     path: Path
     builtin: bool = False
-    medhelm_config: bool = False  # MedHELM's configurable-benchmark format (options shuffled per row)
+    medhelm_config: bool = False  # MedHELM's configurable-benchmark format
+    # A configurable benchmark's jury: MedHELM's (deployment name, model name) of each judge of its jury_score.
+    medhelm_judges: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -123,13 +127,22 @@ class BenchmarkSpec:
         return Benchmark(self, args)
 
     @property
-    def rubric(self) -> Rubric | None:
-        """The rubric the jury rates this benchmark's answers by (None: no jury metric); files are read once."""
+    def grader(self) -> Rubric | ItemGrader | None:
+        """What the jury judges this benchmark's answers by (None: no jury metric): a rubric, or a grader of each
+        instance's own rubric items (HealthBench); files are read once."""
         if self.card.rubric is None:
             return None
-        from medhelm_local.annotate.rubric import load_rubric  # rubrics load only for jury benchmarks
+        from medhelm_local.annotate.rubric_items import load_grader  # graders load only for jury benchmarks
 
-        return load_rubric(self.card.rubric, self.path.parent, where=f"benchmark card {self.path}, field rubric")
+        return load_grader(self.card.rubric, self.path.parent, where=f"benchmark card {self.path}, field rubric")
+
+    @property
+    def rubric(self) -> Rubric | None:
+        """The rubric the jury rates this benchmark's answers by (None: no jury metric, or per-item grading)."""
+        from medhelm_local.annotate.rubric import Rubric
+
+        grader = self.grader
+        return grader if isinstance(grader, Rubric) else None
 
     @property
     def reader_name(self) -> str | None:
@@ -231,6 +244,8 @@ class Benchmark:
 
     def _check_rubric(self, spec: Metric, where: str) -> None:
         """A jury metric needs a rubric on the metric's scale."""
+        from medhelm_local.metrics.jury import jury_metric_name
+
         if self.card.rubric is None:
             from medhelm_local.annotate.rubric import shipped
 
@@ -238,9 +253,11 @@ class Benchmark:
                               fix=f"add rubric: NAME (one of: {', '.join(shipped())}) or rubric: FILE.yaml")
         rubric = self.spec.rubric
         if rubric is not None and (rubric.scale.min, rubric.scale.max) != (spec.lower, spec.upper):
-            raise ConfigError(f"the rubric's scale is {rubric.scale.min}-{rubric.scale.max}, and {spec.name} is on "
+            low, high = rubric.scale.min, rubric.scale.max
+            raise ConfigError(f"the rubric's scale is {low}-{high}, and {spec.name} is on "
                               f"{spec.lower:g}-{spec.upper:g}", where=where,
-                              fix=f"give the rubric scale: {{min: {spec.lower:g}, max: {spec.upper:g}}}")
+                              fix=f"name the jury score on the rubric's scale, {jury_metric_name(low, high)}, or give "
+                                  f"the rubric scale: {{min: {spec.lower:g}, max: {spec.upper:g}}}")
 
     @property
     def judged(self) -> bool:
@@ -304,8 +321,8 @@ class Benchmark:
             if spec.format is not None:
                 rows = get_format(spec.format, str(self.spec.path)).rows(path, args)
                 return row_instances(self.card, rows, str(path))
-            rows = read_rows(path)
-            return row_instances(self.card, medhelm_rows(rows) if self.spec.medhelm_config else rows, str(path))
+            incorrect = INCORRECT_COLUMN if self.spec.medhelm_config else None
+            return row_instances(self.card, read_rows(path), str(path), incorrect=incorrect)
         return get_reader(spec.reader or "", str(self.spec.path)).read(paths, args)
 
     def read(self, paths: Mapping[str, Path]) -> list[Instance]:

@@ -44,7 +44,8 @@ class CardColumns(_Strict):
     """Which data columns hold what (cards with their own data file)."""
 
     id: str | None = None
-    reference: str
+    reference: str | None = Field(None, description="The column with the correct answer; a generation card rated "
+                                  "only by a jury may have none")
     choices: list[str] | str | None = Field(None, description="Option columns, or one column with a JSON list")
     long: str | None = Field(None, description="The column holding the record: with prompt.truncate, the part "
                              "cut to fit the model's context")
@@ -107,6 +108,16 @@ class CardPrompt(_Strict):
     few_shot: CardFewShot | None = None
     truncate: Truncation | None = Field(None, description="When the prompt does not fit the model's context, cut "
                                         "the input's long part (the record) to fit, keeping its start or its end")
+    conversation: bool = Field(False, description="Send each instance's conversation (its reader's messages) as "
+                               "chat turns, as they are (HELM's chat adapter): no instructions, nouns or template")
+
+    @model_validator(mode="after")
+    def _conversation_alone(self) -> CardPrompt:
+        if self.conversation and (self.instructions or self.input_noun or self.output_noun or self.few_shot
+                                  or self.template != "{input}"):
+            raise ValueError("prompt.conversation sends the conversation as it is: leave out instructions, "
+                             "input_noun, output_noun, few_shot and template")
+        return self
 
     @field_validator("template")
     @classmethod
@@ -214,6 +225,8 @@ class Card(_Strict):
     def _consistent(self) -> Card:
         if self.data.file is not None and self.columns is None:
             raise ValueError("a card with its own data file needs columns (at least columns.reference)")
+        if self.columns is not None and self.columns.reference is None and self.task.type != "generation":
+            raise ValueError(f"a {self.task.type} card needs columns.reference (the column with the correct answer)")
         if self.task.type == "multiple_choice" and self.data.file is not None and not (
                 self.columns and self.columns.choices):
             raise ValueError("a multiple_choice card needs columns.choices (the option columns)")

@@ -3,12 +3,15 @@
 Multiple choice (HELM's `multiple_choice_joint`): instructions, a blank line, the input (after
 `Question:` when the card names an input noun), the options lettered `A. ...`, then `Answer:`.
 Other tasks (HELM's generation adapter): instructions, a blank line, the input, then the answer
-cue on its own line (`Answer:`), or nothing when the card names no cue. Few-shot examples come
-between the instructions and the input, each laid out like the input with its answer after the cue.
+cue on its own line (`Answer:`), or, when the card names no cue, the line break HELM ends the input
+with. Few-shot examples come between the instructions and the input, each laid out like the input
+with its answer after the cue.
+A conversation (HELM's chat adapter, `prompt.conversation`) is sent as its turns, nothing added.
 """
 
 from __future__ import annotations
 
+import json
 import string
 from collections.abc import Sequence
 
@@ -36,7 +39,8 @@ def _body(spec: CardPrompt, task: TaskType, instance: Instance, options_inline: 
     if spec.output_noun:
         # HELM: "Noun: input\nCue:"; inputs that end in a newline (MedCalc's) keep their blank line.
         return f"{head}{instance.input}\n{spec.output_noun.rstrip()}:{after.strip(' ')}"
-    return f"{head}{instance.input}"
+    # HELM's generation adapter ends every input with a line break (its input_suffix), cue or none.
+    return f"{head}{instance.input}\n"
 
 
 def _answer(task: TaskType, instance: Instance) -> str:
@@ -46,9 +50,20 @@ def _answer(task: TaskType, instance: Instance) -> str:
     return instance.correct_references[0].text if instance.correct_references else ""
 
 
+def conversation_prompt(spec: CardPrompt, instance: Instance) -> Prompt:
+    """A conversation (a reader's `messages`, ending with the user's turn) as chat turns, as they are."""
+    turns = [(str(m["role"]), str(m["content"])) for m in json.loads(instance.extra.get("messages") or "[]")]
+    if not turns or turns[-1][0] != "user":
+        raise ValueError(f"instance {instance.id}: the conversation does not end with a user turn")
+    return Prompt(instance.id, turns[-1][1], max_tokens=spec.max_tokens, stop=tuple(spec.stop), system=spec.system,
+                  history=tuple(turns[:-1]))
+
+
 def render(spec: CardPrompt, task: TaskType, instance: Instance, shots: Sequence[Instance] = (),
            options_inline: bool = False) -> Prompt:
     """The prompt for one instance, with its few-shot examples (already drawn)."""
+    if spec.conversation:
+        return conversation_prompt(spec, instance)
     blocks = [f"{_body(spec, task, shot, options_inline)} {_answer(task, shot)}" for shot in shots]
     body = "\n\n".join([*blocks, _body(spec, task, instance, options_inline)])
     text = f"{spec.instructions}\n\n{body}" if spec.instructions else body

@@ -18,7 +18,7 @@ from medhelm_local.scenarios.card import Card
 from medhelm_local.scenarios.medhelm_config import card_from_medhelm, is_medhelm_config
 from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.taxonomy import load_taxonomy
-from medhelm_local.yaml_lines import load_located, validate_located
+from medhelm_local.yaml_lines import LocatedYaml, load_located, validate_located
 
 CARD_FIX = "see docs/benchmark-cards.md for every field a card takes"
 CONFIGURABLE = "medhelm_configurable_benchmark"
@@ -29,8 +29,11 @@ def load_spec(path: Path, builtin: bool = False) -> BenchmarkSpec:
     """Read and check one card file (ours, or MedHELM's configurable-benchmark YAML)."""
     doc = load_located(path, "benchmark card")
     if is_medhelm_config(doc.data):
-        return BenchmarkSpec(card_from_medhelm(path, doc.data), path, medhelm_config=True)
-    card: Card = validate_located(Card, doc, "benchmark card", CARD_FIX)
+        card, judges = card_from_medhelm(path, doc)
+        spec = BenchmarkSpec(card, path, medhelm_config=True,
+                             medhelm_judges=tuple((j.name, j.model_name) for j in judges))
+        return _checked(spec, doc)
+    card = validate_located(Card, doc, "benchmark card", CARD_FIX)
     known = load_taxonomy().subcategories
     if card.taxonomy.subcategory not in known and card.taxonomy.category is None:
         close = difflib.get_close_matches(card.taxonomy.subcategory, list(known), n=1, cutoff=0.6)
@@ -40,9 +43,14 @@ def load_spec(path: Path, builtin: bool = False) -> BenchmarkSpec:
                           fix=f"{hint}`medhelm-local taxonomy` lists them; for a new one, also give taxonomy.category")
     if card.data.reader is not None:
         get_reader(card.data.reader, f"{path}, line {doc.line_of(('data', 'reader'))}")
-    spec = BenchmarkSpec(card, path, builtin=builtin)
-    if card.rubric is not None:
-        _ = spec.rubric  # a rubric that does not load is an error naming the rubric file and line
+    return _checked(BenchmarkSpec(card, path, builtin=builtin), doc)
+
+
+def _checked(spec: BenchmarkSpec, doc: LocatedYaml) -> BenchmarkSpec:
+    """The spec once its rubric loads and its metrics fit its task (errors name the file and line)."""
+    path = spec.path
+    if spec.card.rubric is not None:
+        _ = spec.grader  # a rubric that does not load is an error naming the rubric file and line
     line = doc.line_of(("metrics",)) or doc.line_of(("metric",))
     try:
         spec.create()  # checks the metrics against the registry and the task
@@ -113,15 +121,25 @@ def create(name: str, args: Mapping[str, str] | None = None) -> Benchmark:
     """The named benchmark with its run-entry arguments checked.
 
     `medhelm_configurable_benchmark:config_path=X.yaml` (MedHELM's way to run a benchmark defined
-    by files) loads that config as a card.
+    by files) loads that config as a card; its runs are named for the config's benchmark, and
+    `NAME:config_path=X.yaml` (how a stored run names it) loads the same config, which must define NAME.
     """
-    if name == CONFIGURABLE:
-        rest = dict(args or {})
+    rest = dict(args or {})
+    if name == CONFIGURABLE or ("config_path" in rest and _named(name) is None):
         config = rest.pop("config_path", None)
         if not config:
             raise RunEntryError(f"{CONFIGURABLE} needs config_path=FILE.yaml", where="run entry",
                                 fix="add config_path=, the benchmark's YAML config")
-        return load_spec(Path(config)).create(rest)
+        spec = load_spec(Path(config))
+        if name != CONFIGURABLE and spec.name != name:
+            raise RunEntryError(f"the config {config} defines the benchmark '{spec.name}', not '{name}'",
+                                where="run entry", fix="name the config that defines it, or run it as "
+                                                       f"{CONFIGURABLE}:config_path=...")
+        taken = _named(spec.name)
+        if taken is not None and taken.path != spec.path:
+            raise ConfigError(f"the config's benchmark name '{spec.name}' is already a benchmark's", where=config,
+                              fix="give the benchmark another name in the config (its name: field)")
+        return spec.create(rest)
     return get(name).create(args)
 
 

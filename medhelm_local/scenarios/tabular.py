@@ -2,16 +2,15 @@
 
 Rows are streamed, never held all at once. Every problem names the file and the row: a missing
 column, a row with a column left empty that the card needs, a reference that is not an option or
-label. MedHELM's configurable-benchmark CSV (correct_answer + incorrect_answers) is read too.
+label. MedHELM's configurable-benchmark CSV (correct_answer, optional since MedHELM lets a jury-only
+benchmark go without; incorrect_answers as a JSON list) is read too.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
-import hashlib
 import json
-import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -23,7 +22,6 @@ from medhelm_local.scenarios.card import PROMPT_FIELDS, Card, template_fields
 from medhelm_local.scenarios.long_inputs import compose
 from medhelm_local.scenarios.prompting import LETTERS, lettered_options
 
-MEDHELM_CHOICES = "_medhelm_choices"
 PARQUET_BATCH = 1024
 # Clinical notes pass csv's default field limit (128 KiB); MedHELM lifts it for its private CSVs too.
 CSV_FIELD_LIMIT = 1 << 30
@@ -109,7 +107,8 @@ def named_columns(card: Card) -> list[str]:
     columns = card.columns
     if columns is None:
         return []
-    named = [columns.reference, *(f for f in template_fields(card.prompt.template) if f not in PROMPT_FIELDS)]
+    named = [*([columns.reference] if columns.reference else []),
+             *(f for f in template_fields(card.prompt.template) if f not in PROMPT_FIELDS)]
     if columns.id:
         named.append(columns.id)
     if isinstance(columns.choices, list):
@@ -131,7 +130,10 @@ def _choices(card: Card, row: dict[str, str]) -> list[str]:
 
 def _references(card: Card, row: dict[str, str], where: str) -> tuple[tuple[Reference, ...], list[str]]:
     """The instance's references and the options (or labels) its prompt lists."""
-    reference = row[card.columns.reference] if card.columns else ""
+    column = card.columns.reference if card.columns else None
+    if column is None:
+        return (), []  # a generation card rated only by a jury: no gold answer
+    reference = row[column]
     if card.task.type == "multiple_choice":
         try:
             options = _choices(card, row)
@@ -153,8 +155,10 @@ def _references(card: Card, row: dict[str, str], where: str) -> tuple[tuple[Refe
     return (Reference(reference),), []
 
 
-def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str) -> Iterator[Instance]:
-    """Instances from rows, after checking each row has every column the card names."""
+def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str,
+                  incorrect: str | None = None) -> Iterator[Instance]:
+    """Instances from rows, after checking each row has every column the card names (`incorrect`: a column of
+    wrong answers as a JSON list, MedHELM's `incorrect_answers`, kept as references that are not correct)."""
     wanted = named_columns(card)
     fields = template_fields(card.prompt.template)
     empty = True
@@ -168,6 +172,8 @@ def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str) -> Ite
             raise DatasetCorruptError(f"{what} column(s) {', '.join(missing)} (it has: {have})", where=at,
                                       fix="fill the row in, rename the column in the data, or correct the card")
         references, options = _references(card, row, at)
+        if incorrect is not None:
+            references += incorrect_answers(row, incorrect, at)
         values = {k: row[k] for k in fields if k not in PROMPT_FIELDS}
         if "options" in fields:
             values["options"] = lettered_options(options).rstrip("\n")
@@ -196,16 +202,16 @@ def _fill(card: Card, values: dict[str, str]) -> tuple[str, Mapping[str, str]]:
     return text, MappingProxyType(extra)
 
 
-def medhelm_rows(rows: Iterable[dict[str, str]]) -> Iterator[dict[str, str]]:
-    """MedHELM's CSV layout: options are correct_answer plus the JSON list incorrect_answers."""
-    for row in rows:
-        try:
-            wrong = json.loads(row.get("incorrect_answers") or "[]")
-        except ValueError:
-            wrong = []
-        options = [row.get("correct_answer", ""), *map(str, wrong)]
-        # The file lists the correct answer first; shuffle per row (seeded by its content) so the
-        # correct letter is not always A, and the same file always gives the same prompts.
-        seed = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).digest()
-        random.Random(seed).shuffle(options)
-        yield {**row, MEDHELM_CHOICES: json.dumps(options)}
+def incorrect_answers(row: dict[str, str], column: str, where: str) -> tuple[Reference, ...]:
+    """MedHELM's `incorrect_answers`: a JSON list of wrong answers, kept as references that are not correct."""
+    text = row.get(column, "")
+    if not text.strip():
+        return ()
+    try:
+        values = json.loads(text)
+    except ValueError:
+        values = None
+    if not isinstance(values, list):
+        raise DatasetCorruptError(f"{where}: {column} is not a JSON list", where=where,
+                                  fix=f'write {column} as a JSON list, e.g. ["first wrong answer", "second"]')
+    return tuple(Reference(str(v), False) for v in values)

@@ -21,7 +21,7 @@ from medhelm_local.metrics import calibration as cal
 from medhelm_local.metrics import efficiency as eff
 from medhelm_local.metrics.aggregate import aggregate, bootstrap_ci
 from medhelm_local.metrics.agreement import JURY_ALPHA, ordinal_alpha
-from medhelm_local.metrics.jury import JURY_SCORE
+from medhelm_local.metrics.jury import JURY_SCORE, is_jury_metric
 from medhelm_local.metrics.registry import get
 from medhelm_local.metrics.robustness import PERTURBATION_ARGS, ROBUSTNESS, ROBUSTNESS_DROP
 from medhelm_local.records import Aggregate
@@ -174,12 +174,14 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
 
 def _agreement(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     declared = run["benchmark"].get("metrics")  # absent from stores older than the metric registry
-    if declared is not None and JURY_SCORE not in (run["main"], *declared):
-        return []  # no jury rates this run's answers
+    jury = JURY_SCORE if declared is None else next(
+        (m for m in (run["main"], *declared) if is_jury_metric(m)), None)  # the jury score on the rubric's scale
+    if jury is None:
+        return []  # no jury rates this run's answers by a rubric's criteria
     details = [json.loads(d) for (d,) in con.execute(
         "SELECT detail_json FROM scores WHERE run_id = ? AND metric = ? AND detail_json IS NOT NULL "
         "ORDER BY instance_id",
-        [run["run_id"], JURY_SCORE]).fetchall()]
+        [run["run_id"], jury]).fetchall()]
     judges = sorted({name for d in details for name in d.get("judges", {})})
     if len(judges) < 2:
         return []
