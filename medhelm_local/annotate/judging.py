@@ -5,8 +5,9 @@ judge may have requests in flight. A rubric asks each judge once per answer; a g
 items (HealthBench) once per item, and the judge's row is written when its last item is back. The
 suite scheduler feeds it each answer the moment it is stored (judging overlaps generation);
 `judge_runs` feeds it the stored answers a jury has not rated yet (the resumable `medhelm-local
-judge` pass). Every (instance, judge) ends in a row: the ratings, or the failure and its reason. Rows are the source of truth; each instance's jury score is derived
-from them when the pass ends (`annotate.store.derive_jury_scores`).
+judge` pass). Every (instance, judge) ends in a row: the ratings, or the failure and its reason.
+Rows are the source of truth; each instance's jury score is derived from them when the pass ends
+(`annotate.store.derive_jury_scores`).
 """
 
 from __future__ import annotations
