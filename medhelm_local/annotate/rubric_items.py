@@ -6,7 +6,7 @@ one item (`[points] criterion`, as OpenAI's simple-evals writes it), and answers
 `{"explanation": "...", "criteria_met": true|false}`. The judge's score for the instance is OpenAI's:
 the points of the items met over the positive points (`metrics.health_bench`).
 
-A grader file (`grader: 1`, in `annotate/rubrics/` like rubrics, or a card's own) holds the judges'
+A grader file (`grader: 1`, shipped in `annotate/graders/`, or a card's own) holds the judges'
 prompt, a template over `{conversation}` and `{rubric_item}`. The shipped one (`health_bench`) asks
 what OpenAI's grader asks, in this project's words. A judge that fails on any item (unreachable,
 unparseable, no verdict) leaves its rating of the instance failed, with the items it did grade kept
@@ -169,8 +169,16 @@ def _is_grader_file(path: Path) -> bool:
     return isinstance(doc.data, dict) and "grader" in doc.data
 
 
+def shipped_graders() -> list[str]:
+    """The names of the built-in graders of rubric items."""
+    folder = resources.files("medhelm_local.annotate").joinpath("graders")
+    return sorted(e.name.removesuffix(".yaml") for e in folder.iterdir() if e.name.endswith(".yaml"))
+
+
 def load_grader(name: str, relative_to: Path | None = None, where: str = "rubric") -> Rubric | ItemGrader:
     """A rubric, or a grader of rubric items, by shipped name or file (relative to `relative_to`)."""
+    if name in shipped_graders():
+        return _read(Path(str(resources.files("medhelm_local.annotate").joinpath("graders").joinpath(f"{name}.yaml"))))
     if name in shipped():
         path = Path(str(resources.files("medhelm_local.annotate").joinpath("rubrics").joinpath(f"{name}.yaml")))
     else:

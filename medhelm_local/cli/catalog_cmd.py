@@ -12,6 +12,7 @@ from medhelm_local.cli.output import out, print_json
 from medhelm_local.scenarios import DataRoot
 from medhelm_local.scenarios.catalog import (
     FORMAT_SHIPPED,
+    NOT_INSTALLED,
     RUNNABLE,
     WHEN_PRESENT,
     BenchmarkStatus,
@@ -50,6 +51,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             table.add_row(r.name, r.task_type, r.access, f"{r.category} / {r.subcategory}", r.main_metric,
                           "-" if r.instances is None else str(r.instances), _DATA[r.data])
         out.print(table)
+        out.print(medhelm_summary(load_taxonomy(), rows), soft_wrap=True)
         absent = [r for r in rows if not r.runnable]
         if absent:
             out.print(f"{len(absent)} benchmark(s) cannot run until their files are imported: public data with "
@@ -183,6 +185,19 @@ def _aliases(name: str) -> tuple[str, ...]:
     from medhelm_local.scenarios import get
 
     return get(name).aliases
+
+
+def medhelm_summary(tax: Taxonomy, installed: list[BenchmarkStatus]) -> str:
+    """One line: MedHELM's benchmarks (its paper's and its maintained fork's) and where each stands here."""
+    status = medhelm_status(tax, installed)
+    shipped = sum(1 for s in status.values() if s == FORMAT_SHIPPED)
+    absent = sum(1 for s in status.values() if s == NOT_INSTALLED)
+    runnable = sum(1 for s in status.values() if s == RUNNABLE)
+    fork = sum(1 for sub in tax.subcategories.values() for b in sub.benchmarks if b.fork)
+    return (f"MedHELM's {len(status)} benchmarks ({len(status) - fork} in its paper, {fork} added by its maintained "
+            f"fork; `medhelm-local taxonomy` places each): {len(status) - shipped - absent} installed here "
+            f"({runnable} runnable now), {shipped} private ones whose formats ship (a card points at the hospital's "
+            "file)" + (f", {absent} not installed." if absent else "."))
 
 
 def with_local_places(tax: Taxonomy, installed: list[BenchmarkStatus]) -> Taxonomy:

@@ -205,6 +205,9 @@ class _Known(dict[str, Metric]):
         found = super().get(key)
         return found if found is not None else (_lookup(key) or default)
 
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key) or (isinstance(key, str) and _lookup(key) is not None)
+
     def __missing__(self, key: str) -> Metric:
         found = _lookup(key)
         if found is None:

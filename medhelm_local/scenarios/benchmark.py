@@ -243,14 +243,23 @@ class Benchmark:
         return [main, *dict.fromkeys(rest)]
 
     def _check_rubric(self, spec: Metric, where: str) -> None:
-        """A jury metric needs a rubric on the metric's scale."""
-        from medhelm_local.metrics.jury import jury_metric_name
+        """A jury score needs a rubric on the metric's scale; another judged metric (HealthBench's), a grader of
+        each instance's rubric items."""
+        from medhelm_local.annotate.rubric_items import ItemGrader, shipped_graders
+        from medhelm_local.metrics.jury import is_jury_metric, jury_metric_name
 
         if self.card.rubric is None:
             from medhelm_local.annotate.rubric import shipped
 
             raise ConfigError(f"metric '{spec.name}' is rated by a jury, which needs a rubric", where=where,
                               fix=f"add rubric: NAME (one of: {', '.join(shipped())}) or rubric: FILE.yaml")
+        per_item = isinstance(self.spec.grader, ItemGrader)
+        if per_item == is_jury_metric(spec.name):
+            wanted = "a rubric (criteria on a scale)" if is_jury_metric(spec.name) else \
+                f"a grader of each instance's rubric items ({', '.join(shipped_graders())})"
+            raise ConfigError(f"metric '{spec.name}' is judged by {wanted}, and the card's rubric "
+                              f"'{self.card.rubric}' is not one", where=where,
+                              fix="name a rubric the metric can be judged by, or the metric that fits the rubric")
         rubric = self.spec.rubric
         if rubric is not None and (rubric.scale.min, rubric.scale.max) != (spec.lower, spec.upper):
             low, high = rubric.scale.min, rubric.scale.max

@@ -21,6 +21,7 @@ class TaxonomyBenchmark:
     access: str
     main_metric: str
     display_name: str
+    fork: bool = False  # added by MedHELM's maintained fork (PyPI medhelm), not in its paper
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def load_taxonomy() -> Taxonomy:
     for cat in data["categories"]:
         subs = tuple(
             Subcategory(sub["name"], cat["name"], tuple(
-                TaxonomyBenchmark(b["name"], b["access"], b["main_metric"], b.get("display_name", b["name"]))
+                TaxonomyBenchmark(b["name"], b["access"], b["main_metric"], b.get("display_name", b["name"]),
+                                  "added_by" in b)
                 for b in sub["benchmarks"]))
             for sub in cat["subcategories"])
         categories.append((cat["name"], subs))

@@ -21,6 +21,10 @@ def test_benchmarks_list_reports_counts_and_missing_data(data_root: Path, tmp_pa
     assert all(r["data"] == "missing" and r["instances"] is None for r in json.loads(empty.stdout))
     table = run_cli("benchmarks", "list", "--data-root", str(tmp_path / "empty"))
     assert "missing" in table.stdout and "medhelm-local data import" in table.stdout
+    # MedHELM's 41: 27 built in (23 of its paper and the 4 its maintained fork added), 14 private formats.
+    assert ("MedHELM's 41 benchmarks (37 in its paper, 4 added by its maintained fork; `medhelm-local taxonomy` places "
+            "each): 27 installed here (3 runnable now), 14 private ones whose formats ship") in " ".join(
+        run_cli("benchmarks", "list", "--data-root", str(data_root)).stdout.split())
 
 
 def test_the_open_ended_benchmarks_show_the_jury_as_main_metric_with_rouge_l_second(tmp_path: Path) -> None:
@@ -65,7 +69,11 @@ def test_taxonomy_places_every_medhelm_benchmark_as_runnable_here(tmp_path: Path
     status = {b["name"]: (b["access"], b["status"]) for c in tree for s in c["subcategories"]
               for b in s["medhelm_benchmarks"]}
 
-    assert len(status) == 37
+    assert len(status) == 41  # MedHELM's paper's 37 and the 4 its maintained fork added
+    assert {name: status[name] for name in ("sct_bench", "medxpert_qa_text", "health_bench",
+                                            "health_bench_professional")} == {
+        name: ("public", "runnable when data is present") for name in ("sct_bench", "medxpert_qa_text", "health_bench",
+                                                                      "health_bench_professional")}
     assert {access for access, state in status.values() if state == "runnable when data is present"} == {
         "public", "gated"}
     assert all(state.startswith("format shipped") for access, state in status.values() if access == "private")

@@ -10,7 +10,9 @@ Answers are deterministic: a letter derived from the prompt's hash, so reruns ag
 echo the answer under review, each rating every criterion 1 itself: echo (quotes the answer, then
 gives its verdict) and splice (copies the answer unescaped into its first explanation, as a model
 would that a verdict-shaped answer talked into closing the string). With `--answer TEXT`, every
-request that is not a rating request gets TEXT as its answer (a graded model writing a verdict).
+request that is not a rating request gets TEXT as its answer (a graded model writing a verdict). A
+request for a verdict on one rubric item (its schema requires criteria_met) gets met or not met from
+the prompt's hash.
 
 Chat replies asked for logprobs carry the answer letter's alone (a model sure of every answer); with
 `--unsure`, every letter A-D among the top logprobs, the answer most likely, each at a probability
@@ -136,6 +138,18 @@ def _echoing(prompt: str, criteria: list[str], mode: str) -> str:
     return json.dumps(own).replace('"explanation": "judged"', f'"explanation": "The answer says: {answer}"', 1)
 
 
+def _verdict(prompt: str, mode: str, seed: int = 1) -> str:
+    """A judge's reply to a met/not-met request on one rubric item (HealthBench), as the scripted mode has it."""
+    met = hashlib.sha256(f"{seed}\0{prompt}".encode()).digest()[0] % 2 == 0
+    if mode == "malformed":
+        return "The response addresses the item reasonably well."
+    if mode == "partial":
+        return json.dumps({"explanation": "judged"})
+    if mode == "fenced":
+        return f"```json\n{json.dumps({'explanation': 'judged', 'criteria_met': str(met).lower()})}\n```"
+    return json.dumps({"explanation": "judged", "criteria_met": met})
+
+
 def _top_logprobs(prompt: str, text: str, unsure: bool) -> list[dict[str, Any]]:
     """The answer token's top logprobs: the answer alone, or (unsure) every letter, the answer first and likeliest."""
     if not unsure or text not in "ABCD":
@@ -153,7 +167,10 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
         prompt = body["messages"][-1]["content"]
-        text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
+        if schema is not None and "criteria_met" in (schema.get("required") or []):
+            text = _verdict(prompt, judge, seed)
+        else:
+            text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
         if body.get("logprobs"):
