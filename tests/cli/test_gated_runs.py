@@ -121,7 +121,7 @@ def test_a_long_record_is_cut_to_the_models_context_with_its_own_tokenizer(
     assert len(long_prompt) + 5 + params["max_tokens"] <= 3000  # 5: the chat framing of the fake model
     assert long_prompt.startswith("Instruction: Answer the following question based on the EHR:\n\nEHR: ")
     assert long_prompt.endswith("Follow-up visit 120: patient feels well, invented text.</event></entry></visit>\n"
-                                "</eventstream>\n\n\nQuestion: When was the first outpatient visit?\n\nAnswer:")
+                                "</eventstream>\n\n\nQuestion: When was the first outpatient visit?\n\nAnswer:\n")
     assert "visit 1:" not in long_prompt  # the oldest visits went, the most recent stayed
     assert "cut_from_tokens" not in requests["1"][1]  # short records are sent as they are
     assert server.stats()["longest_prompt"] + 256 <= 3000

@@ -20,7 +20,8 @@ def test_instructions_with_a_first_annotator_response_are_instances(gated_root: 
                                   '<eventstream person_id="1001">')
     assert first.input.endswith("</eventstream>\n\n\nQuestion: What medication was started at the last visit?"
                                 "\n\nAnswer:")
-    assert bench.render(first).text == first.input  # no instructions or nouns of its own
+    # No instructions or nouns of its own; HELM's generation adapter ends the input with a line break.
+    assert bench.render(first).text == first.input + "\n"
     start, end = long_span(instances[2])
     assert instances[2].input[start:end].count("<visit ") == 120
 
