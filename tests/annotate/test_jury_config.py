@@ -120,3 +120,50 @@ def test_a_judge_that_is_the_evaluated_model_is_warned_about(
 
     assert done.returncode == 0, done.stderr
     assert "judge 'judge-a' of jury 'local' is the model being evaluated (local/m)" in " ".join(done.stderr.split())
+
+
+def _configurable(tmp_path: Path) -> str:
+    """HELM's documented jury example, copied; the run entry that names it."""
+    import shutil
+
+    from conftest import REPO
+
+    shutil.copytree(REPO / "tests" / "data" / "medhelm_configurable", tmp_path / "examples")
+    config = tmp_path / "examples" / "llm_jury_score_demo.yaml"
+    return f"medhelm_configurable_benchmark:config_path={config},model=local/m,model_deployment=gen"
+
+
+def test_a_configurable_benchmarks_judge_with_no_local_deployment_is_refused(
+        tmp_path: Path, kek_file: Path, setup: tuple[Path, FakeServer, Path]) -> None:
+    cards, server, data_root = setup
+    config = jury_config(tmp_path, data_root, server.base_url, {"judge-a": server.base_url}, cards, jury=False)
+
+    message = _refused(config, kek_file, entry=_configurable(tmp_path), suite="demo")
+
+    assert "judge 'huggingface/qwen2.5-7b-instruct' of the benchmark config's jury_score has no local deployment" \
+        in message
+    assert '[judge_map] "huggingface/qwen2.5-7b-instruct" = "<a judge deployment>"' in message
+    assert server.stats()["requests"] == 0
+
+
+def test_the_configs_judges_are_the_jury_unless_the_command_names_one(
+        tmp_path: Path, kek_file: Path, setup: tuple[Path, FakeServer, Path], fake_server: Callable[..., FakeServer]
+) -> None:
+    cards, server, data_root = setup
+    mapped, named = fake_server(), fake_server()
+    config = jury_config(tmp_path, data_root, server.base_url, {"judge-a": mapped.base_url, "judge-b": named.base_url},
+                         cards, jury=False, extra='[judge_map]\n"qwen/qwen2.5-7b-instruct" = "judge-a"\n'
+                                                  '[juries.other]\njudges = ["judge-b"]\n')
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    entry = _configurable(tmp_path)
+
+    done = run_cli("-c", str(config), "run", entry, "--suite", "demo", "--json", env=env)
+
+    assert done.returncode == 0, done.stderr
+    [run] = json.loads(done.stdout)["runs"]
+    jury = next(a for a in run["aggregates"] if a["metric"] == "jury_score_0_5")
+    assert jury["detail"]["jury"] == "medhelm:llm_jury_score_demo" and list(jury["detail"]["judges"]) == ["judge-a"]
+    assert (mapped.stats()["requests"], named.stats()["requests"]) == (2, 0)
+    again = run_cli("-c", str(config), "judge", "demo", "--jury", "other", "--json", env=env)
+    assert again.returncode == 0, again.stderr
+    assert named.stats()["requests"] == 2
