@@ -54,7 +54,8 @@ def test_health_bench_items_are_graded_by_a_real_judge_and_scored_as_openai_does
         met = [verdicts[k]["score"] == 1 for k in sorted(verdicts)]
         points = POINTS[instance_id]
         expected = sum(p for p, hit in zip(points, met, strict=True) if hit) / sum(p for p in points if p > 0)
-        assert len(met) == len(points) and mean == pytest.approx(expected) and scores[instance_id] == pytest.approx(mean)
+        assert len(met) == len(points) and mean == pytest.approx(expected)
+        assert scores[instance_id] == pytest.approx(mean)
     [run] = json.loads(done.stdout)["runs"]
     main = next(a for a in run["aggregates"] if a["metric"] == "health_bench_score")
     assert (main["n"], main["n_scored"], main["n_failed"]) == (3, 3, 0)
