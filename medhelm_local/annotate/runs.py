@@ -88,7 +88,7 @@ def plan_judging(planned: Sequence[PlannedRun], settings: Settings, allowlist: P
             plan.unjudged.append(run.run_id)
             continue
         plan.judged[run.run_id] = judged
-        plan.warnings += self_judging(resolved, run.entry.deployment, run.model_name)
+        plan.warnings += self_judging(judged.jury, run.entry.deployment, run.model_name)
     plan.warnings = list(dict.fromkeys(plan.warnings))
     return plan
 

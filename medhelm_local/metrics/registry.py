@@ -201,7 +201,7 @@ def _load_builtins() -> None:
 class _Known(dict[str, Metric]):
     """The registered metrics by name; a name of a family (`jury_score_0_5`) is found too, though not listed."""
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         found = super().get(key)
         return found if found is not None else (_lookup(key) or default)
 
