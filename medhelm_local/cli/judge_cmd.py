@@ -137,8 +137,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             runs, warnings = stored_judging(handle.con, settings, allowlist, jury, run)
             if not runs:
                 raise ConfigError("no run of this suite is scored by a jury", where=str(path),
-                                  fix="jury-scored benchmarks are those whose main metric is jury_score "
-                                      "(`medhelm-local benchmarks list`)")
+                                  fix="jury-scored benchmarks are those whose main metric is jury_score (on any "
+                                      "scale) or health_bench_score (`medhelm-local benchmarks list`)")
             for warning in warnings:
                 err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
             progress = NoProgress() if (quiet or as_json) else BarProgress()
