@@ -48,7 +48,7 @@ def test_a_configurable_benchmark_is_judged_by_the_jury_its_config_names(
     assert done.returncode == 0, done.stderr
     assert vllm.http_request_count() - before == 2 + 2  # each answer once, each judged once by the one judge
     [run] = json.loads(done.stdout)["runs"]
-    assert run["run_id"].startswith("llm_jury_score_demo-")
+    assert run["run"]["run_id"].startswith("llm_jury_score_demo-")
     handle = open_store(tmp_path / "results" / "demo.duckdb", kek, read_only=True)
     try:
         scenario, args = handle.con.execute("SELECT scenario, scenario_args FROM runs").fetchone()
