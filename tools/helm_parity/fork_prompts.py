@@ -1,4 +1,3 @@
-# ruff: noqa: E402,I001  (the stand-ins must be in place before the fork's HELM is imported)
 """The prompts MedHELM's maintained fork (PyPI `medhelm`) builds for the benchmarks it added, with its own code.
 
 Not shipped, not in `make test`. Run in HELM's environment with the fork's wheel unpacked first on the path:
@@ -53,7 +52,7 @@ def main() -> int:
 
     if not str(helm.__file__).startswith(str(args.fork)):
         raise SystemExit(f"helm is imported from {helm.__file__}, not from the fork")
-    import helm.benchmark.run_specs.medhelm_run_specs  # noqa: F401  (registers the run specs)
+    import helm.benchmark.run_specs.medhelm_run_specs  # registers the run specs (imported for that alone)
     from helm.benchmark.adaptation.adapters import adapter as adapter_module
     from helm.benchmark.adaptation.adapters.adapter_factory import AdapterFactory
     from helm.benchmark.run_spec import get_run_spec_function
