@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_cli
 
+from medhelm_local.annotate.rubric import quote_answer
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.records import TaskType
 from medhelm_local.run.sources import entries_from_conf
@@ -91,11 +92,16 @@ def test_the_judges_get_helms_judge_prompt_with_its_fields_filled_in(tmp_path: P
     judge_prompt = (EXAMPLES / "llm_jury_score_demo_judge_prompt.txt").read_text()
     assert bench.spec.rubric is not None
 
-    sent = bench.spec.rubric.render(input=instance.input, response="Take {all} your pills.", reference="")
+    answer = "Take {all} your pills."
+    sent = bench.spec.rubric.render(input=instance.input, response=answer, reference="")
 
     # HELM substitutes {QUESTION} (the filled-in prompt), {RESPONSE} and {GOLD_RESPONSE}; all else as written.
-    expected = judge_prompt.replace("{QUESTION}", instance.input).replace("{RESPONSE}", "Take {all} your pills.")
-    assert sent == expected
+    # The one change: the answer is quoted as data between marker lines, and the judges are told so after
+    # the prompt, as for every rubric (the jury's defence against an answer that writes its own verdict).
+    quoted, begins, ends = quote_answer(answer)
+    helm = judge_prompt.replace("{QUESTION}", instance.input).replace("{RESPONSE}", quoted).rstrip()
+    assert sent.startswith(helm + "\n\nThe answer under review is quoted between the lines")
+    assert sent.count(begins) == 2 and sent.count(ends) == 2  # the quotation, and the notice naming it
     assert '<rubric_criteria>\n{\n  "faithfulness": { \n    "score": 0,' in sent
 
 
