@@ -56,7 +56,8 @@ _LOCK_WAIT_S = 15.0
 # a test fails if code appends a kind not listed here.
 KINDS = ("audit.checkpoint", "data_import.done", "data_import.failed", "data_import.refused", "egress.refused",
          "export.allowed", "export.failed", "export.refused", "export.started", "policy.approve_refused",
-         "policy.approved", "redact_store.done", "redact_store.failed", "redact_store.refused")
+         "policy.approved", "redact_store.done", "redact_store.failed", "redact_store.refused",
+         "run.started")
 DetailsFor = Callable[[str, int, str], Mapping[str, Any]]  # (store id, seq, hash of the record before) -> details
 
 

@@ -62,7 +62,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
                         "files": result.files, "runs": result.runs, "redactions": result.redactions,
                         "withheld": result.withheld, "signing_key_id": result.signing_key_id,
-                        "audit_seq": result.audit_seq})
+                        "audit_seq": result.audit_seq, "handled_as_private": result.handled_as_private})
             return
         total = sum(result.redactions.values())
         kinds = ", ".join(f"{k} {v}" for k, v in result.redactions.items()) or "none needed"
@@ -72,6 +72,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                   f"manifest sha256 {result.manifest_sha256}; audit record {result.audit_seq}.", soft_wrap=True)
         for item in result.withheld:
             out.print(f"[yellow]Withheld[/] {item['artifact']} of {item['run_id']}: {item['reason']}", soft_wrap=True)
+        for run_id, why in result.handled_as_private.items():
+            out.print(f"[yellow]Handled as private data[/] {run_id}: {why}.", soft_wrap=True)
+        if result.handled_as_private:
+            from medhelm_local.export.public_check import REESTABLISH
+
+            out.print(f"To export such a run as public: {REESTABLISH}.", soft_wrap=True)
         pub = public_key_path(settings.signing_key_file) if settings.signing_key_file else "KEY.pub"
         out.print(f"Recipients check it with: medhelm-local verify {result.destination} --public-key {pub}",
                   soft_wrap=True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from medhelm_local.audit.log import audit_log_for
 from medhelm_local.cli import ALLOWLIST, STARTED
 from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
@@ -160,7 +161,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             try:
                 progress = NoProgress() if (quiet or as_json) else BarProgress()
                 outcomes = execute(planned, handle, allowlist, suite_name, concurrency, progress, judging.judged,
-                                   connected)
+                                   connected, audit_log_for(settings))
             finally:
                 closing = time.perf_counter()
                 handle.close()

@@ -10,6 +10,10 @@ Read from the per-folder manifests shipped in `medhelm_local/scenarios/manifests
     licence_statement      where that statement is, in the publisher's words
     note                   anything else a reviewer should know (third-party copies, pinned versions)
     files, bytes           sha256 and size of each file the loaders read, by name inside the folder
+    subsets                (optional) cuts of a published file that medhelm-local itself ships and pins (the
+                           50-item demo and test subsets in deploy/demo/datasets): file, sha256, items, note.
+                           Items are the publisher's, unchanged, only fewer; a file with one of these checksums
+                           is as public as the published file (scenarios/data_read.py)
 
 Gated datasets (an account or a licence click-through) are in `manifests/gated/<name>.json`: where
 to obtain them and what that needs. They are listed, never fetched.
@@ -47,6 +51,16 @@ class PublishedFile:
 
 
 @dataclass(frozen=True)
+class PinnedSubset:
+    """A cut of one published file, shipped and pinned by medhelm-local: the publisher's items, fewer of them."""
+
+    name: str  # the published file it is cut from (and the name it has in the dataset folder)
+    sha256: str
+    items: int
+    note: str
+
+
+@dataclass(frozen=True)
 class DatasetSource:
     """A public dataset folder: its published location, licence and files."""
 
@@ -59,6 +73,7 @@ class DatasetSource:
     licence_statement: str
     note: str
     files: tuple[PublishedFile, ...]
+    subsets: tuple[PinnedSubset, ...] = ()
 
     @property
     def host(self) -> str:
@@ -75,6 +90,15 @@ class DatasetSource:
     def checksums(self) -> dict[str, str]:
         """sha256 by file name."""
         return {f.name: f.sha256 for f in self.files}
+
+    def release_of(self, name: str, sha256: str) -> str | None:
+        """What a file of this folder with this sha256 is: "published" (the publisher's file), "pinned subset"
+        (a cut medhelm-local ships), or None (neither: not shown to be public)."""
+        if self.checksums.get(name) == sha256:
+            return "published"
+        if any(s.name == name and s.sha256 == sha256 for s in self.subsets):
+            return "pinned subset"
+        return None
 
     @property
     def total_bytes(self) -> int:
@@ -120,8 +144,11 @@ def _source(data: dict[str, object]) -> DatasetSource:
     base_path, base_url = str(data["base_path"]), str(data["base_url"])
     published = tuple(PublishedFile(name, base_path + name, base_url + quote(name), sha, int(sizes[name]))
                       for name, sha in sorted(files.items()))
+    subsets: list[dict[str, object]] = data.get("subsets", [])  # type: ignore[assignment]
+    pinned = tuple(PinnedSubset(str(s["file"]), str(s["sha256"]), int(str(s["items"])), str(s["note"]))
+                   for s in subsets)
     return DatasetSource(str(data["folder"]), str(data["repository"]), str(data["commit"]), base_path, base_url,
-                         str(data["licence"]), str(data["licence_statement"]), str(data["note"]), published)
+                         str(data["licence"]), str(data["licence_statement"]), str(data["note"]), published, pinned)
 
 
 @lru_cache(maxsize=1)

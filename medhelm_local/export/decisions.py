@@ -18,10 +18,18 @@ from medhelm_local.policy.rules import ExportDecision, export_treatment, stricte
 
 @dataclass(frozen=True)
 class RunAccess:
-    """A run and the access level of the benchmark it ran."""
+    """A run and the access level the gate treats its data at (and, when that is private for a run stored as
+    public, why: `public_check.py`)."""
 
     run_id: str
     access: str
+    why_private: str | None = None
+
+    def describe(self) -> str:
+        """Its data as messages name it."""
+        if self.why_private:
+            return f"handled as private data, since {self.why_private}"
+        return f"{self.access} data"
 
 
 @dataclass
@@ -77,14 +85,15 @@ def plan_export(policy: Policy, role: str, user: str, runs: Sequence[RunAccess],
             decision = chosen[artifact]
             if not decision.allowed:
                 if include is not None:
-                    plan.refusals.append(f"{artifact} of run {run.run_id} ({run.access} data) may not leave: "
+                    plan.refusals.append(f"{artifact} of run {run.run_id} ({run.describe()}) may not leave: "
                                          f"{decision.reason}")
                 else:
-                    plan.withheld.append({"run_id": run.run_id, "artifact": artifact, "reason": decision.reason})
+                    reason = decision.reason + (f" (the run is {run.describe()})" if run.why_private else "")
+                    plan.withheld.append({"run_id": run.run_id, "artifact": artifact, "reason": reason})
             elif unredacted and decision.treatment != "as_is":
                 plan.refusals.append(f"{artifact} of run {run.run_id} may not leave unredacted: {decision.reason}"
                                      if decision.treatment == "redacted" and run.access == "public" else
-                                     f"{artifact} of run {run.run_id} is {run.access} data, which never leaves "
+                                     f"{artifact} of run {run.run_id} is {run.describe()}, which never leaves "
                                      "unredacted (a rule in the program, not a setting)")
     if runs and not plan.refusals and not any(plan.leaving(a) for a in ARTIFACTS):
         plan.refusals.append(f"nothing in the selection may leave for role '{role}': every artifact is withheld")

@@ -2,12 +2,14 @@
 
     1. resolve the target (suite or run) and read its runs         nothing written yet
     2. open the signing key; check the approved policy and rules   missing -> audit, exit 2; other -> exit 5
-    3. plan: role x access level x artifact, capped by code        refused -> audit, exit 5
-    4. audit record `export.started`                                the attempt is on record before anything is built
-    5. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
-    6. write into a hidden folder, then the manifest (bound to the started record), then
+    3. which runs are public: what each read, checked against the  a run not shown public is private data
+       audit log and the published files (public_check.py)
+    4. plan: role x access level x artifact, capped by code        refused -> audit, exit 5
+    5. audit record `export.started`                                the attempt is on record before anything is built
+    6. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
+    7. write into a hidden folder, then the manifest (bound to the started record), then
        audit record `export.allowed` with the manifest's sha256, then the signature, then rename
-    7. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
+    8. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
 
 A bundle with a valid signature therefore always has its `export.allowed` record: a process killed
 before that record leaves an unsigned `.partial` folder, which `verify` refuses and the next export
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -31,9 +33,10 @@ from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ConfigError, ExportRefusedError, IntegrityError, MedhelmError
 from medhelm_local.export import artifacts as art
 from medhelm_local.export.approval import check_pin, rule_pack_digest
+from medhelm_local.export.artifacts import Shaper
 from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
-from medhelm_local.export.public_check import CheckedShaper, declared_public
+from medhelm_local.export.public_check import REESTABLISH, public_standing
 from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
 from medhelm_local.export.target import Target, open_target
@@ -74,6 +77,8 @@ class ExportResult:
     signing_key_id: str
     audit_seq: int
     runs: list[str] = field(default_factory=list)
+    # Runs stored as public that the gate handled as private data, and why (public_check.py).
+    handled_as_private: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -139,13 +144,14 @@ def _finish(audit: AuditLog, attempt: _Attempt, kind: str | None, **details: Any
                 raise
 
 
-def _refuse(reasons: Iterable[str], what: str) -> ExportRefusedError:
+def _refuse(reasons: Iterable[str], what: str, private: bool = False) -> ExportRefusedError:
     listed = list(reasons)
+    also = f"; {REESTABLISH}" if private else ""
     return ExportRefusedError(f"{what}: " + "; ".join(listed[:5]) + (f" (and {len(listed) - 5} more)"
                                                                       if len(listed) > 5 else ""),
                               where="the export gate (policy and redaction checks)",
                               fix="export what the policy allows (see `medhelm-local policy check`); nothing was "
-                                  "written, and the refusal is in the audit log (`medhelm-local audit show`)")
+                                  f"written, and the refusal is in the audit log (`medhelm-local audit show`){also}")
 
 
 def signing_key_for(settings: Settings, kek: Kek) -> SigningKey:
@@ -171,12 +177,17 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
                               fix="list what is there with `medhelm-local runs list`")
         key = attempt.key = signing_key_for(settings, kek)
         approval = check_pin(audit, key, policy, pack.digest)
-        plan = plan_export(policy, request.role, current_actor(), [RunAccess(r.run_id, r.access) for r in runs],
+        standing = public_standing(runs, handle.con, audit.records()[1], settings.data_root)
+        private = {run_id: s.why for run_id, s in standing.items() if s.why}
+        runs = [replace(r, access=standing[r.run_id].access) for r in runs]
+        plan = plan_export(policy, request.role, current_actor(),
+                           [RunAccess(r.run_id, r.access, private.get(r.run_id)) for r in runs],
                            request.include, request.unredacted)
         if plan.refusals:
-            raise _refuse(plan.refusals, "the export is refused")
+            raise _refuse(plan.refusals, "the export is refused", bool(private))
         started = attempt.started = audit.append("export.started", attempt.details(
-            runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq))
+            runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq,
+            handled_as_private=private))
         scrubber = scrubber_for(policy.export.redaction.style, pack)
         files = _build(plan, runs, scrubber, handle.con)
         store_id = handle.store_id
@@ -192,6 +203,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         "source": {"store": request.target.store.name, "store_id": store_id,
                    "target": request.target.run_id or "whole suite store"},
         "runs": [{"run_id": r.run_id, "benchmark": r.scenario, "model": r.model, "access": r.access,
+                  **({"handled_as_private": private[r.run_id]} if r.run_id in private else {}),
                   "artifacts": {a: {"treatment": d.treatment, "reason": d.reason}
                                 for a, d in plan.decisions[r.run_id].items()}} for r in runs],
         "withheld": plan.withheld,
@@ -211,10 +223,10 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         record = audit.append("export.allowed", attempt.details(
             runs=[r.run_id for r in runs], manifest_sha256=digest, files=sorted(files),
             redactions=redactions, withheld=len(plan.withheld), signing_key_id=key.key_id,
-            policy=policy.digest))
+            policy=policy.digest, handled_as_private=sorted(private)))
         sign_manifest(staging, data, key)
     return ExportResult(request.destination, digest, sorted(files), redactions, plan.withheld, key.key_id,
-                        record.seq, [r.run_id for r in runs])
+                        record.seq, [r.run_id for r in runs], private)
 
 
 Writer = Callable[[Path, str], None]
@@ -224,10 +236,9 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     """Every artifact file of the bundle, built (and redacted) now, written later."""
     files: dict[str, Writer] = {}
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
-    access = {r.run_id: r.access for r in runs}
-    checked = declared_public({r.run_id: (r.scenario, r.access) for r in runs})
-    labels = CheckedShaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted"
-                                    for r in runs}, scrubber, access, checked)
+    access = {r.run_id: r.access for r in runs}  # as the gate treats each run (public_check.py)
+    labels = Shaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted" for r in runs},
+                    scrubber, access)
     run_rows = art.runs_artifact([r for r in runs if r.run_id in leaving], labels, con)
     files["runs.json"] = _json(run_rows)
 
@@ -239,13 +250,12 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         run_ids = plan.leaving(artifact)
         if not run_ids:
             continue
-        shaper = CheckedShaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access,
-                               checked)
+        shaper = Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
         elif artifact == "report":
             files["report"] = _tree(report_tree(con, plan.report_contents, access,
-                                                lambda name, how: CheckedShaper(name, how, scrubber, access, checked)))
+                                                lambda name, how: Shaper(name, how, scrubber, access)))
         else:
             rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
             if not rows:

@@ -20,6 +20,7 @@ from medhelm_local.errors import ConfigError, DeploymentError
 from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
+from medhelm_local.scenarios.data_read import DataRead
 from medhelm_local.scenarios.registry import CONFIGURABLE
 from medhelm_local.settings import Deployment, Settings
 from medhelm_local.store.memory import text_memory_mb
@@ -74,6 +75,7 @@ class PlannedRun:
     limit: int | None
     shard: Shard | None = None
     longest: int = 0  # bytes of the longest text (input, reference, card field) among the benchmark's instances
+    data_read: DataRead | None = None  # the files planning read (sha256 of each) and whether they are published
 
     @property
     def model_name(self) -> str:
@@ -93,17 +95,20 @@ def deployment_for(settings: Settings, entry: RunEntry) -> Deployment:
         ) from None
 
 
-def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
-            shard: Shard | None) -> tuple[int, list[str] | None, int]:
+Survey = tuple[int, list[str] | None, int, DataRead]
+
+
+def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None, shard: Shard | None) -> Survey:
     """Read every instance once (checking the data), keeping only the count, the longest record's
-    length in bytes and the sample's ids.
+    length in bytes, the sample's ids and what was read (each file's sha256).
 
     The sample is drawn over all instances, then a shard keeps its part of it: the shards of one
     suite together evaluate exactly the sample an unsharded run would.
     """
     held = longest = 0
     heap: list[tuple[bytes, str]] = []  # the `limit` smallest ranks, as a max-heap by negated rank
-    for instance in benchmark.iter_instances(data):
+    read, instances = benchmark.reading(data)
+    for instance in instances:
         held += shard is None or shard.holds(instance.id)
         for text in (instance.input, *(r.text for r in instance.references),
                      *(v for v in instance.extra.values() if isinstance(v, str))):  # a card's fields
@@ -116,10 +121,10 @@ def _survey(benchmark: Benchmark, data: DataRoot, limit: int | None,
             elif rank > heap[0][0]:
                 heapq.heapreplace(heap, (rank, instance.id))
     if limit is None:
-        return held, None, longest
+        return held, None, longest, read
     ordered = [instance_id for _, instance_id in sorted(heap, reverse=True)]
     mine = [i for i in ordered if shard is None or shard.holds(i)]
-    return len(mine), ordered, longest
+    return len(mine), ordered, longest, read
 
 
 # A store holds a vector of 2,048 of its longest text at once (store/memory.py VECTOR_ROWS), and a run's
@@ -159,7 +164,7 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
     data = DataRoot(settings.data_root)
     allowlist = allowlist or allowlist_for(settings)
     planned = []
-    surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, list[str] | None, int]] = {}
+    surveyed: dict[tuple[str, tuple[tuple[str, str], ...]], Survey] = {}
     for entry in entries:
         benchmark = create(entry.scenario, entry.args)
         if entry.scenario == CONFIGURABLE:
@@ -172,9 +177,9 @@ def plan(settings: Settings, entries: Sequence[RunEntry], suite: str, max_eval_i
         key = (entry.scenario, tuple(sorted(entry.args.items())))
         if key not in surveyed:
             surveyed[key] = _survey(benchmark, data, max_eval_instances, shard)
-        total, sample, longest = surveyed[key]
+        total, sample, longest, read = surveyed[key]
         planned.append(PlannedRun(entry, entry.run_id(suite), benchmark, deployment, data, total, sample,
-                                  max_eval_instances, shard, longest))
+                                  max_eval_instances, shard, longest, read))
     return planned
 
 

@@ -42,7 +42,7 @@ from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
 from medhelm_local.records import Completion, Instance, Prompt
-from medhelm_local.run.active import ActiveRun, instances_of, start_runs
+from medhelm_local.run.active import ActiveRun, Recorder, instances_of, record_started, start_runs
 from medhelm_local.run.connections import Connected, connect_ahead
 from medhelm_local.run.outcomes import RunOutcome, Summaries
 from medhelm_local.run.plan import PlannedRun
@@ -296,23 +296,29 @@ def _first(grouped: BaseExceptionGroup[BaseException]) -> BaseException:
 
 def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
             concurrency: int | None = None, progress: Progress | None = None,
-            judged: dict[str, JudgedRun] | None = None, connected: Connected | None = None) -> list[RunOutcome]:
+            judged: dict[str, JudgedRun] | None = None, connected: Connected | None = None,
+            audit: Recorder | None = None) -> list[RunOutcome]:
     """Run every planned entry into the store at once (judging the runs in `judged` as answers arrive), then
     summarise and record each run's aggregates. `connected`: the deployments' connections, opened ahead
-    (`run.connections.connect_ahead`, while the store opened); opened here when not given."""
+    (`run.connections.connect_ahead`, while the store opened); opened here when not given. `audit`: the
+    appliance's audit log, where the runs' start and what they read are recorded before any prompt is sent
+    (without it no export treats the runs as public data)."""
     with connected or connect_ahead(planned, allowlist, concurrency) as ahead:
-        return _execute(planned, store, allowlist, suite, concurrency, progress or NoProgress(), judged, ahead)
+        return _execute(planned, store, allowlist, suite, concurrency, progress or NoProgress(), judged, ahead,
+                        audit)
 
 
 def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: PolicyAllowlist, suite: str,
              concurrency: int | None, progress: Progress, judged: dict[str, JudgedRun] | None,
-             connected: Connected) -> list[RunOutcome]:
+             connected: Connected, audit: Recorder | None) -> list[RunOutcome]:
     judged = judged or {}
 
     def begin() -> tuple[list[ActiveRun], dict[str, list[Pending]]]:
-        """Record the runs, and read what earlier invocations stored: their answers, and (before anything new is
-        stored) those the judges still owe ratings."""
+        """Record the runs (in the store, and their start in the audit log), and read what earlier invocations
+        stored: their answers, and (before anything new is stored) those the judges still owe ratings."""
         runs = start_runs(planned, store, suite, concurrency)
+        if audit is not None:
+            record_started(audit, runs, store, suite)
         return runs, {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
                       for run_id, j in judged.items()}
 

@@ -22,6 +22,7 @@ from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_m
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.records import Instance, Prompt, Score, TaskType
 from medhelm_local.scenarios.card import Card, CardArg, template_fields
+from medhelm_local.scenarios.data_read import CARD_FILE, DATA_PATH, DATA_ROOT, DataRead, data_read, file_digests
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
 from medhelm_local.scenarios.formats import get_format
 from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
@@ -341,7 +342,27 @@ class Benchmark:
     def iter_instances(self, data: DataRoot) -> Iterator[Instance]:
         """Verify the files, then stream the instances; a malformed item or a repeated id is a clear error,
         raised once the stream ends (a run's plan reads it through before anything is sent)."""
+        yield from self._instances(data, self._paths(data))
+
+    def reading(self, data: DataRoot) -> tuple[DataRead, Iterator[Instance]]:
+        """The files verified now, with the sha256 of each and whether they are a published release, and the
+        stream of their instances (as `iter_instances`)."""
         paths = self._paths(data)
+        spec = self.card.data
+        if spec.file is None and not self.args.get("data_path"):
+            # What `DataRoot.verify` has just checked each file against: its digest, without reading it again.
+            expected, _ = data.expected(spec.folder or "")
+            files, origin = {name: expected[name] for name in paths}, DATA_ROOT
+        else:
+            files, origin = {}, (DATA_PATH if self.args.get("data_path") else CARD_FILE)
+            for name, path in paths.items():
+                files.update(file_digests(name, path))
+        few = self.card.prompt.few_shot
+        if few is not None and few.file is not None:  # its examples are in every prompt
+            files.update(file_digests(f"few_shot:{few.file}", (self.spec.path.parent / few.file).resolve()))
+        return data_read(spec.folder or "", origin, files), self._instances(data, paths)
+
+    def _instances(self, data: DataRoot, paths: Mapping[str, Path]) -> Iterator[Instance]:
         where = str(next(iter(paths.values())).parent) if paths else str(data.root)
         self._prepare_shots(data)
         perturbation = self.args.get("perturbation")

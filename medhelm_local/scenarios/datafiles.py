@@ -67,11 +67,17 @@ class DataRoot:
             raise DatasetCorruptError("the dataset folder's MANIFEST.json is damaged", where=str(path),
                                       fix="import the folder again with `medhelm-local data import`") from None
 
+    def expected(self, folder: str) -> tuple[dict[str, str], str]:
+        """The checksums a folder's files are checked against (recorded by `data import`, else the published
+        ones) and where they come from, for messages."""
+        recorded = self.recorded(folder)
+        if recorded is not None:
+            return recorded, f"{folder}/{MANIFEST}"
+        return published_checksums(folder) or {}, "the published checksums"
+
     def verify(self, folder: str, files: tuple[str, ...], published_at: str) -> dict[str, Path]:
         """Paths of the named files after checking each exists and matches its checksum."""
-        recorded = self.recorded(folder)
-        expected = recorded if recorded is not None else published_checksums(folder) or {}
-        origin = f"{folder}/{MANIFEST}" if recorded is not None else "the published checksums"
+        expected, origin = self.expected(folder)
         paths: dict[str, Path] = {}
         for name in files:
             path = self.root / folder / name

@@ -58,14 +58,16 @@ class RunRecord:
     access: str
     settings: Mapping[str, Any]
     benchmark: Mapping[str, Any]
+    data: Mapping[str, Any] | None = None  # what the run read (scenarios.data_read.DataRead), kept from its start
 
 
 _RUN_COLUMNS = ("run_id, suite, run_entry, scenario, scenario_args, model, deployment, main_metric, access, settings, "
-                "created_at, updated_at, benchmark_json")
+                "created_at, updated_at, benchmark_json, data_json")
 
 
 def record_runs(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) -> None:
-    """Create the runs' rows, or bring a resumed run's settings and benchmark description up to date.
+    """Create the runs' rows, or bring a resumed run's settings and benchmark description up to date (what it
+    read stays as its first invocation recorded it: `run.active.start_runs` refuses to resume on other data).
 
     One statement for them all: a statement each costs ~3 ms on an encrypted store (a conf file of 30
     entries: ~0.1 s before the first request).
@@ -76,7 +78,8 @@ def record_runs(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) ->
     latest = {r.run_id: r for r in records}  # one row each: a statement may not update a row twice
     values = [[r.run_id, r.suite, r.run_entry, r.scenario, json.dumps(r.scenario_args, sort_keys=True), r.model,
                r.deployment, r.main_metric, r.access, json.dumps(r.settings, sort_keys=True), now, now,
-               json.dumps(r.benchmark, sort_keys=True)] for r in latest.values()]
+               json.dumps(r.benchmark, sort_keys=True), None if r.data is None else json.dumps(r.data, sort_keys=True)]
+              for r in latest.values()]
     placeholders = ", ".join(["(" + ", ".join(["?"] * len(values[0])) + ")"] * len(values))
     con.execute(f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES {placeholders} ON CONFLICT (run_id) DO UPDATE SET "
                 "updated_at = excluded.updated_at, settings = excluded.settings, main_metric = excluded.main_metric, "

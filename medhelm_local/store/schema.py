@@ -29,7 +29,7 @@ StoreKind = Literal["suite", "audit"]
 Kind = Literal["text", "int", "float", "bool", "timestamp"]
 Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 AUDIT_SCHEMA_VERSION = 1
 
 _SQL_TYPES: dict[Kind, str] = {"text": "VARCHAR", "int": "INTEGER", "float": "DOUBLE", "bool": "BOOLEAN",
@@ -149,6 +149,9 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("updated_at", "timestamp", "keep", required=True),
         # The benchmark as the run saw it: names, task type, taxonomy place, metrics (main first).
         _c("benchmark_json", "text", "json_label", since=2),
+        # What the run read (scenarios/data_read.py): each data file's sha256 as loaded, and whether they are a
+        # release this package pins. NULL for runs made before v4, which the export gate never treats as public.
+        _c("data_json", "text", "json_label", since=4),
     ), key=("run_id",), artifact="runs"),
     Table("instances", (
         _RUN_ID, _INSTANCE_ID,
