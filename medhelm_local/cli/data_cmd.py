@@ -179,9 +179,27 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.scenarios import import_dataset
 
         report = import_dataset(source, settings.data_root, name, replace)
-        status = "matches the published files" if report.matches_published else "is not the published version"
-        out.print(f"Imported {len(report.files)} file(s) into {report.destination}; the copy {status}. "
-                  "Checksums are in MANIFEST.json and are checked on every load.")
+        out.print(f"Imported {len(report.files)} file(s) into {report.destination}; the copy "
+                  f"{_release_status(report.folder, report.files, report.matches_published)}. "
+                  "Checksums are in MANIFEST.json and are checked on every load.", soft_wrap=True)
+
+    def _release_status(folder: str, files: dict[str, str], matches: bool) -> str:
+        """Whether an imported folder is the published release, and, for a public benchmark's folder, what that
+        means for exports (scenarios/data_read.py)."""
+        from medhelm_local.data.sources import published_source, unpinned_datasets
+        from medhelm_local.scenarios.data_read import release_verdict
+
+        if matches:
+            return "matches the published files"
+        source = published_source(folder)
+        named = {n: h for n, h in files.items() if source is not None and (
+            n in source.checksums or any(s.name == n for s in source.subsets))}
+        if source is not None and named and release_verdict(folder, named)[0]:
+            return "is a subset of the published files that medhelm-local pins (public data)"
+        if source is not None or folder in {u.folder for u in unpinned_datasets()}:
+            return ("is not the published version: runs of it are exported as private data, never as public "
+                    "(only files whose checksums medhelm-local pins are public)")
+        return "is not the published version"
 
     def _import_bundle(settings: Settings, bundle: Path, public_key: Path | None, allow_unsigned: bool,
                        replace: bool) -> None:

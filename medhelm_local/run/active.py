@@ -5,8 +5,8 @@ already answered, so the scheduler sends only what is missing; `instances_of` st
 instances (a second pass over its files: planning checked them) with their ordinals.
 
 What a run read (each data file's sha256, and whether that is a published release) is kept in its
-row from its first invocation, and every invocation says so in the audit log (`run.started`), which
-the export gate checks the row against. A run is never resumed on other files than it started on,
+row from its first invocation, and every invocation says so in the audit log as its runs start
+(`run.started`), which the export gate checks the row against. A run is never resumed on other files than it started on,
 and its second pass must read the very files planning did: one run's results come from one data.
 """
 

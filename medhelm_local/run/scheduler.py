@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -301,8 +302,8 @@ def execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Policy
     """Run every planned entry into the store at once (judging the runs in `judged` as answers arrive), then
     summarise and record each run's aggregates. `connected`: the deployments' connections, opened ahead
     (`run.connections.connect_ahead`, while the store opened); opened here when not given. `audit`: the
-    appliance's audit log, where the runs' start and what they read are recorded before any prompt is sent
-    (without it no export treats the runs as public data)."""
+    appliance's audit log, where the runs' start and what they read are recorded as they start (without that
+    record no export treats the runs as public data)."""
     with connected or connect_ahead(planned, allowlist, concurrency) as ahead:
         return _execute(planned, store, allowlist, suite, concurrency, progress or NoProgress(), judged, ahead,
                         audit)
@@ -312,13 +313,18 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
              concurrency: int | None, progress: Progress, judged: dict[str, JudgedRun] | None,
              connected: Connected, audit: Recorder | None) -> list[RunOutcome]:
     judged = judged or {}
+    recording: list[threading.Thread] = []
 
     def begin() -> tuple[list[ActiveRun], dict[str, list[Pending]]]:
         """Record the runs (in the store, and their start in the audit log), and read what earlier invocations
         stored: their answers, and (before anything new is stored) those the judges still owe ratings."""
         runs = start_runs(planned, store, suite, concurrency)
         if audit is not None:
-            record_started(audit, runs, store, suite)
+            # Beside the runs rather than before them: opening the encrypted log and committing a record takes
+            # longer than the first requests do. A run that ends first waits for it (below).
+            recording.append(threading.Thread(target=record_started, args=(audit, runs, store, suite),
+                                              name="medhelm-run-audit"))
+            recording[-1].start()
         return runs, {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
                       for run_id, j in judged.items()}
 
@@ -329,6 +335,8 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
         try:
             run_loop(suite_run.execute())
         finally:
+            for thread in recording:
+                thread.join()
             flush_started = time.perf_counter()
             try:
                 writer.close()

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import DEMO_DATASETS, REPO
 from support.staging import SHARED_DATASETS, published_mirror
 
 from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
 from medhelm_local.data.sources import published_source, unpinned_datasets
 from medhelm_local.errors import UnknownScenarioError
-from medhelm_local.scenarios import get, names
-from medhelm_local.scenarios.datafiles import published_checksums, sha256_file
+from medhelm_local.scenarios import DataRoot, get, names
+from medhelm_local.scenarios.datafiles import import_dataset, published_checksums, sha256_file
 from medhelm_local.taxonomy import load_taxonomy
 
 # Folders whose publisher states no licence (SOURCE.txt of each, ../shared/datasets).
@@ -89,3 +90,31 @@ def test_the_recorded_sizes_and_checksums_are_the_published_files(folder: str) -
         path = SHARED_DATASETS / folder / f.name
         assert path.stat().st_size == f.bytes
         assert sha256_file(path) == f.sha256
+
+
+def _subsets() -> list[tuple[str, str]]:
+    return [(folder, s.name) for folder, source in dataset_sources().items() for s in source.subsets]
+
+
+@pytest.mark.parametrize(("folder", "name"), _subsets())
+def test_each_pinned_subset_is_the_file_the_demo_and_the_tests_use(folder: str, name: str) -> None:
+    [subset] = [s for s in dataset_source(folder).subsets if s.name == name]
+
+    assert sha256_file(DEMO_DATASETS / folder / name) == subset.sha256
+    assert subset.sha256 != dataset_source(folder).checksums[name] and subset.items > 0 and subset.note
+
+
+@pytest.mark.skipif(not published_mirror(), reason=f"published datasets not on this machine ({SHARED_DATASETS})")
+@pytest.mark.parametrize(("folder", "name"), _subsets())
+def test_each_pinned_subset_is_a_cut_of_the_published_file_item_for_item(folder: str, name: str,
+                                                                          tmp_path: Path) -> None:
+    [subset] = [s for s in dataset_source(folder).subsets if s.name == name]
+    import_dataset(DEMO_DATASETS / folder, tmp_path)
+    bench = next(get(n) for n in names() if get(n).card.data.folder == folder).create()
+
+    def items(root: Path) -> list[tuple[object, ...]]:  # without ids: some readers number items by position
+        return [(i.split, i.input, i.references, tuple(sorted(i.extra.items()))) for i in bench.load(DataRoot(root))]
+
+    published = set(items(SHARED_DATASETS))
+    cut = items(tmp_path)
+    assert len(cut) == subset.items and all(item in published for item in cut)

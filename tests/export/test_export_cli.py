@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from support.appliance import Appliance
-from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
+from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN, PUBLIC_WORDS
 
 
 def _audit(app: Appliance) -> list[dict[str, object]]:
@@ -28,7 +28,7 @@ def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance,
     # Private prompts never leave (export.yaml: private prompts: never), public ones do, as they are.
     prompts = [json.loads(line) for line in text["prompts.jsonl"].splitlines()]
     assert {p["run_id"] for p in prompts} == {PUBLIC_RUN}
-    assert prompts[0]["instance"] == "pubmed-0" and "aspirin" in prompts[0]["prompt"]
+    assert prompts[0]["instance"] == PUBLIC_IDS[0] and PUBLIC_WORDS in prompts[0]["prompt"]
     # Private answers leave redacted, under pseudonyms shared by every file of the bundle.
     answers = [json.loads(line) for line in text["completions.jsonl"].splitlines() if PRIVATE_RUN in line]
     assert "[NAME]" in answers[0]["text"] and "[PHONE]" in answers[0]["text"] and "meets criteria" in answers[0]["text"]

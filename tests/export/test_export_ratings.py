@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from support.appliance import Appliance
-from support.phi_store import PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
+from support.phi_store import PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -20,7 +20,7 @@ def _add_ratings(appliance: Appliance, kek: Kek) -> None:
     handle = open_store(appliance.store, kek)
     try:
         writer = StoreWriter(handle)
-        for run_id, instance_id in ((PRIVATE_RUN, PRIVATE_IDS[0]), (PUBLIC_RUN, "pubmed-0")):
+        for run_id, instance_id in ((PRIVATE_RUN, PRIVATE_IDS[0]), (PUBLIC_RUN, PUBLIC_IDS[0])):
             # Public data leaves as it is (export.yaml); the private run's judge quotes the patient.
             said = f"Correct for Mr. {NAME}, MRN 48213377." if run_id == PRIVATE_RUN else "Correct."
             ratings = {"accuracy": {"score": 4, "explanation": said},
@@ -57,7 +57,7 @@ def test_ratings_leave_redacted_under_the_same_pseudonyms_and_the_judges_free_te
     failed = next(r for r in private if not r["ok"])
     assert failed["error_type"] == "unparseable" and "error_message" not in failed
     public = next(r for r in rows if r["run_id"] == PUBLIC_RUN and r["ok"])
-    assert public["instance"] == "pubmed-0"  # public data leaves as it is
+    assert public["instance"] == PUBLIC_IDS[0]  # public data leaves as it is
     manifest = json.loads(files["MANIFEST.json"])
     assert {"run_id": PRIVATE_RUN, "artifact": "ratings.error_message",
             "reason": "it can hold prompts text, and prompts may not leave for this run"} in manifest["withheld"]

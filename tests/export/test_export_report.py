@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from support.appliance import Appliance
-from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_RUN
+from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN, PUBLIC_WORDS
 
 
 def _pages(folder: Path, run_id: str) -> list[dict[str, object]]:
@@ -41,7 +41,7 @@ def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Ap
     assert {c["instance"] for c in completions if c["run_id"] == PRIVATE_RUN} == {i["id"] for i in private}
     # The public run: shown as it is, prompt and reference included.
     public = _pages(out, PUBLIC_RUN)
-    assert public[0]["id"] == "pubmed-0" and "aspirin" in str(public[0]["prompt"])
+    assert public[0]["id"] == PUBLIC_IDS[0] and PUBLIC_WORDS in str(public[0]["prompt"])
     assert public[0]["references"] == [{"text": "yes", "correct": True}]
     # Signed: verify covers every file of the report, and notices one changed after signing.
     manifest = json.loads((out / "MANIFEST.json").read_text())

@@ -1,4 +1,8 @@
-"""Item 5: a card that calls its data public is not taken at its word: what leaves as is is scanned first."""
+"""A card that calls its data public is not taken at its word: its runs leave as private data (issue 29).
+
+Only a run of a benchmark this package ships, on files it pins, is public at the export gate
+(tests/security/test_public_by_data.py); a hospital's card saying `access: public` is a claim.
+"""
 
 from __future__ import annotations
 
@@ -81,24 +85,31 @@ def hospital(tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Calla
     return made
 
 
-def test_a_card_that_says_public_and_holds_phi_is_refused(hospital: Hospital) -> None:
+def test_a_card_that_says_public_leaves_as_private_data(hospital: Hospital) -> None:
     hospital.run_card("public", PHI_NOTES)
     done = hospital.export()
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "Handled as private data" in said and "'ward_public' is not a public benchmark medhelm-local ships" in said
+    out = hospital.root / "out"
+    blob = b"".join(p.read_bytes() for p in out.iterdir())
+    for value in ("Przybylski", "48213377", "555-0143"):
+        assert value.encode() not in blob and value not in done.stdout
+    assert not (out / "prompts.jsonl").exists()  # private prompts never leave (the shipped export.yaml)
+    [run] = json.loads((out / "MANIFEST.json").read_text())["runs"]
+    assert run["access"] == "private" and "not a public benchmark" in run["handled_as_private"]
+
+
+def test_asking_for_its_prompts_is_refused_saying_why(hospital: Hospital) -> None:
+    hospital.run_card("public", CLEAN_NOTES)
+    done = hospital.cli("export", "ward", "--to", str(hospital.root / "out"), "--role", "compliance_officer",
+                        "--include", "prompts")
     assert done.returncode == 5, done.stdout + done.stderr
-    assert "the benchmark's card says public" in done.stderr and "prompts: run ward_public" in done.stderr
-    for value in ("Przybylski", "48213377", "555-0143", "n1"):
-        assert value not in done.stderr
+    said = " ".join(done.stderr.split())
+    assert "prompts of run ward_public" in said and "handled as private data, since its benchmark" in said
     assert not (hospital.root / "out").exists()
     shown = json.loads(hospital.cli("audit", "show", "--kind", "export.refused", "--json").stdout)
-    assert len(shown) == 1 and "says public" in json.dumps(shown[0]["details"])
-
-
-def test_a_public_card_whose_text_is_clean_leaves_as_it_is(hospital: Hospital) -> None:
-    hospital.run_card("public", CLEAN_NOTES)
-    done = hospital.export()
-    assert done.returncode == 0, done.stderr
-    prompts = [json.loads(line) for line in (hospital.root / "out" / "prompts.jsonl").read_text().splitlines()]
-    assert [p["instance"] for p in prompts] == ["n1", "n2"] and "lactate 4.1" in prompts[0]["prompt"]
+    assert len(shown) == 1 and "not a public benchmark" in json.dumps(shown[0]["details"])
 
 
 def test_the_same_notes_marked_private_leave_redacted(hospital: Hospital) -> None:

@@ -1,5 +1,6 @@
-"""An appliance for export, audit and redacted-copy tests: a config, a KEK, a signing key, the 'ward' store,
-and the shipped policy and rule pack approved for exports by a compliance officer."""
+"""An appliance for export, audit and redacted-copy tests: a config, a KEK, a signing key, a data root with
+the demo subsets, the 'ward' store (its runs' start in the audit log, as `run` records it), and the shipped
+policy and rule pack approved for exports by a compliance officer."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from medhelm_local.audit.log import AuditLog
 from medhelm_local.store.keys import Kek
 from support.phi_store import write_ward_store
 
@@ -67,11 +69,11 @@ class Appliance:
 
     def audit_records(self, *, outcomes_only: bool = False) -> list[dict[str, Any]]:
         """The audit log as `audit show --json` prints it; with `outcomes_only`, without the bookkeeping
-        around each attempt (approvals, `export.started`, signed checkpoints)."""
+        around each attempt (approvals, runs started, `export.started`, signed checkpoints)."""
         shown = self.cli("audit", "show", "--json")
         assert shown.returncode == 0, shown.stderr
         records: list[dict[str, Any]] = json.loads(shown.stdout)
-        bookkeeping = ("policy.approved", "export.started", "audit.checkpoint")
+        bookkeeping = ("policy.approved", "export.started", "audit.checkpoint", "run.started")
         return [r for r in records if not outcomes_only or r["kind"] not in bookkeeping]
 
     def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -81,19 +83,20 @@ class Appliance:
 
 
 @pytest.fixture
-def appliance(tmp_path: Path, kek_file: Path, kek: Kek) -> Appliance:
+def appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appliance:
     results = tmp_path / "results"
     results.mkdir()
-    write_ward_store(results / "ward.duckdb", kek)
+    started = write_ward_store(results / "ward.duckdb", kek, data_root)
     from conftest import dev_audit_log
 
     config = tmp_path / "config.toml"
     audit, signing = dev_audit_log(), tmp_path / "keys" / "export-signing.key"
-    config.write_text(f'output_dir = "{results}"\nsigning_key_file = "{signing}"\n')
+    config.write_text(f'output_dir = "{results}"\ndata_root = "{data_root}"\nsigning_key_file = "{signing}"\n')
     app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
     made = app.cli("keys", "signing-init", "--out", str(signing))
     assert made.returncode == 0, made.stderr
     app.approve()
+    AuditLog(audit, kek).append("run.started", started)  # as `run` records the runs' start
     return app
 
 

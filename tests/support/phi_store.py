@@ -2,14 +2,19 @@
 
 Written through the store's own writer (a real encrypted DuckDB file), so exports and redacted
 copies are tested on exactly what `medhelm-local run` stores: a private benchmark whose prompts,
-references, answers, extracted answers and error messages carry PHI, and a public one beside it.
+references, answers, extracted answers and error messages carry PHI, and a public one beside it,
+PubMedQA's first two items read from the pinned demo subset in a data root, with what it read recorded
+as a run records it (its row, and the `run.started` audit record the caller appends).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+from medhelm_local.run.rows import instance_row, request_row
+from medhelm_local.scenarios import DataRoot, create
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import RunRecord, record_runs
@@ -22,6 +27,9 @@ PRIVATE_RUN = "ward_notes-local_m-000000000001"
 PUBLIC_RUN = "pubmed_qa-local_m-000000000002"
 # Instance ids of private data are often record numbers: they must not leave either.
 PRIVATE_IDS = ["MRN48213377", "MRN51920044"]
+# The public run's instances: PubMedQA's first two items (PMIDs), and words of the first question.
+PUBLIC_IDS = ["21645374", "19394934"]
+PUBLIC_WORDS = "lace plant leaves"
 
 _NOTES = [
     ("MRN48213377",
@@ -34,14 +42,21 @@ _NOTES = [
 ]
 
 
-def write_ward_store(path: Path, kek: Kek) -> Path:
-    """A suite store 'ward' with one private run (PHI everywhere) and one public run."""
+def write_ward_store(path: Path, kek: Kek, data_root: Path) -> dict[str, Any]:
+    """A suite store 'ward' with one private run (PHI everywhere) and one public run of the PubMedQA subset in
+    `data_root`; returns the details of the `run.started` audit record `run` would have written."""
+    bench = create("pubmed_qa")
+    read, instances = bench.reading(DataRoot(data_root))
+    public = [instance for instance, _ in zip(instances, PUBLIC_IDS, strict=False)]
+    assert [i.id for i in public] == PUBLIC_IDS
+    data = {PRIVATE_RUN: None, PUBLIC_RUN: read.to_json()}
     handle = open_store(path, kek, create=True)
     try:
         record_runs(handle.con, [
             RunRecord(run_id=run_id, suite="ward", run_entry=f"{scenario}:model=local/m,model_deployment=d",
                       scenario=scenario, scenario_args={}, model="local/m", deployment="d", main_metric="exact_match",
-                      access=access, settings={"max_eval_instances": 2}, benchmark={"metrics": ["exact_match"]})
+                      access=access, settings={"max_eval_instances": 2}, benchmark={"metrics": ["exact_match"]},
+                      data=data[run_id])
             for run_id, scenario, access in ((PRIVATE_RUN, "ward_notes", "private"),
                                              (PUBLIC_RUN, "pubmed_qa", "public"))])
         writer = StoreWriter(handle)
@@ -62,20 +77,21 @@ def write_ward_store(path: Path, kek: Kek) -> Path:
                              + ([("scores", row_of("scores", run_id=PRIVATE_RUN, instance_id=instance_id,
                                                    metric="exact_match", value=1.0,
                                                    extracted="yes (per Mr. Przybylski's chart)"))] if ok else []))
-        for n in range(2):
-            pid = f"pubmed-{n}"
-            writer.put("instances", row_of("instances", run_id=PUBLIC_RUN, instance_id=pid, ordinal=n, split="test",
-                                           input=f"Does aspirin reduce risk {n}?",
-                                           references_json=json.dumps([{"text": "yes", "correct": True}]),
-                                           extra_json="{}"))
-            writer.put("requests", row_of("requests", run_id=PUBLIC_RUN, instance_id=pid,
-                                          prompt=f"Question {n}: does aspirin reduce risk?", params_json="{}"))
+        for n, instance in enumerate(public):
+            pid = instance.id
+            writer.put("instances", instance_row(PUBLIC_RUN, n, instance))
+            writer.put("requests", request_row(PUBLIC_RUN, bench.prompt(instance)))
             writer.put_group([("completions", row_of("completions", run_id=PUBLIC_RUN, instance_id=pid, ok=True,
                                                      text="A", finish_reason="stop", prompt_tokens=20,
                                                      completion_tokens=1, latency_s=0.1, attempts=1)),
                               ("scores", row_of("scores", run_id=PUBLIC_RUN, instance_id=pid, metric="exact_match",
                                                 value=float(n), extracted="A"))])
         writer.close()
+        store_id = handle.store_id
     finally:
         handle.close()
-    return path
+    return {"suite": "ward", "store": str(path), "store_id": store_id, "runs": [
+        {"run_id": run_id, "benchmark": scenario, "access": access, "shipped": shipped, "resumed": False,
+         "data": data[run_id]}
+        for run_id, scenario, access, shipped in ((PRIVATE_RUN, "ward_notes", "private", False),
+                                                  (PUBLIC_RUN, "pubmed_qa", "public", True))]}
