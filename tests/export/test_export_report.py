@@ -42,7 +42,7 @@ def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Ap
     # The public run: shown as it is, prompt and reference included.
     public = _pages(out, PUBLIC_RUN)
     assert public[0]["id"] == PUBLIC_IDS[0] and PUBLIC_WORDS in str(public[0]["prompt"])
-    assert public[0]["references"] == [{"text": "yes", "correct": True}]
+    assert [r["text"] for r in public[0]["references"]] == ["yes", "no", "maybe"]  # PubMedQA's options
     # Signed: verify covers every file of the report, and notices one changed after signing.
     manifest = json.loads((out / "MANIFEST.json").read_text())
     assert "report/index.html" in manifest["files"] and f"report/data/{PRIVATE_RUN}/page-00001.js" in manifest["files"]
