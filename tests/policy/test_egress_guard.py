@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 from conftest import FakeServer, dev_audit_log, run_cli, write_config, write_policy_dir
 
+from medhelm_local.audit.log import AuditLog
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.policy.guard import EgressGuard, GuardRefusedError
+from medhelm_local.store.keys import Kek
 
 HERE = Path(__file__).resolve().parent
 
@@ -142,8 +144,13 @@ def test_the_refusal_is_an_egress_error_and_a_permission_error() -> None:
     guard.hook("open", ("/etc/hosts", "r", 0))  # events it does not watch pass untouched
 
 
+def _kinds(path: Path, kek: Kek) -> list[str]:
+    """The kinds of the audit log's records, in order."""
+    return [record.kind for record in AuditLog(path, kek).records()[1]]
+
+
 def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, data_root: Path, kek_file: Path,
-                                                             fake_server: Callable[..., FakeServer]) -> None:
+                                                             kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
     # The installed `medhelm-local` installs the guard before anything else; a normal session
     # (run, list, doctor) must never trip it, or the audit log would fill with noise.
     server = fake_server()
@@ -161,12 +168,12 @@ def test_the_cli_works_with_the_guard_on_and_records_nothing(tmp_path: Path, dat
         assert "refused" not in done.stderr, f"{args}: {done.stderr}"
     checks = {c["name"]: c for c in json.loads(done.stdout)}
     assert checks["deployment: fake"]["ok"] and checks["encrypted store"]["ok"]
-    assert not dev_audit_log().exists()  # nothing was refused, so nothing was recorded
+    assert _kinds(dev_audit_log(), kek) == ["run.started"]  # nothing was refused, so nothing else
     assert server.stats()["requests"] == 5
 
 
 def test_a_deployment_named_by_host_name_is_looked_up_and_reached_with_the_guard_on(
-        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+        tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
     """Hospitals name their model servers (vllm.internal). On the program's event loop (uvloop) the name is looked
     up and its address reached through Python's socket module, so the guard checks both (tests/client/test_loop.py):
     an allowlisted name must pass both checks, and nothing is refused."""
@@ -179,7 +186,7 @@ def test_a_deployment_named_by_host_name_is_looked_up_and_reached_with_the_guard
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["runs"][0]["run"]["n_failed"] == 0
     assert "refused" not in ran.stderr
-    assert not dev_audit_log().exists()  # nothing was refused
+    assert _kinds(dev_audit_log(), kek) == ["run.started"]  # the run's start; nothing was refused
     assert server.stats()["requests"] == 5
 
 
