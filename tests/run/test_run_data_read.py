@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import DEMO_DATASETS, FakeServer, run_cli, write_config
+from conftest import DEMO_DATASETS, FakeServer, dev_audit_log, run_cli, write_config
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.scenarios.datafiles import sha256_file
@@ -21,8 +21,7 @@ def test_a_run_records_what_it_read_and_is_not_resumed_on_other_files(
     server = fake_server()
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
                           {"fake": {"base_url": server.base_url}})
-    audit = tmp_path / "audit.duckdb"
-    config.write_text(f'audit_store = "{audit}"\n' + config.read_text())
+    audit = dev_audit_log()
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     ran = run_cli("-c", str(config), "run", ENTRY, "-m", "2", "--suite", "s", env=env)
     assert ran.returncode == 0, ran.stderr

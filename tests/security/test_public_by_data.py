@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import FakeServer, run_cli, write_config
+from conftest import FakeServer, dev_audit_log, run_cli, write_config
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.store.database import open_store
@@ -103,9 +103,8 @@ def site(tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server:
                                   ("n2", f"Callback {PHONE} for {NAME}: ankle sprain, vitals normal.", "no")])
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
                           {"fake": {"base_url": server.base_url}})
-    audit, signing = tmp_path / "audit.duckdb", tmp_path / "keys" / "export-signing.key"
-    config.write_text(f'benchmark_cards = ["{cards}"]\naudit_store = "{audit}"\nsigning_key_file = "{signing}"\n'
-                      + config.read_text())
+    audit, signing = dev_audit_log(), tmp_path / "keys" / "export-signing.key"
+    config.write_text(f'benchmark_cards = ["{cards}"]\nsigning_key_file = "{signing}"\n' + config.read_text())
     made = Site(tmp_path, config, data_root, audit, kek, {"MEDHELM_KEK_FILE": str(kek_file)})
     for args in (["keys", "signing-init", "--out", str(signing)],
                  ["policy", "approve", "--role", "compliance_officer"]):
