@@ -15,6 +15,7 @@ from typing import Any
 
 from medhelm_local.run.rows import instance_row, request_row
 from medhelm_local.scenarios import DataRoot, create
+from medhelm_local.scenarios.datafiles import import_dataset
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import RunRecord, record_runs
@@ -42,9 +43,16 @@ _NOTES = [
 ]
 
 
-def write_ward_store(path: Path, kek: Kek, data_root: Path) -> dict[str, Any]:
+def write_ward_store(path: Path, kek: Kek, data_root: Path | None = None) -> dict[str, Any]:
     """A suite store 'ward' with one private run (PHI everywhere) and one public run of the PubMedQA subset in
-    `data_root`; returns the details of the `run.started` audit record `run` would have written."""
+    `data_root` (default: imported into a `ward-data` folder beside the store's folder); returns the details of
+    the `run.started` audit record `run` would have written."""
+    if data_root is None:
+        from conftest import DEMO_DATASETS
+
+        data_root = path.parent.parent / "ward-data"
+        if not (data_root / "pubmedqa").exists():
+            import_dataset(DEMO_DATASETS / "pubmedqa", data_root)
     bench = create("pubmed_qa")
     read, instances = bench.reading(DataRoot(data_root))
     public = [instance for instance, _ in zip(instances, PUBLIC_IDS, strict=False)]
