@@ -21,7 +21,7 @@ from medhelm_local.store.keys import Kek
 PUBLISHED_COUNTS = {"aci_bench": 120, "ehr_sql": 2909, "head_qa": 2675, "med_qa": 1273, "medbullets": 308,
                     "medcalc_bench": 1047, "medec": 597, "medhallu": 2000, "medi_qa": 150, "medication_qa": 689,
                     "mtsamples_procedures": 131, "mtsamples_replicate": 540, "pubmed_qa": 1000,
-                    "race_based_med": 167}
+                    "race_based_med": 167, "sct_bench": 174}
 
 
 def stage_everything(tmp_path: Path, kek_file: Path, kek: Kek) -> tuple[Path, Path]:
