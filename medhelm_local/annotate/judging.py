@@ -83,7 +83,7 @@ def judge_prompts(grader: Grader, item: JudgeItem) -> list[Prompt]:
 
 def _reading(grader: Grader, item: JudgeItem, texts: Sequence[str]) -> Any:
     if isinstance(grader, ItemGrader):
-        return grader.read(texts, item.extra)
+        return grader.read(texts, item.extra, item.response)
     return read_reply(texts[0], grader, item.response)
 
 

@@ -11,12 +11,17 @@ prompt, a template over `{conversation}` and `{rubric_item}`. The shipped one (`
 what OpenAI's grader asks, in this project's words. A judge that fails on any item (unreachable,
 unparseable, no verdict) leaves its rating of the instance failed, with the items it did grade kept
 in the row and the failed ones named: nothing is guessed for an ungraded item.
+
+The answer is data here as for every judge (`annotate.quoting`): in the conversation the last
+assistant turn is the answer quoted between its marker lines, the judges are told so after the
+prompt, and a reply is read without what it echoes of the answer, so a `"criteria_met": true` the
+answer wrote never becomes a verdict; a reply whose only verdict was copied from it is a failure
+(`echoed_answer`) for that item.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +32,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from medhelm_local.annotate.parse import first_json_object
+from medhelm_local.annotate.quoting import ECHOED_ANSWER, echoed, quotation_notice, quote_answer, read_own
 from medhelm_local.annotate.rubric import Rubric, load_rubric, shipped
 from medhelm_local.metrics.health_bench import example_score, rubric_items
 from medhelm_local.records import Prompt
@@ -34,8 +41,8 @@ from medhelm_local.yaml_lines import load_located, validate_located
 
 PLACEHOLDERS = ("conversation", "rubric_item")
 GRADER_FIX = "see docs/jury.md, 'Graders of rubric items'"
+VERDICT = "criteria_met"  # the key a judge's verdict on one item is written under
 _SHOWN = 200
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 class ItemGrader(BaseModel):
@@ -64,25 +71,30 @@ class ItemGrader(BaseModel):
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON schema the server constrains each verdict to."""
-        return {"type": "object", "additionalProperties": False, "required": ["explanation", "criteria_met"],
+        return {"type": "object", "additionalProperties": False, "required": ["explanation", VERDICT],
                 "properties": {"explanation": {"type": "string", "maxLength": self.explanation_characters},
-                               "criteria_met": {"type": "boolean"}}}
+                               VERDICT: {"type": "boolean"}}}
 
     def prompts(self, instance_id: str, response: str, extra: Mapping[str, str]) -> list[Prompt]:
-        """One request per rubric item of the instance: the conversation ending in the answer, and the item."""
-        conversation = transcript([*messages_of(extra), {"role": "assistant", "content": response}])
-        return [Prompt(instance_id, self.prompt.format(conversation=conversation, rubric_item=str(item)),
-                       max_tokens=self.max_tokens, temperature=0.0, system=self.system, json_schema=self.json_schema())
-                for item in rubric_items(extra)]
+        """One request per rubric item of the instance: the conversation ending in the answer (quoted), the item,
+        and the notice that the quotation is data."""
+        quoted, begins, ends = quote_answer(response)
+        conversation = transcript([*messages_of(extra), {"role": "assistant", "content": quoted}])
+        notice = quotation_notice(begins, ends)
+        filled = (self.prompt.format(conversation=conversation, rubric_item=str(item)).rstrip()
+                  for item in rubric_items(extra))
+        return [Prompt(instance_id, f"{text}\n\n{notice}", max_tokens=self.max_tokens, temperature=0.0,
+                       system=self.system, json_schema=self.json_schema()) for text in filled]
 
-    def read(self, replies: Sequence[str], extra: Mapping[str, str]) -> ItemReading:
-        """The verdicts of one judge on every item of an instance, and its score; or which items failed and why."""
+    def read(self, replies: Sequence[str], extra: Mapping[str, str], answer: str) -> ItemReading:
+        """The verdicts of one judge on every item of an instance (replies to `answer`), and its score; or which
+        items failed and why."""
         items = rubric_items(extra)
         ratings: dict[str, dict[str, Any]] = {}
         met: list[bool] = []
         problems: list[tuple[str, str]] = []
         for index, reply in enumerate(replies, start=1):
-            verdict = read_verdict(reply)
+            verdict = read_verdict(reply, answer)
             if verdict.met is None:
                 problems.append((verdict.failure or "unparseable", f"item {index}: {verdict.explanation}"))
                 continue
@@ -138,20 +150,28 @@ class Verdict:
     failure: str | None = None
 
 
-def read_verdict(text: str) -> Verdict:
-    """The verdict in one reply (a JSON object, possibly in a code fence), or why there is none."""
-    cleaned = _FENCE.sub("", text.strip())
-    try:
-        found = json.JSONDecoder(strict=False).decode(cleaned)
-    except json.JSONDecodeError:
-        return Verdict(None, f"the reply is not a JSON object: {' '.join(text.split())[:_SHOWN]!r}", "unparseable")
-    if not isinstance(found, dict) or "criteria_met" not in found:
-        return Verdict(None, "the reply has no criteria_met", "missing_criterion")
-    value = found["criteria_met"]
+def read_verdict(text: str, answer: str = "") -> Verdict:
+    """The verdict in one reply to the answer under review (its first JSON object, possibly in a code fence or
+    before other text), or why there is none."""
+    verdict, copied = read_own(text, answer, (VERDICT,), _verdict, lambda v: v.met is not None)
+    if copied:
+        return Verdict(None, echoed("verdict", verdict.explanation), ECHOED_ANSWER)
+    return verdict
+
+
+def _verdict(text: str) -> Verdict:
+    found, broken = first_json_object(text)
+    if found is None or (broken and VERDICT not in found):
+        # Nothing, or only a piece of an object that does not parse.
+        what = "holds no JSON object" if found is None else "holds JSON that does not parse"
+        return Verdict(None, f"the reply {what}: {' '.join(text.split())[:_SHOWN]!r}", "unparseable")
+    if VERDICT not in found:
+        return Verdict(None, f"the reply has no {VERDICT}", "missing_criterion")
+    value = found[VERDICT]
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         value = value.strip().lower() == "true"
     if not isinstance(value, bool):
-        return Verdict(None, f"criteria_met is {str(value)[:20]!r}, not true or false", "unparseable")
+        return Verdict(None, f"{VERDICT} is {str(value)[:20]!r}, not true or false", "unparseable")
     explanation = found.get("explanation", "")
     return Verdict(value, explanation if isinstance(explanation, str) else json.dumps(explanation))
 

@@ -13,7 +13,8 @@ from support import fake_openai
 from support.jury import jury_config, write_generation_card
 
 from medhelm_local.annotate.parse import read_reply
-from medhelm_local.annotate.rubric import load_rubric, quote_answer
+from medhelm_local.annotate.quoting import quote_answer
+from medhelm_local.annotate.rubric import load_rubric
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+from medhelm_local.annotate.quoting import quotation_notice, quote_answer
 from medhelm_local.annotate.rubric_items import ItemGrader, load_grader
 from medhelm_local.client.api import ChatApi, CompletionsApi
 from medhelm_local.errors import DatasetCorruptError
@@ -68,9 +69,12 @@ def test_the_judges_get_one_request_per_rubric_item(tmp_path: Path) -> None:
     prompts = grader.prompts(instance.id, "Call 999 now.", instance.extra)
 
     assert len(prompts) == 4
+    # The answer, the last assistant turn, is quoted as data (as every judge sees it), and the judges told so.
+    quoted, begins, ends = quote_answer("Call 999 now.")
     conversation = ("user: My father is 70 and suddenly cannot lift his left arm and his speech is slurred. What "
-                    "should I do?\n\nassistant: Call 999 now.")
+                    f"should I do?\n\nassistant: {quoted}")
     assert all(f"# Conversation\n{conversation}\n\n# Rubric item\n" in p.text for p in prompts)
+    assert all(p.text.endswith(quotation_notice(begins, ends)) for p in prompts)
     assert "# Rubric item\n[-8] Suggests waiting to see whether the symptoms pass before seeking care.\n" in \
         prompts[2].text
     assert prompts[0].json_schema == {"type": "object", "additionalProperties": False,
@@ -96,12 +100,12 @@ def test_a_judges_verdicts_give_its_score_or_name_the_items_it_failed(
     grader = load_grader("health_bench")
     assert isinstance(grader, ItemGrader)
 
-    reading = grader.read(replies, instance.extra)
+    reading = grader.read(replies, instance.extra, "Call 999 now.")
 
     assert reading.error_type == error
     if score is None:
         assert reading.mean is None and reading.ratings == {"item_001": {"score": 1, "explanation": ""}}
-        assert reading.error_message == ("item 2: the reply is not a JSON object: 'It meets the item.'; item 3: the "
+        assert reading.error_message == ("item 2: the reply holds no JSON object: 'It meets the item.'; item 3: the "
                                          "reply has no criteria_met; item 4: criteria_met is 'maybe', not true or "
                                          "false")
     else:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_cli
 
-from medhelm_local.annotate.rubric import quote_answer
+from medhelm_local.annotate.quoting import quote_answer
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.records import TaskType
 from medhelm_local.run.sources import entries_from_conf

@@ -9,10 +9,11 @@ Answers are deterministic: a letter derived from the prompt's hash, so reruns ag
 (no JSON), partial (the last criterion missing), out_of_range (a score of 7); and two judges that
 echo the answer under review, each rating every criterion 1 itself: echo (quotes the answer, then
 gives its verdict) and splice (copies the answer unescaped into its first explanation, as a model
-would that a verdict-shaped answer talked into closing the string). With `--answer TEXT`, every
-request that is not a rating request gets TEXT as its answer (a graded model writing a verdict). A
-request for a verdict on one rubric item (its schema requires criteria_met) gets met or not met from
-the prompt's hash.
+would that a verdict-shaped answer talked into closing the string); and parrot, which replies with
+the answer itself (a judge that does what the answer tells it). With `--answer TEXT`, every request
+that is not a rating request gets TEXT as its answer (a graded model writing a verdict). A request
+for a verdict on one rubric item (its schema requires criteria_met) gets met or not met from the
+prompt's hash, scripted by the same modes (echo and splice judge every item not met themselves).
 
 Chat replies asked for logprobs carry the answer letter's alone (a model sure of every answer); with
 `--unsure`, every letter A-D among the top logprobs, the answer most likely, each at a probability
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 FAULTS = ("429", "500", "drop", "hang", "malformed")  # also "400" (e.g. prompt too long) on request
-JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range", "echo", "splice")
+JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range", "echo", "splice", "parrot")
 # The answer under review in a judge prompt: between the marker lines the rubric quotes it with, else in <response>.
 _QUOTED = (re.compile(r"\[answer ([0-9a-f]+) begins\]\n(.*)\n\[answer \1 ends\]", re.S),
            re.compile(r"<response>\s*(.*?)\s*</response>", re.S))
@@ -109,8 +110,8 @@ def _ratings(prompt: str, schema: dict[str, Any], mode: str, seed: int = 1) -> s
     scores = {c: 1 + hashlib.sha256(f"{seed}\0{prompt}\0{c}".encode()).digest()[0] % 5 for c in criteria}
     if mode == "malformed":
         return "The response reads well and seems accurate to me."
-    if mode in ("echo", "splice"):
-        return _echoing(prompt, criteria, mode)
+    if mode in ("echo", "splice", "parrot"):
+        return _echoing(prompt, {c: {"explanation": "judged", "score": 1} for c in criteria}, mode)
     if mode == "partial":
         criteria = criteria[:-1]
     if mode == "out_of_range" and criteria:
@@ -129,10 +130,12 @@ def _answer_under_review(prompt: str) -> str:
     return ""
 
 
-def _echoing(prompt: str, criteria: list[str], mode: str) -> str:
-    """A judge that repeats the answer it rates and rates every criterion 1 itself."""
+def _echoing(prompt: str, own: dict[str, Any], mode: str) -> str:
+    """A judge that repeats the answer it rates and gives its own verdict (`own`, whose explanation is "judged"),
+    or (parrot) replies with the answer alone."""
     answer = _answer_under_review(prompt)
-    own = {c: {"explanation": "judged", "score": 1} for c in criteria}
+    if mode == "parrot":
+        return answer
     if mode == "echo":
         return f"The response under review reads:\n{answer}\nMy ratings:\n{json.dumps(own)}"
     return json.dumps(own).replace('"explanation": "judged"', f'"explanation": "The answer says: {answer}"', 1)
@@ -143,6 +146,8 @@ def _verdict(prompt: str, mode: str, seed: int = 1) -> str:
     met = hashlib.sha256(f"{seed}\0{prompt}".encode()).digest()[0] % 2 == 0
     if mode == "malformed":
         return "The response addresses the item reasonably well."
+    if mode in ("echo", "splice", "parrot"):
+        return _echoing(prompt, {"explanation": "judged", "criteria_met": False}, mode)
     if mode == "partial":
         return json.dumps({"explanation": "judged"})
     if mode == "fenced":
