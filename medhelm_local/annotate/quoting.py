@@ -93,6 +93,13 @@ def _copied_runs(reply: str, answer: str) -> list[tuple[int, int]]:
     return runs
 
 
+def _keys_masked(piece: str, keys: Sequence[str]) -> str:
+    """The piece with the verdict's keys and the format words blanked (same length): what is left of letters and
+    digits is the answer's own words and values."""
+    names = "|".join(re.escape(k) for k in keys)
+    return re.sub(rf"\b(?:{names}|{_FORMAT_WORDS})\b", lambda m: " " * len(m.group()), piece, flags=re.IGNORECASE)
+
+
 def _is_echo(piece: str, keys: Sequence[str]) -> bool:
     """Whether a copied piece carries the answer's own words, or a key with a score after it; the verdict's keys
     and JSON punctuation alone are what any reply is made of (true and false are words: a copied
@@ -100,8 +107,15 @@ def _is_echo(piece: str, keys: Sequence[str]) -> bool:
     names = "|".join(re.escape(k) for k in keys)
     if re.search(rf'"(?:{names})"\s*:\D*\d', piece, re.IGNORECASE):
         return True
-    words = re.sub(rf"\b(?:{names}|{_FORMAT_WORDS})\b", "", piece, flags=re.IGNORECASE)
-    return re.search(r"[^\W\d_]", words) is not None
+    return re.search(r"[^\W\d_]", _keys_masked(piece, keys)) is not None
+
+
+def _echoed_span(piece: str, keys: Sequence[str]) -> tuple[int, int]:
+    """The part of an echoed piece to drop: from its first to its last letter or digit that is not a key. The
+    keys and punctuation around it are kept, as any reply has them: a judge whose own object opens as the
+    answer's does (`{"explanation": "The response`) keeps its opening, never a copied word or value."""
+    content = [m.start() for m in re.finditer(r"[^\W_]", _keys_masked(piece, keys))]
+    return content[0], content[-1] + 1
 
 
 def without_echoes(reply: str, answer: str, keys: Sequence[str]) -> str:
@@ -111,9 +125,11 @@ def without_echoes(reply: str, answer: str, keys: Sequence[str]) -> str:
         return reply
     kept, last = [], 0
     for start, end in _copied_runs(reply, answer):
-        if _is_echo(reply[start:end], keys):
-            kept.append(reply[last:start])
-            last = end
+        piece = reply[start:end]
+        if _is_echo(piece, keys):
+            first, past = _echoed_span(piece, keys)
+            kept.append(reply[last:start + first])
+            last = start + past
     return "".join(kept) + reply[last:]
 
 
