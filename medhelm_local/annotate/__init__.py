@@ -1,6 +1,8 @@
 """The annotate stage: an LLM jury rates stored answers by a rubric; every (instance, judge) is a stored row.
 
     rubric.py     rubric files (criteria, scale, prompt) and the JSON schema judges answer with
+    rubric_items.py  graders of each instance's own rubric items (HealthBench): one met/not-met per item
+    quoting.py    the answer under review as data: quoted in every judge prompt, never read back as a verdict
     jury.py       juries from settings or MedHELM's jury files, resolved to checked local judges
     parse.py      a judge's reply read defensively into ratings, or a failure with its reason
     judging.py    the judges' queues and workers (shared with `run`, which judges as answers arrive)
