@@ -1,19 +1,21 @@
 """The evaluation sets of bench/phi.py, each read into (text, gold spans) documents.
 
-Public sets come from ../shared/datasets when present; the hand-annotated sets and the synthetic
-generator from tests/ (test helpers, not shipped in the package).
+Public sets come from ../shared/datasets when present (or the folder PHI_BENCH_DATASETS names, for a
+worktree that does not sit beside it); the hand-annotated sets and the synthetic generator from tests/
+(test helpers, not shipped in the package).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "datasets"
+SHARED = Path(os.environ.get("PHI_BENCH_DATASETS") or REPO.parent / "shared" / "datasets")
 sys.path.insert(0, str(REPO / "tests"))  # the note generator and the annotated sets' reader are test helpers
 from support import phi_notes  # noqa: E402
 from support.phi_scoring import Doc  # noqa: E402

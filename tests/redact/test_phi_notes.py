@@ -88,13 +88,25 @@ def _identifiers(name: str) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("name, others", [("heldout2", ("independent", "dev", "dev2")),
-                                          ("heldout3", ("independent", "dev", "dev2", "heldout2"))])
+@pytest.mark.parametrize("name, others", [("heldout2", ("independent", "dev", "dev2", "dev3")),
+                                          ("heldout3", ("independent", "dev", "dev2", "dev3", "heldout2"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
     assert not _identifiers(name) & set().union(*(_identifiers(o) for o in others))
     assert not {n.id for n in load(name)} & {n.id for o in others for n in load(o)}
+
+
+def test_dev3_is_nursing_notes_in_their_case() -> None:
+    """dev3 (issue 32's second round of tuning notes): mostly ICU nursing notes in capitals and lower case."""
+    notes = load("dev3")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) >= 60 and styles["nursing_caps"] >= 25 and styles["nursing_lower"] >= 25
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
 
 
 def test_a_mark_left_open_is_refused() -> None:
