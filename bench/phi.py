@@ -76,8 +76,8 @@ def report(name: str, docs: list[Doc], detector: Detector, show_errors: bool = F
     print(f"overall recall {recall:.3f} precision {precision:.3f} ({sum(tally.pred.values())} predicted tokens), "
           f"{speed:.0f} notes per CPU-second")
     if show_errors:
-        print(f"misses: {dict(tally.misses.most_common(60))}")
-        print(f"false alarms: {dict(tally.false_alarms.most_common(60))}")
+        print(f"misses: {dict(tally.misses.most_common(200))}")
+        print(f"false alarms: {dict(tally.false_alarms.most_common(200))}")
     return recall, precision, speed
 
 

@@ -40,7 +40,10 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     if len(second) == 2 and second[0] == "0":
         return m.start(), m.end(), PhiType.DATE  # "10/07", "1/09": no fraction is written with a zero
     before = words_before(text, m.start(), 3)
-    cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words"))
+    if before and before[0] in _COUNTED and month < day <= 10:
+        return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
+    cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
+                            or "s/p" in before[1:3])  # "S/P WHIPPLE 2/3": a procedure and when
     scores, after = rules.words("score_words"), word_after(text, m.end())
     if day <= 10 and any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before):
         return None  # "4/5 RUE and 5/5 LUE": scores share their scale; dates in a list ("5/2, 5/4") do not
@@ -108,6 +111,7 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+_COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction"})
 _SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 

@@ -45,7 +45,8 @@ class Dictionaries:
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
     eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT");
     `caps_names` names that medical text writes as abbreviations ("POD", "TIA", "LIMA", "MAC"), kept out of
-    `abbreviations` so that "Tia" is a name where case tells.
+    `abbreviations` so that "Tia" is a name where case tells; `lower_words` the learned words medical text writes
+    in lower case (not only in capitals: "os", "ng", but not "sk").
     """
 
     first_names: frozenset[str]
@@ -59,6 +60,7 @@ class Dictionaries:
     city_max_words: int
     eponyms: frozenset[str] = frozenset()
     caps_names: frozenset[str] = frozenset()
+    lower_words: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -169,4 +171,5 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
         eponyms=eponyms,
         caps_names=in_capitals & names,
+        lower_words=learned,
     )

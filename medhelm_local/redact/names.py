@@ -20,6 +20,10 @@ _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-
                    "relations": ":,;(-", "greetings": ",", "credentials": ""}
 
 
+# Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".
+_ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
+primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
+ed er or the my your her his their our new""".split())
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 
 
@@ -68,8 +72,9 @@ class NameRules:
     def name_like(self, tok: Token, level: int) -> bool:
         """Whether a word may be (part of) a name: level 0 after a title, 1 after a label, 2 elsewhere, 3 after
         another name word (on lines without case, only words that are nothing but names go on)."""
-        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names):
-            return False
+        if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names) \
+                or tok.key in self._relations:
+            return False  # "HCP: NIECE SHARON DUBE": the relation is no part of the name
         if _ABBREVIATION.search(tok.text):
             return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
         if len(tok.key) < 2:
@@ -151,6 +156,9 @@ class NameRules:
                     i = end
                     continue
                 j = i - 1 if i and tokens[i - 1].text == "," else i
+                if j > 0 and tokens[j - 1].key in _ROLE_WORDS:
+                    i += length
+                    continue  # "GINA (NIGHT RN)", "charge rn": which nurse, not who
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line):  # "k lee rn" signs off
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
@@ -159,6 +167,10 @@ class NameRules:
                 i += length
                 continue
             colon = any(t.text == ":" for t in tokens[i + length:k])
+            if kind == "name_labels" and tokens[i].cased and any(t.text == "." for t in tokens[i + length:k]) \
+                    and k < len(tokens) and tokens[k].text[:1].isupper():
+                i += length
+                continue  # "No LOC per pt. Head CT neg.": a sentence ends after the label
             if kind == "name_labels" and not colon and k < len(tokens) and len(tokens[k].key) >= 4 \
                     and tokens[k].start - tokens[k - 1].end <= 2:
                 end = self._run(tokens, k, 3)  # "PT KAVERI ACHTERBERG ADMITTED": only words that are nothing else
@@ -287,7 +299,7 @@ class NameRules:
     def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
         j = end
-        while j < len(tokens) and tokens[j].text in ("'", "’", "s") and j - end < 2:
+        while j < len(tokens) and tokens[j].text in ("'", "’", "s", "S") and j - end < 2:  # "MURPHY'S SIGN"
             j += 1
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
 

@@ -11,7 +11,8 @@ import re
 from bisect import bisect_left
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER, InHouseRules
+from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER
+from medhelm_local.redact.initials import InitialsRules
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -39,10 +40,6 @@ _MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
                        "good", "sacred"})
-_LINE_INITIALS = re.compile(
-    r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,4})(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$", re.IGNORECASE)
-# Initials after a dash closing a note's last sentence: "WILL CONT TO MONITOR. -JT", "see flowsheet.  --kb"
-_TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}-{1,2}[ \t]?([A-Za-z]{2,3})[ \t]*$")
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
@@ -50,7 +47,7 @@ _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
 
-class NursingRules(InHouseRules):
+class NursingRules(InitialsRules):
     """Names and places in notes without case: cues before and after, initials, whole facility names."""
 
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
@@ -60,7 +57,7 @@ class NursingRules(InHouseRules):
         if any(t.kind == "p" and t.text == "." and t.start and text[t.start - 2:t.start - 1] == "." for t in tokens):
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
                       for m in _DOTTED_INITIALS.finditer(text)]
-        return spans + self._initials_lines(text, tokens)
+        return spans + self._initials(text, tokens)
 
     def _caseless_name(self, tok: Token) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows."""
@@ -156,19 +153,6 @@ class NursingRules(InHouseRules):
             if (known or tier == Ambiguity.NAME_ONLY) and self.not_eponym(tokens, j + 1):
                 found.append((i, j + 1))
         return found
-
-    def _initials_lines(self, text: str, tokens: list[Token]) -> list[Span]:
-        """A line that is only initials ("KJB", "jrh/rn") after the first line: the nurse signing the note."""
-        spans = []
-        starts = [t.start for t in tokens]
-        for m in [*_LINE_INITIALS.finditer(text), *_TRAILING_INITIALS.finditer(text)]:
-            if m.start() == 0 or not text[:m.start()].strip():
-                continue  # a note's title line ("NPN"), not its signature
-            k = bisect_left(starts, m.start(1))
-            if k < len(tokens) and tokens[k].start == m.start(1) and self._unknown(tokens[k]) \
-                    and tokens[k].key not in self.words.everyday:
-                spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
-        return spans
 
     def _stretch_places(self, tokens: list[Token], spans: list[Span]) -> list[Span]:
         """Hospital spans grown to the whole name, and bare facility names after a place cue."""
