@@ -24,6 +24,8 @@ _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-
 _ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
 primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
 ed er or the my your her his their our new""".split())
+# Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
+_OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 
 
@@ -301,6 +303,8 @@ class NameRules:
         j = end
         while j < len(tokens) and tokens[j].text in ("'", "’", "s", "S") and j - end < 2:  # "MURPHY'S SIGN"
             j += 1
+        if j > end and j < len(tokens) and tokens[j].key in _OWNED:
+            return True  # "BRIANNA'S CELL", "wife's bag": what a person has, not an eponym
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
 
 def _with_initial(tokens: list[Token], start: int) -> int:

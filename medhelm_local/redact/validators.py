@@ -133,8 +133,17 @@ def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTy
     return m.start(), m.end(), None
 
 
+def _long_id5(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
+    """A value after "#" ("BAND # BB 44172", "specimen # Y4471 23 009812") is an identifier with five digits or more
+    (fewer: a bed, a gauge, a count); not a measurement."""
+    value = m.group("v")
+    if sum(ch.isdigit() for ch in value) < 5 or unit_follows(text, m.end("v"), rules):
+        return None
+    return m.start("v"), m.end("v"), None
+
+
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
     "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "extension": _extension,
-    "not_temperature": _not_temperature, "short_extension": _short_extension, **DATE_CHECKS,
+    "not_temperature": _not_temperature, "short_extension": _short_extension, "long_id5": _long_id5, **DATE_CHECKS,
 }
