@@ -13,6 +13,7 @@ from medhelm_local.redact.tokens import fold
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
+FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
 VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv", "eponyms.tsv")
 
 # A word written in lower case in the medical corpora counts as clinical. A common name needs more: an
@@ -46,7 +47,9 @@ class Dictionaries:
     eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT");
     `caps_names` names that medical text writes as abbreviations ("POD", "TIA", "LIMA", "MAC"), kept out of
     `abbreviations` so that "Tia" is a name where case tells; `lower_words` the learned words medical text writes
-    in lower case (not only in capitals: "os", "ng", but not "sk").
+    in lower case (not only in capitals: "os", "ng", but not "sk"); `facilities` the names of facilities.txt
+    (words joined by one space), `facility_firsts` the first words of those of several words and
+    `facility_names_one` those of one word.
     """
 
     first_names: frozenset[str]
@@ -61,6 +64,10 @@ class Dictionaries:
     eponyms: frozenset[str] = frozenset()
     caps_names: frozenset[str] = frozenset()
     lower_words: frozenset[str] = frozenset()
+    facilities: frozenset[str] = frozenset()
+    facility_firsts: frozenset[str] = frozenset()
+    facility_names_one: frozenset[str] = frozenset()
+    facility_max_words: int = 1
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -143,6 +150,8 @@ def read_words_in_order(path: Path, read: Reader | None = None) -> list[str]:
 def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None) -> Dictionaries:
     """Every dictionary file and vocabulary of a rule pack, each read with `read` (default: from disk)."""
     words = {name: read_words(folder / name, read) for name in FILES}
+    facilities = frozenset(" ".join(f.replace("-", " ").replace(".", " ").split())
+                           for f in read_words(folder / FACILITIES, read))
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
     names = words["first_names.txt"] | words["surnames.txt"]
@@ -172,4 +181,8 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         eponyms=eponyms,
         caps_names=in_capitals & names,
         lower_words=learned,
+        facilities=facilities,
+        facility_firsts=frozenset(f.split()[0] for f in facilities if " " in f),
+        facility_names_one=frozenset(f for f in facilities if " " not in f),
+        facility_max_words=max((f.count(" ") + 1 for f in facilities), default=1),
     )

@@ -20,7 +20,9 @@ _MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
 _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre"),
-                   "med": ("center", "ctr"), "health": ("center", "ctr", "centre"), "nursing": ("home", "facility"),
+                   "med": ("center", "ctr"), "health": ("center", "ctr", "centre", "alliance", "system"),
+                   "nursing": ("home", "facility", "center", "and"), "healthcare": (), "lodge": (),
+                   "living": ("center",), "primary": ("care",),
                    "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
                    "assisted": ("living",), "senior": ("living", "center")}
@@ -28,7 +30,15 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
                             "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
                             "north",
-                            "south", "campus", "clinic", "institute", "infirmary"})
+                            "south", "campus", "clinic", "institute", "infirmary", "alliance", "lodge"})
+# Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
+_TOWN_HOSPITAL = frozenset({"general", "memorial", "regional"})
+# Words that go on a facility's name after "and": "rehab and nursing center", "maplewood nursing and rehab".
+_JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healthcare", "health", "living", "wellness",
+                                    "convalescent", "retirement", "hospice", "infants", "womens", "childrens"})
+# What makes a listed name words of a sentence: "ABD MASS GENERAL SURGERY AWARE", "general appearance".
+_NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anesthesia", "appearance", "condition",
+                                 "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
 _MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
@@ -39,23 +49,111 @@ class FacilityRules(InitialsRules):
     """Whole facility names, listed facilities, bare names after a place cue, wards after a transfer."""
 
     def _stretch_places(self, tokens: list[Token], spans: list[Span]) -> list[Span]:
-        """Hospital spans grown to the whole name, and bare facility names after a place cue."""
+        """Hospital spans grown to the whole name, listed facilities, and bare facility names after a place cue."""
         starts = [t.start for t in tokens]
-        out = list(spans)
-        for span in spans:
+        found = self._named_after_cue(tokens) + self._outside_hospital_named(tokens) + self._listed_facilities(tokens)
+        out = list(spans) + found
+        for span in spans + found:
             a = bisect_left(starts, span.start)
             b = bisect_left(starts, span.end) - 1
             if a >= len(tokens) or b < a:
                 continue
-            unit_after = b + 1 < len(tokens) and tokens[b + 1].key in _UNIT_AFTER and not tokens[b + 1].first
-            if span.type is PhiType.HOSPITAL or (unit_after and span.type in (PhiType.CITY, PhiType.NAME)):
-                a2, b2 = self._stretch_left(tokens, a), self._stretch_right(tokens, b)
-                if span.type is not PhiType.HOSPITAL and not (a2 and tokens[a2 - 1].key in _MOVED_FROM):
+            after = tokens[b + 1].key if b + 1 < len(tokens) and not tokens[b + 1].first else ""
+            town_hospital = after in _TOWN_HOSPITAL and span.type is PhiType.CITY  # "LOWELL GENERAL"
+            if span.type is PhiType.HOSPITAL or ((after in _UNIT_AFTER or town_hospital)
+                                                 and span.type in (PhiType.CITY, PhiType.NAME)):
+                a2, b2 = self._stretch_left(tokens, a), self._grow_right(tokens, b)
+                if span.type is not PhiType.HOSPITAL and not town_hospital \
+                        and not (a2 and tokens[a2 - 1].key in _MOVED_FROM):
                     continue  # "FROM NEWTON WELLESLEY ER": a town before a unit is a hospital only after a place cue
                 if (a2, b2) != (a, b) or span.type is not PhiType.HOSPITAL:
                     out.append(Span(tokens[a2].start, tokens[b2].end, PhiType.HOSPITAL))
-        out += self._named_after_cue(tokens) + self._outside_hospital_named(tokens)
         return out
+
+    def _listed_facilities(self, tokens: list[Token]) -> list[Span]:
+        """Names of several words that facilities.txt holds, wherever they stand ("MASS EYE AND EAR", "brigham and
+        women's", "dana-farber"); one-word names are read after a place cue (_named_after_cue)."""
+        spans, firsts = [], self.words.facility_firsts
+        for i, tok in enumerate(tokens):
+            if tok.kind != "w" or tok.key not in firsts:
+                continue
+            keys: list[str] = []
+            ends: list[int] = []
+            j = i
+            while j < len(tokens) and len(keys) < self.words.facility_max_words:
+                t = tokens[j]
+                if j > i and (t.first or t.start - tokens[j - 1].end > 2):
+                    break
+                if t.kind == "w" and t.key == "s" and keys and tokens[j - 1].text in "'’":
+                    keys[-1] += "s"  # "women's"
+                    ends[-1] = j
+                elif t.kind == "w" or t.text == "&":
+                    keys.append("and" if t.text == "&" else t.key)
+                    ends.append(j)
+                elif not (t.text in "-'’" or (t.text == "." and len(tokens[j - 1].text) <= 3)):
+                    break  # "ST. LUKE'S", "dana-farber"; not "MASS. GENERAL APPEARANCE"
+                j += 1
+            for n in range(len(keys), 1, -1):
+                after = tokens[ends[n - 1] + 1].key if ends[n - 1] + 1 < len(tokens) else ""
+                if " ".join(keys[:n]) in self.words.facilities and after not in _NOT_AFTER_FACILITY:
+                    spans.append(Span(tok.start, tokens[ends[n - 1]].end, PhiType.HOSPITAL))
+                    break
+        return spans
+
+    def _grow_right(self, tokens: list[Token], b: int) -> int:
+        """Index of the last word of a hospital name ending at token b, past its tail words ("general", "medical
+        center"), a second facility word after "and" ("rehab and nursing center"), "of the" and a place ("care center
+        of the pioneer valley"), a town after it or after "at" ("Radius Healthcare Center at Danvers", "LAHEY
+        BURLINGTON"), and a campus ("lowell general saints campus")."""
+        for _ in range(4):
+            b = self._stretch_right(tokens, b)
+            nxt = self._joined_after(tokens, b)
+            if nxt == b:
+                break
+            b = nxt
+        return b
+
+    def _joined_after(self, tokens: list[Token], b: int) -> int:
+        """Index of the last word that a joining word after token b adds to a facility's name, or b."""
+        def word(k: int) -> Token | None:
+            ok = k < len(tokens) and not tokens[k].first and tokens[k].start - tokens[k - 1].end <= 2
+            return tokens[k] if ok and tokens[k].kind in "wp" else None
+
+        first, second = word(b + 1), word(b + 2)
+        if first is None:
+            return b
+        facility_word = tokens[b].key in _FACILITY_TAIL or tokens[b].key in _FACILITY_HEADS
+        if first.key in ("and", "") and first.text in ("and", "AND", "And", "&") and second is not None:
+            if second.key in _JOINED_FACILITY_WORDS:
+                return b + 2  # "maplewood nursing and rehab", "rehab and nursing center"
+            return b
+        if first.key == "of" and facility_word and second is not None:
+            k = b + 2 + (second.key == "the")
+            end = k
+            while end < len(tokens) and end - k < 3 and word(end) is not None and tokens[end].kind == "w" \
+                    and tokens[end].key not in STOPWORDS \
+                    and (self._common_place_word(tokens[end]) or tokens[end].key in self.rules.words("states")):
+                end += 1
+            return end - 1 if end > k else b  # "LIFE CARE CENTER OF THE PIONEER VALLEY"
+        if first.key == "at" and facility_word and second is not None and self._town_at(tokens, b + 2):
+            return self._town_at(tokens, b + 2)  # "Healthcare Center at Danvers"
+        if first.kind == "w" and self._town_at(tokens, b + 1) and (facility_word or tokens[b].key in
+                                                                 self.words.facility_names_one):
+            return self._town_at(tokens, b + 1)  # "LAHEY BURLINGTON", "harvard vanguard kenmore"
+        if first.kind == "w" and second is not None and second.key == "campus" and first.key not in STOPWORDS:
+            return b + 2  # "lowell general saints campus"
+        return b
+
+    def _town_at(self, tokens: list[Token], k: int) -> int:
+        """Index of the last word of a town of one or two words starting at token k (not a clinical word), or 0."""
+        for n in (2, 1):
+            if k + n > len(tokens) or any(t.first or t.kind != "w" for t in tokens[k:k + n]):
+                continue
+            words = tokens[k:k + n]
+            if " ".join(t.key for t in words) in self.words.cities and len(words[0].key) >= 4 \
+                    and self.tier(words[-1]) != Ambiguity.CLINICAL and words[0].key not in self.rules.words("states"):
+                return k + n - 1
+        return 0
 
     def _outside_hospital_named(self, tokens: list[Token]) -> list[Span]:
         """"FROM OSH (NASHOBA)", "osh (good sam)": the outside hospital's name in brackets after it."""
@@ -148,9 +246,10 @@ class FacilityRules(InitialsRules):
     def _named_after_cue(self, tokens: list[Token]) -> list[Span]:
         """A hospital named by a word that names hospitals ("AT MERCY WEST", "from providence"), and common words
         between a place cue and a facility word ("AT CAPE COD HOSPITAL")."""
-        spans, names = [], self.rules.words("facility_names")
+        spans, names = [], self.rules.words("facility_names") | self.words.facility_names_one
         for i, tok in enumerate(tokens[1:], 1):
-            if tok.first or tokens[i - 1].key not in _PLACE_BEFORE or tokens[i - 1].key in ("on", "off"):
+            cue = i - 1 - (tokens[i - 1].key == "the" and i > 1 and not tokens[i - 1].first)  # "AT THE HOPE LODGE"
+            if tok.first or tokens[cue].key not in _PLACE_BEFORE or tokens[cue].key in ("on", "off"):
                 continue
             mount = tok.key in ("mt", "mount") and i + 1 < len(tokens) and tokens[i + 1].kind == "w" \
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
@@ -170,10 +269,11 @@ class FacilityRules(InitialsRules):
             if tok.key in names:
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
-            j = i
-            while j < len(tokens) and j - i < 3 and not tokens[j].first and self._common_place_word(tokens[j]) \
-                    and tokens[j].key not in STOPWORDS and not self._facility_head(tokens, j):
-                j += 1
+            j, states = i, self.rules.words("states")
+            while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
+                    and (self._common_place_word(tokens[j]) or (j > i and tokens[j].key in states)) \
+                    and not self._facility_head(tokens, j):
+                j += 1  # "TO SOUTHERN NH MEDICAL CENTER": a state inside the name
             if i < j < len(tokens) and not tokens[j].first and self._facility_head(tokens, j) \
                     and tokens[j].start - tokens[j - 1].end <= 2:
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL))
