@@ -19,9 +19,9 @@ _MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out
                     "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged"})
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
-_FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre"),
+_FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre", "care"),
                    "med": ("center", "ctr"), "health": ("center", "ctr", "centre", "alliance", "system"),
-                   "nursing": ("home", "facility", "center", "and"), "healthcare": (), "lodge": (),
+                   "nursing": ("home", "facility", "center", "care", "and"), "healthcare": (), "lodge": (),
                    "living": ("center",), "primary": ("care",),
                    "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
@@ -175,9 +175,11 @@ class FacilityRules(InitialsRules):
         j = a
         while j > 0 and a - j < 3 and not tokens[j].first:
             t = tokens[j - 1]
-            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in _PLACE_BEFORE or t.key in self._never_names:
+            university_of = t.key == "of" and j > 1 and tokens[j - 2].key in ("university", "univ")
+            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in _PLACE_BEFORE \
+                    or (t.key in self._never_names and not university_of):
                 break
-            j -= 1
+            j -= 1  # "univ of vermont med ctr": over "of" only after "university"
         cue = j > 0 and not tokens[j].first and tokens[j - 1].key in _PLACE_BEFORE
         start = a
         for k in range(a - 1, j - 1, -1):
@@ -201,7 +203,8 @@ class FacilityRules(InitialsRules):
         """Index of the last word of a hospital name starting before token b: over "general", "west", "medical
         center" ("saint agnes general", "MERCY WEST")."""
         while b + 1 < len(tokens) and not tokens[b + 1].first and tokens[b + 1].start - tokens[b].end <= 2 \
-                and tokens[b + 1].key in _FACILITY_TAIL:
+                and (tokens[b + 1].key in _FACILITY_TAIL
+                     or tokens[b + 1].key in _FACILITY_HEADS.get(tokens[b].key, ())):  # "NURSING CARE"
             b += 1
         return b
 

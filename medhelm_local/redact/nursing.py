@@ -69,6 +69,9 @@ class NursingRules(FacilityRules):
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
                     or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)):
                 continue
+            if (tok.key == "rt" and self.tier(tokens[k]) == Ambiguity.CLINICAL) \
+                    or (k + 1 < len(tokens) and tokens[k + 1].kind == "d" and tokens[k + 1].start == tokens[k].end):
+                continue  # "RT ART LINE": right, not the respiratory therapist; "PCA MSO4": a drug
             end = k + 1
             if end < len(tokens) and not tokens[end].first and tokens[end].start - tokens[k].end <= 2 \
                     and tokens[end].key in self.words.surnames and self.name_like(tokens[end], 2) \
@@ -76,6 +79,9 @@ class NursingRules(FacilityRules):
                 end += 1  # "son duncan mcphee"
             if self.not_eponym(tokens, end):
                 found.append((k, end))
+                if end + 1 < len(tokens) and tokens[end].key == "and" and not tokens[end + 1].first \
+                        and (self._caseless_name(tokens[end + 1]) or self._word_named(tokens, end + 1)):
+                    found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
 
     def _word_named(self, tokens: list[Token], k: int) -> bool:
