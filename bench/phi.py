@@ -3,8 +3,9 @@
 Sets (bench/phi_sets.py): (a) the HAND-ANNOTATED INDEPENDENT set, 44 clinical notes written by hand in
 the styles real notes are written in (tests/data/phi_notes/README.md), measured only: no rule was
 chosen by reading its errors; (b) the hand-annotated DEVELOPMENT set, same styles, different notes,
-used for tuning (`--show-errors dev` lists its misses and false alarms), and DEV2, 34 ICU nursing notes written
-for issue 32's miss and false-alarm classes, tuned on too (`--show-errors dev2`); (b2) HELDOUT2, 126 ICU notes (all
+used for tuning (`--show-errors dev` lists its misses and false alarms), DEV2, 44 ICU nursing notes written
+for issue 32's miss and false-alarm classes, and DEV3, 68 more written for its second round, tuned on too
+(`--show-errors dev2`, `--show-errors dev3`); (b2) HELDOUT2, 130 ICU notes (all
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
 only, with figures per style and never a list of misses; (b3) HELDOUT3, 160 ICU nursing notes (half all capitals,
 most of the rest lower case) written by a third hand that read neither the rules nor the other held-out sets, measured
@@ -151,7 +152,8 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=400, help="synthetic notes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
-    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3"], help="list misses and false alarms of a dev set")
+    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3"],
+                        help="list misses and false alarms of a development set")
     args = parser.parse_args()
     sets = set(args.sets.split(","))
     detector = detector_for(default_redaction_dir().resolve())
@@ -162,8 +164,8 @@ def main() -> None:
         report("hand-annotated DEVELOPMENT set 2, ICU nursing (tuned on)", phi_sets.hand_annotated("dev2"), detector,
                args.show_errors == "dev2")
     if "dev3" in sets and (phi_sets.phi_notes.FOLDER / "dev3.jsonl").exists():
-        report("hand-annotated DEVELOPMENT set 3, ICU nursing, second round (tuned on)", phi_sets.hand_annotated("dev3"),
-               detector, args.show_errors == "dev3")
+        report("hand-annotated DEVELOPMENT set 3, ICU nursing, second round (tuned on)",
+               phi_sets.hand_annotated("dev3"), detector, args.show_errors == "dev3")
     if "heldout2" in sets and (phi_sets.phi_notes.FOLDER / "heldout2.jsonl").exists():
         recall, precision, _ = report("hand-annotated HELDOUT2 set (written without reading the rules; measured only, "
                                       "never tuned on)", phi_sets.hand_annotated("heldout2"), detector)

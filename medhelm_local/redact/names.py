@@ -164,7 +164,8 @@ class NameRules:
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line):  # "k lee rn" signs off
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
-                    if start < j - 1 and self.not_eponym(tokens, j):
+                    slashed = start == j - 2 and len(tokens[j - 1].text) == 1 and tokens[start].text == "/"
+                    if start < j - 1 and self.not_eponym(tokens, j) and not slashed:  # "D/W NP", "W/ MD"
                         found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue

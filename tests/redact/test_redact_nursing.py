@@ -116,3 +116,38 @@ def test_mixed_case_text_keeps_its_own_rules() -> None:
     assert flagged("Cultures: E. coli (1o), P. Mirabilis (3o). Los hallazgos, 2,4 g/24 h. Las deficiencias") == []
     assert "Tomás Rodríguez" in " ".join(flagged("Medico: Tomás Rodríguez Collar  NºCol: 28"))
     assert flagged("I'm in Miami, at the conference") == ["Miami"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("PT'S WIFE MAY IS AT HEBREW REHAB.", "MAY"),
+    ("WIFE HOPE AND DAUGHTER FAITH HERE", "HOPE"),
+    ("with help from nurses amy and joy pt turned", "joy"),
+    ("RT BOB IN TO SUCTION. PCA MARIA GAVE BATH. TELE TECH MIKE CALLED.", "BOB"),
+    ("RT BOB IN TO SUCTION. PCA MARIA GAVE BATH. TELE TECH MIKE CALLED.", "MARIA"),
+    ("RT BOB IN TO SUCTION. PCA MARIA GAVE BATH. TELE TECH MIKE CALLED.", "MIKE"),
+    ("GRANDDAUGHTER BRIANNA'S CELL 978.555.0164", "BRIANNA"),
+    ("PT'S HCP IS NIECE LORRAINE (413 555 0154), LIVES IN CHICOPEE.", "413 555 0154"),
+    ("BLOOD BANK BAND # BB 44172 CHECKED WITH 2ND RN.", "BB 44172"),
+    ("Blood bank specimen # Y4471 23 009812.", "Y4471 23 009812"),
+    ("AGE OF 96, FRAIL.", "96"),
+    ("PT SAYS SHE WILL BE 100 IN MARCH.", "100"),
+    ("PT IS A 92 YOWM. CELEBRATED 95TH BIRTHDAY.", "92"),
+    ("PT IS A 92 YOWM. CELEBRATED 95TH BIRTHDAY.", "95"),
+    ("WIFE DECEASED 99. SON FROM HINGHAM.", "99"),
+    ("PT S/P WHIPPLE 2/3. PPM PLANNED 3/4.", "2/3"),
+    ("PT S/P WHIPPLE 2/3. PPM PLANNED 3/4.", "3/4"),
+])
+def test_second_round_names_numbers_ages_and_dates(text: str, value: str) -> None:
+    assert _covered(text, value), flagged(text)
+
+
+@pytest.mark.parametrize("text", [
+    "SON WILL CALL. DAUGHTER MAY VISIT. RT ART LINE. RT HAND SWOLLEN. PCA MSO4 1MG.",
+    "GI: SALEM SUMP TO LIWS. MURPHY'S SIGN NEG. HOFFMAN NEG. PURITAN BENNETT VENT. CO 4.8 BY FICK.",
+    "HCP: NIECE. GINA (NIGHT RN) AWARE.",
+    "No LOC per pt. Head CT neg.",
+    "pt w/ ich, on nicardipine 5. IVIG DAY 3/5. R HEMIPARESIS 3/5.",
+    "#20G IV R AC. PT #2. BED # 12.",
+])
+def test_second_round_jargon_is_not_phi(text: str) -> None:
+    assert [f for f in flagged(text) if f != "GINA"] == []

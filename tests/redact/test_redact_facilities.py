@@ -1,0 +1,64 @@
+"""Facility names in notes without case, issue 32's second round (redact/facilities.py): names a facility list
+holds, names grown over 'and', 'of the <place>', a town or a campus after them, and the sentences that look like
+them but are not. Every example is invented, apart from real hospitals' names as notes write them."""
+
+from __future__ import annotations
+
+import pytest
+from support.detected import flagged
+
+from medhelm_local.redact.detector import detector_for
+from medhelm_local.settings import default_redaction_dir
+
+
+def _whole(text: str, value: str) -> bool:
+    """Whether one detected span covers `value` whole."""
+    start = text.index(value)
+    from medhelm_local.redact import detect
+    return any(s.start <= start and start + len(value) <= s.end for s in detect(text))
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("PT HAD CATARACT SURGERY AT MASS EYE AND EAR 09'.", "MASS EYE AND EAR"),
+    ("pt listed for transplant at brigham and women's. lvad eval.", "brigham and women's"),
+    ("PT'S ONCOLOGIST AT DANA-FARBER", "DANA-FARBER"),
+    ("TRANSFERRED FROM BETH ISRAEL DEACONESS FOR ECMO", "BETH ISRAEL DEACONESS"),
+    ("GOING TO ST. LUKE'S TOMORROW", "ST. LUKE'S"),
+])
+def test_listed_facilities_of_several_words_anywhere(text: str, value: str) -> None:
+    assert _whole(text, value), flagged(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("pt came from the elms rehab and nursing center.", "elms rehab and nursing center"),
+    ("pt from maplewood nursing and rehab, returning there is doubtful", "maplewood nursing and rehab"),
+    ("PT FROM LIFE CARE CENTER OF THE PIONEER VALLEY, WILL RETURN THERE.", "LIFE CARE CENTER OF THE PIONEER VALLEY"),
+    ("dialysis at fresenius medical care of plymouth m/w/f", "fresenius medical care of plymouth"),
+    ("Pt discharged to Radius Healthcare Center at Danvers via chair van.", "Radius Healthcare Center at Danvers"),
+    ("PT ASKED ABOUT TRANSPLANT AT LAHEY BURLINGTON.", "LAHEY BURLINGTON"),
+    ("PT TRANSFERRED FROM LOWELL GENERAL SAINTS CAMPUS 6/3", "LOWELL GENERAL SAINTS CAMPUS"),
+    ("STAYING AT THE HOPE LODGE.", "HOPE LODGE"),
+    ("WANTS TO RETURN TO SOUTHERN NH MEDICAL CENTER.", "SOUTHERN NH MEDICAL CENTER"),
+    ("pt admitted from univ of vermont med ctr", "univ of vermont med ctr"),
+    ("RESIDES AT THE BOSTONIAN NURSING CARE", "BOSTONIAN NURSING CARE"),
+    ("lives at golden living center in lowell", "golden living center"),
+])
+def test_facility_names_grown_to_their_whole(text: str, value: str) -> None:
+    assert _whole(text, value), flagged(text)
+
+
+@pytest.mark.parametrize("text", [
+    "ABD MASS GENERAL SURGERY AWARE. PT HAD A MASS. GENERAL APPEARANCE OK.",
+    "PT NEEDS MEDICAL CARE. NO ACCESS TO MEDICAL CARE AT HOME. CARE PLAN REVIEWED.",
+    "pt's wife at home and nursing aware. rehab and pt eval in am.",
+])
+def test_sentences_that_read_like_facility_names_are_not(text: str) -> None:
+    assert [f for f in flagged(text) if f.lower() not in ("home",)] == []
+
+
+def test_the_facility_list_is_read_with_the_pack_and_its_one_word_names_need_a_place_cue() -> None:
+    words = detector_for(default_redaction_dir().resolve()).words
+    assert "mass eye and ear" in words.facilities and "brigham and womens" in words.facilities
+    assert "youville" in words.facility_names_one and "mass" in words.facility_firsts
+    assert flagged("PT WAS AT YOUVILLE FOR 2 WEEKS") == ["YOUVILLE"]
+    assert flagged("YOUVILLE") == []
