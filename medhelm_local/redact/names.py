@@ -23,7 +23,8 @@ _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-
 # Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".
 _ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
 primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
-ed er or the my your her his their our new""".split())
+ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
+ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative""".split())
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
 _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")

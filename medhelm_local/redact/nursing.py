@@ -21,6 +21,10 @@ _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visitin
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
                                "has", "had", "who", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
+# Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
+_DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
+                          "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
+                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified".
 _REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 _DOTTED_INITIALS = re.compile(
@@ -36,6 +40,7 @@ class NursingRules(FacilityRules):
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
+        found += self._bracketed_after_role(tokens)
         spans = with_other_mentions(self, tokens, found) if found else []
         if any(t.kind == "p" and t.text == "." and t.start and text[t.start - 2:t.start - 1] == "." for t in tokens):
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
@@ -83,6 +88,27 @@ class NursingRules(FacilityRules):
                         and (self._caseless_name(tokens[end + 1]) or self._word_named(tokens, end + 1)):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
+
+    def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)": a first name alone in brackets
+        right after a role, a department or a credential names who it was."""
+        found, roles = [], self._roles()
+        for k, tok in enumerate(tokens[2:-1], 2):
+            if tokens[k - 1].text != "(" or tokens[k + 1].text != ")" or tokens[k - 2].key not in roles \
+                    or tok.key not in self.words.first_names or tok.key in self.non_names - self.words.clinical_terms \
+                    or (tok.cased and not tok.text[:1].isupper()):
+                continue
+            found.append((k, k + 1))
+        return found
+
+    def _roles(self) -> frozenset[str]:
+        """Words after which a bracketed first name is a person: name labels, credentials, departments (once)."""
+        cached = self.__dict__.get("_role_words")
+        if cached is None:
+            cached = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
+                               if " " not in w) | _DEPARTMENTS
+            self.__dict__["_role_words"] = cached
+        return cached
 
     def _word_named(self, tokens: list[Token], k: int) -> bool:
         """"WIFE MAY IS AT HEBREW REHAB", "wife hope and daughter faith": a first name that is also a word, after a

@@ -151,3 +151,8 @@ def test_second_round_names_numbers_ages_and_dates(text: str, value: str) -> Non
 ])
 def test_second_round_jargon_is_not_phi(text: str) -> None:
     assert [f for f in flagged(text) if f != "GINA"] == []
+
+
+def test_a_first_name_in_brackets_after_a_role_is_the_person_and_role_words_before_rn_are_not() -> None:
+    assert "PEG" in flagged("WOUND CARE RN (PEG) SAW SACRUM.") and "TAMMY" in flagged("LAB (TAMMY) WILL ADD ON MAG.")
+    assert flagged("WOUND CARE RN SAW SACRUM. NIGHT CARE RN. PT ON TF VIA (PEG). CARE (MAY) CHANGE.") == []
