@@ -1,18 +1,24 @@
 """What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated
-notes of tests/data/phi_notes/independent.jsonl, scored by bench/phi.py (token-level). A test checks these
-figures against the shipped rules, so a rule change that moves them must restate them."""
+notes of tests/data/phi_notes/independent.jsonl, and the ICU nursing notes of heldout2.jsonl and heldout3.jsonl
+written by other hands without reading the rules, scored by bench/phi.py (token-level). A test checks these figures
+against the shipped rules, so a rule change that moves them must restate them."""
 
 from __future__ import annotations
 
 INDEPENDENT_NOTES = 44
-INDEPENDENT_RECALL = 0.966
-INDEPENDENT_PRECISION = 0.944
+INDEPENDENT_RECALL = 0.969
+INDEPENDENT_PRECISION = 0.946
+# set name -> (notes, recall, precision)
+HELDOUT = {"heldout2": (130, 0.950, 0.959), "heldout3": (166, 0.955, 0.943)}
 
 
 def residual_risk() -> str:
     """One sentence for `policy check` and the README: the measured recall and what it leaves."""
-    missed = round(1 / (1 - INDEPENDENT_RECALL))
+    lowest = min(recall for _, recall, _ in HELDOUT.values())
+    icu_notes = sum(notes for notes, _, _ in HELDOUT.values())
+    missed = round(1 / (1 - lowest))
     return (f"measured recall {INDEPENDENT_RECALL:.3f} (precision {INDEPENDENT_PRECISION:.3f}) on "
-            f"{INDEPENDENT_NOTES} hand-annotated clinical notes independent of its rules: about 1 identifier "
-            f"word in {missed} is missed, so redacted text is not anonymous (the shipped export.yaml never lets "
-            "prompts of gated or private data out)")
+            f"{INDEPENDENT_NOTES} hand-annotated clinical notes independent of its rules, and {lowest:.3f} at worst on "
+            f"{icu_notes} ICU nursing notes written by others without reading them: about 1 identifier word in "
+            f"{missed} is missed, so redacted text is not anonymous (the shipped export.yaml never lets prompts of "
+            "gated or private data out)")
