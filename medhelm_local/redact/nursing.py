@@ -96,8 +96,8 @@ class NursingRules(FacilityRules):
         for k, tok in enumerate(tokens[2:-1], 2):
             if tokens[k - 1].text != "(" or tokens[k + 1].text != ")" or tokens[k - 2].key not in roles \
                     or tok.key not in self.words.first_names or tok.key in self.non_names - self.words.clinical_terms \
-                    or (tok.cased and not tok.text[:1].isupper()):
-                continue
+                    or (tok.cased and (not tok.text[:1].isupper() or tok.text.isupper())):
+                continue  # with case, "therapy (ART)" is an abbreviation
             found.append((k, k + 1))
         return found
 
