@@ -16,8 +16,8 @@ from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
 # What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
-_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ":,?",
-                   "relations": ":,;(-", "greetings": ",", "credentials": ""}
+_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ':,?"',
+                   "relations": ':,;(-"', "greetings": ",", "credentials": ""}
 
 
 # Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".

@@ -69,7 +69,7 @@ class NursingRules(FacilityRules):
             if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
                     and tokens[k + 3].key == "law":
                 k += 4  # "DAUGHTER-IN-LAW JUDY"
-            while k < len(tokens) and tokens[k].text in ":,(-" and k - i < 3 + cue[1]:
+            while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
                     or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)):

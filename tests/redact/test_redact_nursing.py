@@ -156,3 +156,19 @@ def test_second_round_jargon_is_not_phi(text: str) -> None:
 def test_a_first_name_in_brackets_after_a_role_is_the_person_and_role_words_before_rn_are_not() -> None:
     assert "PEG" in flagged("WOUND CARE RN (PEG) SAW SACRUM.") and "TAMMY" in flagged("LAB (TAMMY) WILL ADD ON MAG.")
     assert flagged("WOUND CARE RN SAW SACRUM. NIGHT CARE RN. PT ON TF VIA (PEG). CARE (MAY) CHANGE.") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('PT PREFERS TO BE CALLED "BUD".', "BUD"),
+    ("PT ANSWERS TO HANK.", "HANK"),
+    ("pt's nickname is smokey.", "smokey"),
+    ("PAGED DR SMITH AT 31772, NO CALL BACK. REPAGED @ 31772.", "31772"),
+    ("paged resident at 3-4412 re: bp", "3-4412"),
+    ("NP P# 41299 AWARE", "41299"),
+])
+def test_nicknames_and_numbers_paged(text: str, value: str) -> None:
+    assert _covered(text, value), flagged(text)
+
+
+def test_what_a_patient_answers_and_a_time_paged_are_not_phi() -> None:
+    assert flagged("PT ANSWERS TO QUESTIONS APPROPRIATELY. PAGED AT 2315 FOR BP. PAGED X2 AT 0300 AND 0315.") == []
