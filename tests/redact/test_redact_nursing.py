@@ -172,3 +172,8 @@ def test_nicknames_and_numbers_paged(text: str, value: str) -> None:
 
 def test_what_a_patient_answers_and_a_time_paged_are_not_phi() -> None:
     assert flagged("PT ANSWERS TO QUESTIONS APPROPRIATELY. PAGED AT 2315 FOR BP. PAGED X2 AT 0300 AND 0315.") == []
+
+
+def test_a_town_that_is_a_word_closing_its_phrase_after_from_or_in() -> None:
+    assert flagged("pt's sister in auburn called. SON DRIVING FROM CANTON.") == ["auburn", "CANTON"]
+    assert flagged("PT IN PAIN. PT FROM HOME. IN BED. PT IN STABLE CONDITION. weaned from vent. in good spirits.") == []
