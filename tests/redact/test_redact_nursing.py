@@ -175,5 +175,6 @@ def test_what_a_patient_answers_and_a_time_paged_are_not_phi() -> None:
 
 
 def test_a_town_that_is_a_word_closing_its_phrase_after_from_or_in() -> None:
-    assert flagged("pt's sister in auburn called. SON DRIVING FROM CANTON.") == ["auburn", "CANTON"]
+    assert flagged("pt's sister in auburn called.") == ["auburn"]
+    assert flagged("SON DRIVING FROM CANTON.") == ["CANTON"]
     assert flagged("PT IN PAIN. PT FROM HOME. IN BED. PT IN STABLE CONDITION. weaned from vent. in good spirits.") == []
