@@ -11,6 +11,11 @@ from medhelm_local.redact.types import PhiType, Span
 CONNECTORS = frozenset("de del la las los el do da dos das di della van von der den ten y e of the".split())
 
 
+# Suffixes that name a street written without its number after "on" or "at": "FOUND DOWN ON WASHINGTON ST".
+_NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
+                                    "terrace", "parkway", "highway"})
+
+
 class PlaceRules(NameRules):
     """The place half of the token rules."""
 
@@ -35,9 +40,28 @@ class PlaceRules(NameRules):
                     j -= 1
                 if j < i and any(self._distinctive(t) for t in tokens[j:i]):
                     spans.append(Span(tokens[j].start, tok.end, PhiType.STREET))
+            elif tok.kind == "w" and tok.key in _NAMED_STREET_SUFFIXES and not tok.cased and i >= 2:
+                spans += self._street_after_cue(tokens, i)
             if tok.kind == "d" and len(tok.text) <= 6 and not (i and tokens[i - 1].end == tok.start):
                 spans += self._numbered_street(tokens, i)
         return spans
+
+    def _street_after_cue(self, tokens: list[Token], i: int) -> list[Span]:
+        """"FOUND DOWN ON WASHINGTON ST", "stays at pine st inn": on a line without case, a street named without
+        its number after "on", "at", "off" or "near": one or two words no clinical list explains, then the suffix."""
+        nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
+        if nxt is not None and (nxt.kind == "d" or nxt.key in self.rules.words("units")):
+            return []  # "HR ST 110S": sinus tachycardia and a rate
+        for j in (i - 1, i - 2):
+            cue = tokens[j - 1] if j >= 1 and not tokens[j].first else None
+            words = tokens[j:i]
+            if cue is None or cue.key not in ("on", "at", "off", "near") or any(
+                    t.kind != "w" or t.first or len(t.key) < 3 or t.key in STOPWORDS
+                    or self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
+                    or t.key in self.rules.words("units") for t in words):
+                continue
+            return [Span(words[0].start, tokens[i].end, PhiType.STREET)]
+        return []
 
     def _numbered_street(self, tokens: list[Token], i: int) -> list[Span]:
         """A street from the house number at token i, with its unit and the town after it."""

@@ -178,3 +178,8 @@ def test_a_town_that_is_a_word_closing_its_phrase_after_from_or_in() -> None:
     assert flagged("pt's sister in auburn called.") == ["auburn"]
     assert flagged("SON DRIVING FROM CANTON.") == ["CANTON"]
     assert flagged("PT IN PAIN. PT FROM HOME. IN BED. PT IN STABLE CONDITION. weaned from vent. in good spirits.") == []
+
+
+def test_a_street_named_without_its_number_after_on_or_at() -> None:
+    assert flagged("HOMELESS, STAYS AT PINE ST INN. FOUND DOWN ON WASHINGTON ST.") == ["PINE ST", "WASHINGTON ST"]
+    assert flagged("PT ON NEO ST 110S. HR ST ON LEVO. PT AT REST ST. ON RIGHT SIDE ST. off the road.") == []
