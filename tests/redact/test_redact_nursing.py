@@ -134,6 +134,7 @@ def test_mixed_case_text_keeps_its_own_rules() -> None:
     ("PT IS A 92 YOWM. CELEBRATED 95TH BIRTHDAY.", "92"),
     ("PT IS A 92 YOWM. CELEBRATED 95TH BIRTHDAY.", "95"),
     ("WIFE DECEASED 99. SON FROM HINGHAM.", "99"),
+    ("PT IS 93/F WITH CHF.", "93"),
     ("PT S/P WHIPPLE 2/3. PPM PLANNED 3/4.", "2/3"),
     ("PT S/P WHIPPLE 2/3. PPM PLANNED 3/4.", "3/4"),
 ])
