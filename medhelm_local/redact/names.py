@@ -27,6 +27,9 @@ ed er or the my your her his their our new care wound ostomy iv picc infusion tr
 ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative""".split())
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
 _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
+# How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
+# as the nouns eponyms name: "antibody positive" is no eponym).
+_SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 
 
@@ -307,6 +310,8 @@ class NameRules:
             j += 1
         if j > end and j < len(tokens) and tokens[j].key in _OWNED:
             return True  # "BRIANNA'S CELL", "wife's bag": what a person has, not an eponym
+        if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
+            return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
 
 def _with_initial(tokens: list[Token], start: int) -> int:
