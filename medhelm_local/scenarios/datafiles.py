@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -173,53 +174,99 @@ def check_dataset_name(folder: str, where: str) -> None:
                               fix="rename the folder, or give --name a plain name such as pubmedqa")
 
 
+def _resolved(source: Path, data_root: Path, name: str | None) -> tuple[Path, Path, str]:
+    """(source, data root, folder name) with every link and `..` resolved, after checking that the import can
+    only ever write one dataset folder directly in the data root, and reads from outside it."""
+    try:
+        src = source.resolve(strict=True)
+        root = data_root.resolve()
+    except (OSError, RuntimeError):
+        raise DataImportError("the source is not a folder", where=str(source),
+                              fix="give the dataset folder, e.g. .../datasets/pubmedqa") from None
+    if not src.is_dir():
+        raise DataImportError("the source is not a folder", where=str(source),
+                              fix="give the dataset folder, e.g. .../datasets/pubmedqa")
+    folder = name if name is not None else src.name
+    check_dataset_name(folder, str(source))
+    dest = root / folder
+    if root.is_relative_to(src):
+        raise DataImportError("the source is the data root or a folder that holds it; importing it would copy the "
+                              "data root into itself, and --replace would delete it", where=str(source),
+                              fix="give one dataset folder from outside the data root")
+    if src.is_relative_to(root) and src != dest:
+        raise DataImportError(f"the source is inside the data root ({root})", where=str(source),
+                              fix="give a dataset folder from outside the data root (a folder already in it can "
+                                  "only be imported again under its own name, to record its checksums)")
+    return src, root, folder
+
+
+def _swap_in(staging: Path, dest: Path) -> None:
+    """Put the complete copy `staging` at `dest`. An existing `dest` (only ever one dataset folder) is moved
+    aside first, put back if the rename fails, and deleted only once the new copy is in its place."""
+    if not dest.exists() and not dest.is_symlink():
+        os.rename(staging, dest)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.replaced-", dir=dest.parent))
+    aside = old / dest.name
+    os.rename(dest, aside)
+    try:
+        os.rename(staging, dest)
+    except OSError:
+        os.rename(aside, dest)  # should this fail too, the previous copy is still whole at `aside`
+        old.rmdir()
+        raise
+    if aside.is_dir() and not aside.is_symlink():
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        aside.unlink()
+        old.rmdir()
+
+
 def import_dataset(source: Path, data_root: Path, name: str | None = None, replace: bool = False,
                    expected: Mapping[str, str] | None = None, provenance: Mapping[str, Any] | None = None
                    ) -> ImportReport:
     """Copy a dataset folder into the data root, owner-only, and record the sha256 of every file.
 
-    Copies into a temporary folder first and renames it into place, so an interrupted import
-    leaves the previous copy untouched. With `expected` (a bundle's checksums), the copy must hold
-    exactly those files with those checksums, else IntegrityError and nothing changes.
+    The source and the destination are resolved first: the source must be a folder outside the data root (or
+    the destination folder itself, imported again to record its checksums), and the destination is one folder
+    directly in the data root, never the root or anything above it. The copy is made in a new folder beside the
+    destination and renamed into place; with `replace` the previous copy is deleted only after that, so an
+    interrupted import leaves it untouched. With `expected` (a bundle's checksums), the copy must hold exactly
+    those files with those checksums, else IntegrityError and nothing changes.
     """
-    if not source.is_dir():
-        raise DataImportError("the source is not a folder", where=str(source),
-                              fix="give the dataset folder, e.g. .../datasets/pubmedqa")
-    folder = name or source.name
-    check_dataset_name(folder, str(source))
-    dest = data_root / folder
-    if dest.exists() and not replace:
+    src, root, folder = _resolved(source, data_root, name)
+    dest = root / folder
+    if (dest.exists() or dest.is_symlink()) and not replace:
         raise DataImportError("a dataset folder of that name is already in the data root", where=str(dest),
                               fix="pass --replace to overwrite it")
-    files = source_files(source)
+    files = source_files(src)
     if not files:
         raise DataImportError("the folder holds no files", where=str(source), fix="point at the dataset's folder")
-    staging = data_root / f".{folder}.importing-{os.getpid()}"
+    staging: Path | None = None
     checksums: dict[str, str] = {}
     try:
-        private_folder(data_root)
-        shutil.rmtree(staging, ignore_errors=True)
-        private_folder(staging)
-        for rel, src in files.items():
+        private_folder(root)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder}.importing-", dir=root))
+        for rel, file in files.items():
             target = staging / rel
             private_folder(target.parent)
-            checksums[rel] = _copy_private(src, target)
+            checksums[rel] = _copy_private(file, target)
         if expected is not None and checksums != dict(expected):
             changed = sorted(set(checksums) ^ set(expected) | {f for f in checksums if checksums[f] != expected.get(f)})
             raise IntegrityError(f"{folder}: the copy differs from the verified manifest ({', '.join(changed[:3])})",
                                  where=str(source), fix="the bundle changed while it was imported; import it again")
         published = published_checksums(folder) or {}
         matches = bool(published) and all(checksums.get(f) == h for f, h in published.items())
-        manifest = {"files": checksums, "source": str(source.resolve()), "matches_published": matches,
+        manifest = {"files": checksums, "source": str(src), "matches_published": matches,
                     "imported_at": datetime.now(UTC).isoformat(timespec="seconds"), **(provenance or {})}
         with private_file(staging / MANIFEST) as fh:
             fh.write((json.dumps(manifest, indent=2) + "\n").encode())
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(staging, dest)
+        _swap_in(staging, dest)
+        staging = None
     except OSError as exc:
         raise DataImportError(f"copying failed ({exc.strerror})", where=str(dest),
                               fix="check free space and permissions of the data root") from None
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return ImportReport(folder, dest, checksums, matches)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    return ImportReport(folder, data_root / folder, checksums, matches)
