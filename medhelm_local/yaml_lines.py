@@ -13,7 +13,16 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from medhelm_local.errors import ConfigError
+from medhelm_local.errors import ConfigError, MedhelmError
+from medhelm_local.safe_parse import (
+    DEFAULT,
+    YAML_LOADER,
+    Limits,
+    check_yaml,
+    decode,
+    first_bad_scalar,
+    read_bounded,
+)
 
 
 @dataclass(frozen=True)
@@ -57,41 +66,49 @@ def _walk(node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | i
             _walk(value, (*loc, index), lines)
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def load_located(path: Path, what: str, *, limits: Limits = DEFAULT,
+                 error: type[MedhelmError] = ConfigError) -> LocatedYaml:
+    """Read a YAML file within `limits` and parse it safely, or raise `error` naming the file and line."""
+    return parse_located(read_bounded(path, what, limits=limits, error=error), path, what, limits=limits, error=error)
 
 
-def load_located(path: Path, what: str) -> LocatedYaml:
-    """Parse a YAML file safely, or raise ConfigError naming the file and line."""
+def parse_located(raw: bytes | str, path: Path, what: str, *, limits: Limits = DEFAULT,
+                  error: type[MedhelmError] = ConfigError) -> LocatedYaml:
+    """Parse YAML read from `path` (bytes or text) safely and within `limits`, or raise `error` naming the
+    file and line."""
+    text = decode(raw, str(path), what, error) if isinstance(raw, bytes) else raw
+    node: yaml.Node | None = None
+    data: Any = None
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"the {what} does not exist", where=str(path), fix="check the path") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the {what} ({exc})", where=str(path), fix="save it as UTF-8 text") from None
-    return parse_located(text, path, what)
-
-
-def parse_located(text: str, path: Path, what: str) -> LocatedYaml:
-    """Parse YAML text already read from `path` safely, or raise ConfigError naming the file and line."""
-    try:
-        # libyaml's loaders (in PyYAML's wheels) parse ~10x faster than the pure-Python ones.
-        node = yaml.compose(text, Loader=_LOADER)
-        data = yaml.load(text, Loader=_LOADER)  # a safe loader (C or Python)
+        check_yaml(text, str(path), what, limits=limits, error=error)
+        loader = YAML_LOADER(text)
+        try:
+            node = loader.get_single_node()
+            if node is not None:
+                data = loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"the {what} is not valid YAML ({problem})", where=f"{path}{line}",
-                          fix="fix the syntax at that line") from None
+        raise error(f"the {what} is not valid YAML ({problem})", where=f"{path}{line}",
+                    fix="fix the syntax at that line") from None
+    except (ValueError, OverflowError):
+        bad = first_bad_scalar(node) if node is not None else None
+        line = f", line {bad.start_mark.line + 1}" if bad is not None else ""
+        value = f" '{bad.value[:40]}'" if bad is not None else ""
+        raise error(f"the {what} holds a value{value} that cannot be read (a date or number out of range)",
+                    where=f"{path}{line}", fix="correct the value, or quote it to make it text") from None
     lines: dict[tuple[str | int, ...], int] = {}
     if node is not None:
         try:
             _walk(node, (), lines)
         except DuplicateKeyError as dup:
             key = ".".join(str(p) for p in dup.loc)
-            raise ConfigError(f"the {what} gives '{key}' twice (lines {dup.first} and {dup.again}); only one "
-                              "can apply", where=f"{path}, line {dup.again}",
-                              fix="keep one of them: YAML would silently use the last") from None
+            raise error(f"the {what} gives '{key}' twice (lines {dup.first} and {dup.again}); only one "
+                        "can apply", where=f"{path}, line {dup.again}",
+                        fix="keep one of them: YAML would silently use the last") from None
     return LocatedYaml(path, data, lines)
 
 
