@@ -61,14 +61,15 @@ def _size(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT,
-                 error: type[MedhelmError] = ConfigError) -> bytes:
-    """The bytes of a regular file of at most `limits.max_bytes`; anything else is `error` naming the file."""
+def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type[MedhelmError] = ConfigError,
+                 if_missing: str = "check the path") -> bytes:
+    """The bytes of a regular file of at most `limits.max_bytes`; anything else is `error` naming the file
+    (`if_missing`: what to do when there is no such file)."""
     try:
         # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever, before fstat can refuse it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise error(f"the {what} does not exist", where=str(path), fix="check the path") from None
+        raise error(f"the {what} does not exist", where=str(path), fix=if_missing) from None
     except OSError as exc:
         raise error(f"cannot read the {what} ({exc.strerror})", where=str(path),
                     fix="check the path and its permissions") from None
@@ -143,12 +144,12 @@ def _first_problem(text: str, syntax: _Syntax, max_depth: int) -> tuple[int, str
     return None
 
 
-def _check_text(text: str, syntax: _Syntax, where: str, what: str, limits: Limits,
-                error: type[MedhelmError]) -> None:
+def _check_text(text: str, syntax: _Syntax, where: str, what: str, limits: Limits, error: type[MedhelmError],
+                first_line: int = 1) -> None:
     found = _first_problem(text, syntax, limits.max_depth)
     if found is not None:
         line, problem = found
-        raise error(f"the {what} {problem}", where=f"{where}, line {line}",
+        raise error(f"the {what} {problem}", where=f"{where}, line {line + first_line - 1}",
                     fix="check that this is the right file; no real one nests or counts like this")
 
 
@@ -177,28 +178,33 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def parse_json(text: str, where: str, what: str, *, limits: Limits = DEFAULT,
-               error: type[MedhelmError] = ConfigError) -> Any:
-    """JSON text as data, within `limits`; `error` names `where` and the line otherwise."""
+               error: type[MedhelmError] = ConfigError, first_line: int = 1) -> Any:
+    """JSON text as data, within `limits`; `error` names `where` and the line otherwise (counted from
+    `first_line`: a line of a JSON-lines file is its own document)."""
     if text.count("[") + text.count("{") > limits.max_depth:  # else it cannot nest too deeply: no scan needed
-        _check_text(text, _JSON, where, what, limits, error)
+        _check_text(text, _JSON, where, what, limits, error, first_line)
+    fix = "check that this is the right file; no real one nests or counts like this"
     try:
         return json.loads(text, parse_float=_finite, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise error(f"the {what} is not valid JSON ({exc.msg})", where=f"{where}, line {exc.lineno}",
-                    fix="fix the syntax at that line, or give the file as it was written") from None
+        line = exc.lineno + first_line - 1
+        raise error(f"the {what} is not valid JSON ({exc.msg} at character {exc.colno})",
+                    where=f"{where}, line {line}", fix="fix the syntax at that line, or give the file as it was written"
+                    ) from None
     except _BadNumberError as exc:
+        line = _line_of(text, exc.text) + first_line - 1
         raise error(f"the {what} holds the number {exc.text[:40]}, which is not a finite number",
-                    where=f"{where}, line {_line_of(text, exc.text)}", fix="give finite numbers only") from None
+                    where=f"{where}, line {line}", fix="give finite numbers only") from None
     except (ValueError, RecursionError):  # an integer past Python's 4,300 digits, unscanned; a stack near its end
         line, problem = _first_problem(text, _JSON, limits.max_depth) or (1, "cannot be read")
-        raise error(f"the {what} {problem}", where=f"{where}, line {line}",
-                    fix="check that this is the right file; no real one nests or counts like this") from None
+        raise error(f"the {what} {problem}", where=f"{where}, line {line + first_line - 1}", fix=fix) from None
 
 
-def load_json(path: Path, what: str, *, limits: Limits = DEFAULT, error: type[MedhelmError] = ConfigError) -> Any:
+def load_json(path: Path, what: str, *, limits: Limits = DEFAULT, error: type[MedhelmError] = ConfigError,
+              if_missing: str = "check the path") -> Any:
     """A JSON file as data: a regular UTF-8 file within `limits`, else `error` naming the file and line."""
-    return parse_json(decode(read_bounded(path, what, limits=limits, error=error), str(path), what, error),
-                      str(path), what, limits=limits, error=error)
+    data = read_bounded(path, what, limits=limits, error=error, if_missing=if_missing)
+    return parse_json(decode(data, str(path), what, error), str(path), what, limits=limits, error=error)
 
 
 # ---- TOML ----------------------------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -242,24 +241,12 @@ class Settings(BaseSettings):
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(
-            "the config file does not exist",
-            where=str(path),
-            fix="create it (see README 'Configuration') or pass --config with the right path",
-        ) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"the config file is not valid TOML ({exc})", where=str(path),
-                          fix="fix the syntax at the line and column named") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"the config file is not UTF-8 text (byte {exc.start + 1} is not)", where=str(path),
-                          fix="give a TOML text file to --config / MEDHELM_CONFIG") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read the config file ({exc.strerror})", where=str(path),
-                          fix="check its permissions") from None
+    from medhelm_local.safe_parse import decode, parse_toml, read_bounded
+
+    what = "config file"
+    data = read_bounded(path, what, if_missing="create it (see README 'Configuration') or pass --config with the "
+                                               "right path")
+    return parse_toml(decode(data, str(path), what), str(path), what)
 
 
 def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: Path | None) -> str:

@@ -66,10 +66,11 @@ def _walk(node: yaml.Node, loc: tuple[str | int, ...], lines: dict[tuple[str | i
             _walk(value, (*loc, index), lines)
 
 
-def load_located(path: Path, what: str, *, limits: Limits = DEFAULT,
-                 error: type[MedhelmError] = ConfigError) -> LocatedYaml:
+def load_located(path: Path, what: str, *, limits: Limits = DEFAULT, error: type[MedhelmError] = ConfigError,
+                 if_missing: str = "check the path") -> LocatedYaml:
     """Read a YAML file within `limits` and parse it safely, or raise `error` naming the file and line."""
-    return parse_located(read_bounded(path, what, limits=limits, error=error), path, what, limits=limits, error=error)
+    data = read_bounded(path, what, limits=limits, error=error, if_missing=if_missing)
+    return parse_located(data, path, what, limits=limits, error=error)
 
 
 def parse_located(raw: bytes | str, path: Path, what: str, *, limits: Limits = DEFAULT,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,9 +28,11 @@ from medhelm_local.output_paths import refuse_unsafe_output
 from medhelm_local.redact.detector import Detector
 from medhelm_local.redact.surrogates import DocumentSurrogates, Policy, Style, mask
 from medhelm_local.redact.types import PhiType, Span, merge_spans
+from medhelm_local.safe_parse import parse_json
 
 WINDOW = 32_768  # characters detected at once
 CONTEXT = 1_024  # characters of context either side of a window: more than any span or cue reaches
+MAX_LINE = 256 << 20  # bytes in one input line (one document)
 _WORD = re.compile(r"\w+")
 
 
@@ -48,13 +51,21 @@ class BatchResult:
 def read_documents(path: Path) -> Iterator[tuple[int, str | int, str]]:
     """(line number, id, text) for each non-blank line; RedactionInputError names a bad line."""
     try:
-        handle = path.open("rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise RedactionInputError(f"cannot read the input file ({exc.strerror})", where=str(path),
                                   fix="check the path given to --input") from None
-    with handle:
-        for number, raw in enumerate(handle, 1):
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise RedactionInputError("the input file is not a regular file (a folder, pipe or device)", where=str(path),
+                                  fix="give a JSON-lines file to --input")
+    with os.fdopen(fd, "rb") as handle:
+        for number, raw in enumerate(iter(lambda: handle.readline(MAX_LINE + 1), b""), 1):
             where = f"{path}, line {number}"
+            if len(raw) > MAX_LINE:
+                raise RedactionInputError(f"line {number} is longer than {MAX_LINE >> 20} MiB", where=where,
+                                          fix="split the document, or check that this is a JSON-lines file")
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -62,12 +73,8 @@ def read_documents(path: Path) -> Iterator[tuple[int, str | int, str]]:
                                           where=where, fix="re-encode the file as UTF-8") from None
             if not line.strip():
                 continue
-            try:
-                item: Any = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RedactionInputError(f"line {number} is not valid JSON ({exc.msg} at character {exc.pos + 1})",
-                                          where=where, fix='write one JSON object per line: {"id": ..., "text": ...}'
-                                          ) from None
+            item = parse_json(line.rstrip("\r\n"), str(path), f"input line {number}", error=RedactionInputError,
+                              first_line=number)
             yield number, *_fields(item, number, where)
 
 

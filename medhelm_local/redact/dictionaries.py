@@ -10,6 +10,7 @@ from pathlib import Path
 
 from medhelm_local.redact.patterns import RedactionRuleError
 from medhelm_local.redact.tokens import fold
+from medhelm_local.safe_parse import Limits, decode, read_bounded
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
@@ -106,11 +107,10 @@ def read_table(path: Path, read: Reader | None = None) -> list[list[str]]:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RedactionRuleError(f"cannot read a redaction dictionary ({exc.strerror})", where=str(path),
-                                 fix="check the redaction_dir setting and that the rule pack is complete") from None
+    what = "redaction dictionary"
+    data = read_bounded(path, what, limits=Limits(max_bytes=256 << 20), error=RedactionRuleError,
+                        if_missing="check the redaction_dir setting and that the rule pack is complete")
+    return decode(data, str(path), what, RedactionRuleError)
 
 
 def _count(row: list[str], column: int, path: Path) -> int:

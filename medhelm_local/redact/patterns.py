@@ -12,13 +12,14 @@ from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parser  # type: ignore[attr-defined]
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
+from medhelm_local.safe_parse import read_bounded
+from medhelm_local.yaml_lines import parse_located
 
 
 class RedactionRuleError(ConfigError):
@@ -159,21 +160,16 @@ class Rules:
 
 def load_rules(path: Path) -> Rules:
     """Read, validate and compile a rules.yaml; any problem is a RedactionRuleError naming the rule."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RedactionRuleError(f"cannot read the redaction rules ({exc.strerror})", where=str(path),
-                                 fix="check the redaction_dir setting and that the rule pack is installed") from None
-    return parse_rules(text, path)
+    data = read_bounded(path, "redaction rules", error=RedactionRuleError,
+                        if_missing="check the redaction_dir setting and that the rule pack is installed")
+    return parse_rules(data, path)
 
 
-def parse_rules(text: str, path: Path) -> Rules:
+def parse_rules(text: str | bytes, path: Path) -> Rules:
     """Validate and compile the text of a rules.yaml read from `path`; any problem is a RedactionRuleError."""
+    raw = parse_located(text, path, "redaction rules", error=RedactionRuleError).data
     try:
-        spec = RuleFile.model_validate(yaml.safe_load(text))
-    except yaml.YAMLError as exc:
-        raise RedactionRuleError(f"the redaction rules are not valid YAML ({exc})", where=str(path),
-                                 fix="fix the YAML syntax") from None
+        spec = RuleFile.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from medhelm_local.redact.dictionaries import Dictionaries
 from medhelm_local.redact.patterns import RedactionRuleError
 from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.safe_parse import read_bounded
+from medhelm_local.yaml_lines import parse_located
 
 Style = Literal["mask", "surrogate"]
 _MONTHS = ("january february march april may june july august september october november december").split()
@@ -46,19 +47,17 @@ class Policy(BaseModel):
 
 def load_policy(path: Path) -> Policy:
     """Read and validate a surrogates.yaml."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RedactionRuleError(f"cannot read the redaction policy ({exc.strerror})", where=str(path),
-                                 fix="check the redaction_dir setting") from None
-    return parse_policy(text, path)
+    data = read_bounded(path, "redaction policy", error=RedactionRuleError,
+                        if_missing="check the redaction_dir setting")
+    return parse_policy(data, path)
 
 
-def parse_policy(text: str, path: Path) -> Policy:
+def parse_policy(text: str | bytes, path: Path) -> Policy:
     """Validate the text of a surrogates.yaml read from `path`."""
+    raw = parse_located(text, path, "redaction policy", error=RedactionRuleError).data
     try:
-        policy = Policy.model_validate(yaml.safe_load(text))
-    except (yaml.YAMLError, ValidationError) as exc:
+        policy = Policy.model_validate(raw)
+    except ValidationError as exc:
         raise RedactionRuleError(f"the redaction policy does not validate ({str(exc).splitlines()[0]})",
                                  where=str(path), fix="correct it as its comments describe") from None
     low, high = policy.date_shift_days

@@ -13,7 +13,6 @@ bootstrap). The counts of failed instances are not in stats.json and are shown a
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,10 +22,12 @@ from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.report.model import MetricSummary, RunInfo, slug
 from medhelm_local.report.stores import UNPLACED
+from medhelm_local.safe_parse import Limits, load_json
 from medhelm_local.taxonomy import load_taxonomy
 
 PUBLISHED = "published"
 _MAX_DEPTH = 4
+_LIMITS = Limits(max_bytes=256 << 20)  # stats.json of a large run is tens of MB
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,8 @@ def run_folders(root: Path) -> list[Path]:
 
 
 def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError("a HELM run folder lacks this file", where=str(path),
-                          fix="copy the whole run folder (run_spec.json and stats.json) as helm-run wrote it") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"the file cannot be read as JSON ({exc})", where=str(path),
-                          fix="copy the file again from the HELM results; it may be damaged") from None
+    return load_json(path, f"HELM {path.name}", limits=_LIMITS,
+                     if_missing="copy the whole run folder (run_spec.json and stats.json) as helm-run wrote it")
 
 
 def _entry_args(name: str) -> tuple[str, dict[str, str]]:
@@ -95,20 +90,36 @@ def _entry_args(name: str) -> tuple[str, dict[str, str]]:
     return benchmark.strip(), args
 
 
-def _summary(metric: str, stat: dict[str, Any]) -> MetricSummary:
-    count = int(stat.get("count") or 0)
-    mean = stat.get("mean")
+def _number(stat: dict[str, Any], key: str, where: Path) -> float | None:
+    """A statistic's field as a finite number (None when absent); anything else is a ConfigError."""
+    value = stat.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        name = stat["name"]["name"]
+        raise ConfigError(f"statistic '{name[:60]}' has {key} {str(value)[:40]!r}, not a finite number",
+                          where=str(where), fix="give stats.json as helm-run wrote it; it may be damaged")
+    return float(value)
+
+
+def _summary(metric: str, stat: dict[str, Any], where: Path) -> MetricSummary:
+    raw_count = _number(stat, "count", where) or 0.0
+    if raw_count < 0 or raw_count != int(raw_count):
+        raise ConfigError(f"statistic '{stat['name']['name'][:60]}' has count {raw_count:g}, not a whole number "
+                          "of instances", where=str(where), fix="give stats.json as helm-run wrote it")
+    count = int(raw_count)
+    mean = _number(stat, "mean", where)
     if mean is None and count:
-        mean = float(stat.get("sum", 0.0)) / count
+        mean = (_number(stat, "sum", where) or 0.0) / count
     low = high = None
-    variance = stat.get("variance")
-    if mean is not None and count > 1 and isinstance(variance, int | float) and math.isfinite(variance):
+    variance = _number(stat, "variance", where)
+    if mean is not None and count > 1 and variance is not None:
         half = 1.96 * math.sqrt(max(variance, 0.0) / count)
         low, high = mean - half, mean + half
         spec = all_metrics().get(metric)
         if spec is not None and spec.bounded:
             low, high = max(low, spec.lower), min(high, spec.upper)
-    return MetricSummary(None if mean is None else float(mean), low, high, count, count, None, "normal", metric=metric)
+    return MetricSummary(mean, low, high, count, count, None, "normal", metric=metric)
 
 
 def _test_stats(stats: Any, where: Path) -> dict[str, dict[str, Any]]:
@@ -138,7 +149,7 @@ def read_run(folder: Path) -> tuple[RunInfo, dict[str, MetricSummary]]:
     metrics: dict[str, MetricSummary] = {}
     for helm_name, stat in stats.items():
         metric = local_metric(helm_name)
-        metrics.setdefault(metric, _summary(metric, stat))
+        metrics.setdefault(metric, _summary(metric, stat, folder / "stats.json"))
     taxonomy = load_taxonomy()
     place = taxonomy.placement(benchmark)
     placed = next((b for b in place.benchmarks if b.name == benchmark), None) if place else None

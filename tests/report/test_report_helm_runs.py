@@ -120,9 +120,27 @@ def test_a_benchmark_whose_local_runs_do_not_compare_with_medhelms_is_marked_wit
     assert "169 of its 427" in page
 
 
+def _stats_with(text: str) -> Any:
+    """Damage: stats.json holding one exact_match statistic whose values are `text` (JSON members)."""
+    return lambda run: (run / "stats.json").write_text(
+        '[{"name": {"name": "exact_match", "split": "test"}, ' + text + "}]")
+
+
 @pytest.mark.parametrize(("damage", "words"), [
-    (lambda run: (run / "stats.json").unlink(), "lacks this file"),
-    (lambda run: (run / "stats.json").write_text("{not json"), "cannot be read as JSON"),
+    (lambda run: (run / "stats.json").unlink(), "stats.json does not exist"),
+    (lambda run: (run / "stats.json").write_text("{not json"), r"is not valid JSON \(.*\). Where: .*, line 1"),
+    (_stats_with('"count": "abc", "mean": 0.5'), "has count 'abc', not a finite number"),
+    (_stats_with('"count": 3, "mean": "x"'), "has mean 'x', not a finite number"),
+    (_stats_with('"count": 1e400, "mean": 0.5'), "holds the number 1e400, which is not a finite number"),
+    (_stats_with('"count": 2.5, "mean": 0.5'), "has count 2.5, not a whole number"),
+    (_stats_with('"count": -4, "mean": 0.5'), "has count -4, not a whole number"),
+    (_stats_with('"count": 3, "mean": NaN'), "holds the number NaN"),
+    (_stats_with('"count": 3, "sum": true'), "has sum 'True', not a finite number"),
+    (_stats_with('"count": 3, "mean": 0.5, "variance": [1]'), r"has variance '\[1\]', not a finite number"),
+    (_stats_with('"count": ' + "9" * 5000), "holds a number of 5000 digits"),
+    (lambda run: (run / "stats.json").write_text("[" * 3000 + "]" * 3000), "nests more than 100 levels deep"),
+    (lambda run: (run / "stats.json").write_text("[" * 100_000 + "]" * 100_000), "nests more than 100 levels deep"),
+    (lambda run: (run / "stats.json").write_bytes(b"\xff\xfe[\x00]\x00"), "is not UTF-8 text"),
     (lambda run: (run / "stats.json").write_text("{}"), "not a list of statistics"),
     (lambda run: (run / "run_spec.json").write_text("{}"), "no run name or no adapter_spec.model"),
 ])
