@@ -99,19 +99,18 @@ def forward(sinks: Iterable[Sink], store_id: str, record: AuditRecord) -> None:
 
 def read_forwarded(path: Path) -> list[dict[str, Any]]:
     """The records in a copy of what was forwarded (JSON lines, or syslog lines ending in the JSON)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ConfigError(f"cannot read the forwarded records ({exc.strerror})", where=str(path),
-                          fix="give a file holding the records the audit sink received") from None
+    from medhelm_local.safe_parse import Limits, read_bounded
+
+    data = read_bounded(path, "file of forwarded records", limits=Limits(max_bytes=1 << 30),
+                        if_missing="give a file holding the records the audit sink received")
     found = []
-    for line in text.splitlines():
+    for line in data.decode("utf-8", errors="replace").splitlines():
         start = line.find("{")
         if start < 0:
             continue
         try:
             item = json.loads(line[start:])
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not a record (a syslog line, a damaged one): the check counts it missing
             continue
         if isinstance(item, dict) and {"log", "seq", "hash"} <= item.keys():
             found.append(item)

@@ -32,12 +32,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from medhelm_local.errors import ConfigError, IntegrityError
 from medhelm_local.export.signing import SigningKey, key_id, signature_valid
+from medhelm_local.safe_parse import Limits, decode, parse_json, read_bounded
 from medhelm_local.scenarios.datafiles import sha256_file
 
 BUNDLE_FORMAT = "medhelm-local-export/1"
 MANIFEST = "MANIFEST.json"
 SIGNATURE = "MANIFEST.json.sig"
 PARTIAL = ".partial"
+_MANIFEST_LIMITS = Limits(max_bytes=64 << 20)
 
 
 def _process_alive(pid: int) -> bool:
@@ -156,22 +158,31 @@ def _read_signature(folder: Path) -> bytes | None:
 def _read_manifest(folder: Path) -> bytes:
     if not folder.is_dir():
         raise ConfigError("the bundle is not a folder", where=str(folder), fix="give the folder an export wrote")
-    try:
-        return (folder / MANIFEST).read_bytes()
-    except OSError:
+    if not (folder / MANIFEST).exists():
         raise IntegrityError("the bundle has no MANIFEST.json", where=str(folder),
-                             fix="ask the sender for the complete bundle") from None
+                             fix="ask the sender for the complete bundle")
+    return read_bounded(folder / MANIFEST, "bundle's MANIFEST.json", limits=_MANIFEST_LIMITS, error=IntegrityError)
+
+
+def _parsed(data: bytes, folder: Path) -> Any:
+    """The manifest's JSON, or IntegrityError naming the line where it stops being a manifest."""
+    where = str(folder / MANIFEST)
+    what = "bundle's MANIFEST.json"
+    return parse_json(decode(data, where, what, IntegrityError), where, what, limits=_MANIFEST_LIMITS,
+                      error=IntegrityError)
 
 
 def _check_files(folder: Path, data: bytes, problems: list[str], public: Ed25519PublicKey | None = None
                  ) -> Verification:
     """Every file in the folder against the manifest's list, after the problems found so far."""
     try:
-        manifest: Mapping[str, Any] = json.loads(data)
+        manifest: Mapping[str, Any] = _parsed(data, folder)
         listed: Mapping[str, Mapping[str, Any]] = dict(manifest["files"])
         if not all(isinstance(meta, Mapping) for meta in listed.values()):
             raise TypeError("a file's entry is not a mapping")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
+    except IntegrityError as exc:
+        return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest: {exc.what} ({exc.where})"])
+    except (KeyError, TypeError, ValueError):
         return Verification({}, [*problems, f"{MANIFEST} is not a readable manifest"])
     if public is not None and manifest.get("signing_key_id") not in (None, key_id(public)):
         problems.append(f"the manifest names signing key {manifest.get('signing_key_id')}, "
@@ -219,8 +230,8 @@ def bundle_problems(folder: Path, publics: Sequence[Ed25519PublicKey]) -> list[s
     """What is wrong with a bundle: its signature under the key it names among `publics` (the first if it
     names none of them) and every file against the manifest; without keys, the files only."""
     try:
-        wanted = json.loads(_read_manifest(folder)).get("signing_key_id")
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        wanted = _parsed(_read_manifest(folder), folder).get("signing_key_id")
+    except (IntegrityError, AttributeError):
         wanted = None
     public = next((p for p in publics if key_id(p) == wanted), publics[0] if publics else None)
     return (verify_bundle(folder, public) if public is not None else verify_unsigned(folder)).problems
@@ -229,10 +240,10 @@ def bundle_problems(folder: Path, publics: Sequence[Ed25519PublicKey]) -> list[s
 def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:
     """What a bundle proves about the audit log: the (seq, hash) head it saw, and its manifest sha256."""
     try:
-        data = (folder / MANIFEST).read_bytes()
-        head = json.loads(data).get("audit_head_before")
+        data = _read_manifest(folder)
+        head = _parsed(data, folder).get("audit_head_before")
         anchor = (int(head["seq"]), str(head["hash"])) if head else None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError, TypeError, ValueError):
+    except (IntegrityError, AttributeError, KeyError, TypeError, ValueError):
         raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder),
                           fix="give a bundle folder written by `medhelm-local export`") from None
     return anchor, hashlib.sha256(data).hexdigest()

@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
+from medhelm_local.safe_parse import Limits, read_bounded
 from medhelm_local.store.keys import Kek, read_key_file, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
@@ -141,11 +142,8 @@ def rewrap_signing_key(path: Path, old: Kek, new: Kek) -> SigningKey:
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
     """A recipient's copy of the public key (PEM, as written by `keys signing-init`)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SigningKeyError(f"cannot read the public key file ({exc.strerror})", where=str(path),
-                              fix="give the .pub file written beside the signing key") from None
+    data = read_bounded(path, "public key file", limits=Limits(max_bytes=64 << 10), error=SigningKeyError,
+                        if_missing="give the .pub file written beside the signing key")
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, UnsupportedAlgorithm):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -131,17 +130,15 @@ class RenderedLayer(_Lenient):
 
 def read_rendered(path: Path) -> RenderedLayer | None:
     """The rendered layer described at `path`, or None when there is no such file (not under the chart)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from medhelm_local.safe_parse import Limits, load_json
+
+    if not path.exists() and not path.is_symlink():
         return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read the NetworkPolicy description ({exc.strerror})", where=str(path),
-                          fix="check the file's permissions; the Helm chart mounts it read-only") from None
+    data = load_json(path, "NetworkPolicy description", limits=Limits(max_bytes=4 << 20))
     try:
-        return RenderedLayer.model_validate(json.loads(text))
-    except (ValueError, ValidationError) as exc:
-        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else "not JSON"
+        return RenderedLayer.model_validate(data)
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"]
         raise ConfigError(f"the NetworkPolicy description does not parse ({reason})", where=str(path),
                           fix="it is written by the medhelm-local Helm chart: upgrade the release with the chart "
                               "that matches this program") from None

@@ -63,12 +63,12 @@ def new_token() -> str:
 
 def read_token(path: Path) -> str:
     """The token in a file (a mounted Secret): stripped, and long enough to be one."""
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise ConfigError(f"the viewer token file cannot be read ({reason})", where=str(path),
-                          fix="give a readable file holding the token (e.g. a mounted Secret)") from None
+    from medhelm_local.safe_parse import Limits, decode, read_bounded
+
+    what = "viewer token file"
+    data = read_bounded(path, what, limits=Limits(max_bytes=4096),
+                        if_missing="give a readable file holding the token (e.g. a mounted Secret)")
+    token = decode(data, str(path), what).strip()
     if len(token) < MIN_TOKEN or any(c.isspace() for c in token):
         raise ConfigError(f"the viewer token must be at least {MIN_TOKEN} characters without spaces",
                           where=str(path), fix="put a long random token in the file, e.g. `openssl rand -hex 32`")

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from medhelm_local.errors import ConfigError, RunEntryError, UnknownScenarioError
 from medhelm_local.run.entries import RunEntry, parse_run_entry
+from medhelm_local.safe_parse import decode, read_bounded
 from medhelm_local.yaml_lines import load_located, validate_located
 
 SHIPPED_CONFS = {"public": "run_entries_public.conf", "gated": "run_entries_gated.conf"}
@@ -50,14 +51,9 @@ def _strip_comment(line: str) -> str:
 
 def read_conf(path: Path) -> list[ConfEntry]:
     """Parse a MedHELM run-entries conf file; anything that is not an entry is an error with its line."""
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"cannot read the run-entries conf file ({exc.strerror})", where=str(path),
-                          fix="check the path; `--conf public` names the shipped public conf") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"the run-entries conf file is not UTF-8 text (byte {exc.start + 1})", where=str(path),
-                          fix="give a text conf file (`entries: [ ... ]`), not a binary one") from None
+    what = "run-entries conf file"
+    data = read_bounded(path, what, if_missing="check the path; `--conf public` names the shipped public conf")
+    lines = decode(data, str(path), what).splitlines()
     entries: list[ConfEntry] = []
     opened = closed = False
     for number, raw in enumerate(lines, start=1):

@@ -49,8 +49,10 @@ COMMON_ARGS = {
 }
 DUPLICATES_SHOWN = 5
 # What a damaged file raises while read: a bad field, a broken CSV, a truncated gzip or Parquet file.
+# RecursionError: JSON nested ~1,000 levels deep (json's C parser counts its depth and stops there; it never
+# crashes); OverflowError: a number too large for a float.
 _READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError, csv.Error,
-                EOFError, OSError)
+                EOFError, OSError, RecursionError, OverflowError)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from medhelm_local.errors import DataImportError, DatasetCorruptError, DatasetMissingError, IntegrityError
+from medhelm_local.safe_parse import load_json
 
 MANIFEST = "MANIFEST.json"
 
@@ -62,9 +63,12 @@ class DataRoot:
         if not path.is_file():
             return None
         try:
-            files: dict[str, str] = json.loads(path.read_text("utf-8"))["files"]
+            manifest = load_json(path, "dataset folder's MANIFEST.json", error=DatasetCorruptError)
+            files: dict[str, str] = manifest["files"]
+            if not all(isinstance(v, str) for v in files.values()):
+                raise TypeError("a checksum is not text")
             return files
-        except (OSError, ValueError, KeyError, TypeError):
+        except (DatasetCorruptError, KeyError, TypeError, AttributeError):
             raise DatasetCorruptError("the dataset folder's MANIFEST.json is damaged", where=str(path),
                                       fix="import the folder again with `medhelm-local data import`") from None
 

@@ -166,13 +166,15 @@ class Envelope:
     @classmethod
     def read(cls, path: Path) -> Envelope:
         """Load an envelope file, refusing anything that is not one."""
+        from medhelm_local.safe_parse import Limits, load_json
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_json(path, "store's key envelope", limits=Limits(max_bytes=64 << 10), error=StoreKeyError)
             if data.get("format") != ENVELOPE_FORMAT:
                 raise ValueError("format")
             return cls(data["store_id"], data["kek_fingerprint"], base64.b64decode(data["nonce"]),
                        base64.b64decode(data["wrapped_data_key"]), data["created_at"])
-        except (OSError, ValueError, KeyError, TypeError, binascii.Error):
+        except (StoreKeyError, AttributeError, ValueError, KeyError, TypeError, binascii.Error):
             raise StoreKeyError(
                 "the store's key envelope is missing or damaged, so the store cannot be opened",
                 where=str(path),

@@ -116,7 +116,7 @@ def test_an_unreadable_description_or_a_missing_given_path_is_an_error(tmp_path:
     broken = tmp_path / "networkpolicy.json"
     broken.write_text("{not json")
     done = _cli("policy", "check", "--policy-dir", str(folder), "--networkpolicy", str(broken))
-    assert done.returncode == 2 and "the NetworkPolicy description does not parse (not JSON)" in done.stderr
+    assert done.returncode == 2 and "the NetworkPolicy description is not valid JSON" in done.stderr
     missing = _cli("policy", "check", "--policy-dir", str(folder), "--networkpolicy", str(tmp_path / "absent.json"))
     assert missing.returncode == 2 and "there is no NetworkPolicy description at the path given" in missing.stderr
 
