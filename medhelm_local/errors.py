@@ -19,6 +19,7 @@ row numbers and ids only.
     ├── EgressRefusedError            a connection to a host:port outside the allowlist
     ├── ExportRefusedError            the export gate refused: role, access level, residual PHI (exit 5)
     ├── IntegrityError                a signature, file hash or audit chain does not check out (exit 4)
+    ├── OutputError                   a file or folder cannot be written: disk full, no permission, read-only
     ├── StoreKeyError                 the key-encryption key is missing, malformed or wrong
     │   └── SigningKeyError           the export signing key or a public key is missing or unusable
     └── StoreError
@@ -120,6 +121,11 @@ class IntegrityError(MedhelmError):
     """Something signed or chained was changed: a bundle file, its manifest, or an audit record."""
 
     exit_code = 4
+
+
+class OutputError(MedhelmError):
+    """A file or folder the command writes cannot be written (a full disk, no permission, a read-only file
+    system); nothing half-written is left in its place."""
 
 
 class StoreKeyError(MedhelmError):

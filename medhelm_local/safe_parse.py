@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -62,9 +62,10 @@ def _size(n: int) -> str:
 
 
 def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type[MedhelmError] = ConfigError,
-                 if_missing: str = "check the path") -> bytes:
+                 if_missing: str = "check the path", check: Callable[[os.stat_result], None] | None = None) -> bytes:
     """The bytes of a regular file of at most `limits.max_bytes`; anything else is `error` naming the file
-    (`if_missing`: what to do when there is no such file)."""
+    (`if_missing`: what to do when there is no such file). `check` sees the status of the file opened, before a
+    byte is read (so a file swapped in after a check of the path changes nothing), and may raise."""
     try:
         # O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever, before fstat can refuse it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
@@ -78,6 +79,12 @@ def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type
         os.close(fd)
         raise error(f"the {what} is {_kind(mode)}, not a regular file", where=str(path),
                     fix="give the path of a regular file")
+    if check is not None:
+        try:
+            check(os.fstat(fd))
+        except BaseException:
+            os.close(fd)
+            raise
     with os.fdopen(fd, "rb") as fh:
         try:
             data = fh.read(limits.max_bytes + 1)

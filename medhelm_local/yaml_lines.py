@@ -80,12 +80,14 @@ def parse_located(raw: bytes | str, path: Path, what: str, *, limits: Limits = D
     text = decode(raw, str(path), what, error) if isinstance(raw, bytes) else raw
     node: yaml.Node | None = None
     data: Any = None
+    lines: dict[tuple[str | int, ...], int] = {}
     try:
         check_yaml(text, str(path), what, limits=limits, error=error)
         loader = YAML_LOADER(text)
         try:
             node = loader.get_single_node()
             if node is not None:
+                _walk_located(node, lines, path, what, error)  # before constructing: merge keys rewrite the nodes
                 data = loader.construct_document(node)
         finally:
             loader.dispose()
@@ -101,16 +103,18 @@ def parse_located(raw: bytes | str, path: Path, what: str, *, limits: Limits = D
         value = f" '{bad.value[:40]}'" if bad is not None else ""
         raise error(f"the {what} holds a value{value} that cannot be read (a date or number out of range)",
                     where=f"{path}{line}", fix="correct the value, or quote it to make it text") from None
-    lines: dict[tuple[str | int, ...], int] = {}
-    if node is not None:
-        try:
-            _walk(node, (), lines)
-        except DuplicateKeyError as dup:
-            key = ".".join(str(p) for p in dup.loc)
-            raise error(f"the {what} gives '{key}' twice (lines {dup.first} and {dup.again}); only one "
-                        "can apply", where=f"{path}, line {dup.again}",
-                        fix="keep one of them: YAML would silently use the last") from None
     return LocatedYaml(path, data, lines)
+
+
+def _walk_located(node: yaml.Node, lines: dict[tuple[str | int, ...], int], path: Path, what: str,
+                  error: type[MedhelmError]) -> None:
+    try:
+        _walk(node, (), lines)
+    except DuplicateKeyError as dup:
+        key = ".".join(str(p) for p in dup.loc)
+        raise error(f"the {what} gives '{key}' twice (lines {dup.first} and {dup.again}); only one "
+                    "can apply", where=f"{path}, line {dup.again}",
+                    fix="keep one of them: YAML would silently use the last") from None
 
 
 def validate_located(model: type[BaseModel], doc: LocatedYaml, what: str, fix: str) -> Any:

@@ -20,12 +20,14 @@ answer is an error naming the line.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.errors import ConfigError
+from medhelm_local.safe_parse import Limits, decode, read_bounded
 
 OVERALL = "score"
 JURY = "jury"
@@ -75,14 +77,12 @@ def fail(what: str, path: Path, fix: str) -> ConfigError:
 
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """The header, and each row with the line it ends on (a quoted cell may span lines), its cells stripped."""
+    text = decode(read_bounded(path, "ratings file", limits=Limits(max_bytes=64 << 20)), str(path), "ratings file")
     try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            lines = [(reader.line_num, row) for row in reader]
-            header = [h.strip() for h in reader.fieldnames or []]
-    except OSError as exc:
-        raise fail(f"cannot read the ratings file ({exc.strerror})", path, "check the path") from None
-    except (csv.Error, UnicodeDecodeError) as exc:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        lines = [(reader.line_num, row) for row in reader]
+        header = [h.strip() for h in reader.fieldnames or []]
+    except csv.Error as exc:
         raise fail(f"the ratings file is not a readable CSV file ({exc})", path,
                    "save it as CSV (UTF-8), one header line then one row per rating") from None
     if not lines:

@@ -21,6 +21,7 @@ every judge prompt; `annotate.parse` reads the replies with it).
 
 from __future__ import annotations
 
+import os
 import string
 from functools import lru_cache
 from importlib import resources
@@ -175,4 +176,4 @@ def load_rubric(name: str, relative_to: Path | None = None, where: str = "rubric
         raise ConfigError(f"there is no built-in rubric called '{name}'", where=where,
                           fix=f"name one of: {', '.join(shipped())}; or a rubric file (.yaml) of your own, or "
                               "MedHELM's judge prompt file (.txt)")
-    return _read(path.resolve())
+    return _read(Path(os.path.abspath(path)))  # absolute, links kept: errors name the path the card gives

@@ -73,7 +73,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                       help="Where to write the new key (mode 0600); never overwritten."),
     ) -> None:
         """Create a new random key-encryption key file."""
-        kek = write_new_kek(out_path)
+        from medhelm_local.output_files import writing
+
+        with writing(out_path, "key file"):
+            kek = write_new_kek(out_path)
         out.print(f"Wrote a new key-encryption key to {out_path} (fingerprint {kek.fingerprint}).")
         out.print(f"Use it with: export MEDHELM_KEK_FILE={out_path.resolve()}  "
                   "(in Kubernetes, mount it as a Secret). Back it up: stores cannot be opened without it.")
@@ -87,9 +90,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Create the Ed25519 key that signs export bundles, sealed under the key-encryption key."""
         from medhelm_local.export import public_key_path, write_signing_key
+        from medhelm_local.output_files import writing
 
         settings = settings_from(ctx)
-        key = write_signing_key(out_path, load_kek(settings))
+        kek = load_kek(settings)
+        with writing(out_path, "signing key"):
+            key = write_signing_key(out_path, kek)
         out.print(f"Wrote the signing key {out_path} (sealed under the KEK) and its public key "
                   f"{public_key_path(out_path)} (key id {key.key_id}).", soft_wrap=True)
         out.print(f"Use it with: export MEDHELM_SIGNING_KEY_FILE={out_path.resolve()}. Give the .pub file to "

@@ -143,10 +143,8 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("Interrupted. Everything finished so far is saved; run the same command again to resume.")
         code = 130
-    except Exception as exc:  # an expected error, or one with a clear explanation; anything else is re-raised
-        error = exc if isinstance(exc, MedhelmError) else explain_unexpected(exc)
-        if error is None:
-            raise
+    except Exception as exc:  # an expected error, one with a clear explanation, or (last) a bug, said as one
+        error = exc if isinstance(exc, MedhelmError) else explain_unexpected(exc) or internal_error(exc)
         from rich.text import Text  # here: a command that ends well never loads rich for this
 
         err.print(Text("Error: ", style="bold red") + Text(error.message), soft_wrap=True)
@@ -164,10 +162,38 @@ def explain_unexpected(exc: Exception) -> MedhelmError | None:
 
     if isinstance(exc, duckdb.Error):
         return explain_failure(exc)
-    if isinstance(exc, OSError) and exc.filename:
-        return ConfigError(f"the operating system refused a file operation ({exc.strerror or exc})",
-                           where=str(exc.filename), fix="check that the path exists, is writable and has space")
+    if isinstance(exc, OSError):
+        where = str(exc.filename) if exc.filename else None
+        return ConfigError(f"the operating system refused a file operation ({exc.strerror or exc})", where=where,
+                           fix="check that the path exists, is writable and has space")
+    if isinstance(exc, RecursionError):
+        return ConfigError("an input nests too deeply to be followed",
+                           fix="check that each file given is the right one")
+    if isinstance(exc, MemoryError):
+        return MedhelmError("the command ran out of memory", fix="check that each file given is the right one, or "
+                                                                 "give the command more memory")
     return None
+
+
+class InternalError(MedhelmError):
+    """A bug: an exception the program did not expect. Exit 1, as Python's own for an uncaught exception."""
+
+    exit_code = 1
+
+
+def internal_error(exc: Exception) -> MedhelmError:
+    """A bug, said in one line: the exception's type and where the program raised it (its message is not shown:
+    it may quote the data). The frames, without messages, go to the operational log."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if "medhelm_local" in f.filename] or frames
+    place = f" at {Path(ours[-1].filename).name}, line {ours[-1].lineno}" if ours else ""
+    logging.getLogger("medhelm_local").error("internal error %s; frames:\n%s", type(exc).__name__,
+                                             "".join(traceback.format_list(frames)))
+    return InternalError(f"medhelm-local stopped on an internal error ({type(exc).__name__}{place}); this is a bug",
+                         fix="report it with the command you ran (the operational log, if log_file is set, has where "
+                             "it happened); everything finished before it is saved")
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

@@ -76,11 +76,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             raise typer.BadParameter(f"'{chosen}' is not a style; use mask or surrogate", param_hint="--style")
         key = None
         if key_file is not None:
-            try:
-                key = key_file.read_bytes()
-            except OSError as exc:
-                raise RedactionRuleError(f"cannot read the surrogate key file ({exc.strerror})", where=str(key_file),
-                                         fix="check the path given to --key-file") from None
+            from medhelm_local.safe_parse import Limits, read_bounded
+
+            key = read_bounded(key_file, "surrogate key file", limits=Limits(max_bytes=64 << 10),
+                               error=RedactionRuleError, if_missing="check the path given to --key-file")
         result = apply_file(input_path, output_path, detector_for_pack(pack), policy,
                             "mask" if chosen == "mask" else "surrogate", key)
         err.print(f"Redacted {result.documents} document(s) ({result.spans} span(s), style {chosen}); "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -34,12 +35,16 @@ def report_stores(settings: Settings, suites: list[str] | None, stores: list[Pat
                                      where=str(path), fix="check the suite name, or pass the store with --store")
         paths.append(path)
     if not paths:
-        audit = audit_path().resolve()
-        paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
+        audit = os.path.realpath(audit_path())
+        paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if os.path.realpath(p) != audit)
         if not paths:
             raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
                                      fix="run a benchmark first, or pass suites, --output or --store")
-    return list(dict.fromkeys(p.resolve() for p in paths))
+    # Each store once, however it was named; kept as named (links and all), so that errors name what was given.
+    unique: dict[str, Path] = {}
+    for path in paths:
+        unique.setdefault(os.path.realpath(path), Path(os.path.abspath(path)))
+    return list(unique.values())
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -155,12 +160,11 @@ def _instances(text: str) -> int | None:
 
 
 def _write_text(path: Path, text: str) -> None:
+    from medhelm_local.output_files import atomic_text, writing
     from medhelm_local.output_paths import refuse_unsafe_output
 
     refuse_unsafe_output(path, ConfigError, "--out")
-    try:
+    with writing(path, "report file"):
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write the report file ({exc.strerror})", where=str(path),
-                          fix="check that the folder is writable") from None
+    with atomic_text(path, "report file") as fh:
+        fh.write(text)

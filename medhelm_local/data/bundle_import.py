@@ -9,6 +9,7 @@ can rewrite an unsigned manifest. Every attempt, done, refused or failed, is an 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,8 @@ _REFUSED_FIX = "do not use it: stage the data again on the staging host and carr
 
 def is_data_bundle(path: Path) -> bool:
     """True if the folder looks like a bundle written by `data stage` (rather than one dataset folder)."""
-    return (path / MANIFEST).is_file() and (path / DATASETS).is_dir()
+    # Whatever MANIFEST.json is (a file, or something hostile in its place), the bundle's reader says what is wrong.
+    return (path / DATASETS).is_dir() and os.path.lexists(path / MANIFEST)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from medhelm_local.errors import ConfigError, IntegrityError
 from medhelm_local.export.signing import SigningKey, key_id, signature_valid
+from medhelm_local.output_files import output_error
 from medhelm_local.safe_parse import Limits, decode, parse_json, read_bounded
 from medhelm_local.scenarios.datafiles import sha256_file
 
@@ -87,8 +88,10 @@ def staging_folder(destination: Path) -> Iterator[Path]:
         if destination.exists():
             destination.rmdir()  # empty, checked above
         os.replace(staging, destination)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk, a folder that became read-only: nothing is left behind
+            raise output_error(exc, destination, "export bundle") from None
         raise
 
 
@@ -158,7 +161,7 @@ def _read_signature(folder: Path) -> bytes | None:
 def _read_manifest(folder: Path) -> bytes:
     if not folder.is_dir():
         raise ConfigError("the bundle is not a folder", where=str(folder), fix="give the folder an export wrote")
-    if not (folder / MANIFEST).exists():
+    if not os.path.lexists(folder / MANIFEST):
         raise IntegrityError("the bundle has no MANIFEST.json", where=str(folder),
                              fix="ask the sender for the complete bundle")
     return read_bounded(folder / MANIFEST, "bundle's MANIFEST.json", limits=_MANIFEST_LIMITS, error=IntegrityError)
@@ -243,7 +246,10 @@ def audit_anchor(folder: Path) -> tuple[tuple[int, str] | None, str]:
         data = _read_manifest(folder)
         head = _parsed(data, folder).get("audit_head_before")
         anchor = (int(head["seq"]), str(head["hash"])) if head else None
-    except (IntegrityError, AttributeError, KeyError, TypeError, ValueError):
-        raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder),
+    except IntegrityError as exc:
+        raise ConfigError(f"the bundle has no readable MANIFEST.json: {exc.what}", where=exc.where or str(folder),
+                          fix="give a bundle folder written by `medhelm-local export`") from None
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise ConfigError("the bundle has no readable MANIFEST.json", where=str(folder / MANIFEST),
                           fix="give a bundle folder written by `medhelm-local export`") from None
     return anchor, hashlib.sha256(data).hexdigest()

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
-from medhelm_local.safe_parse import Limits, read_bounded
+from medhelm_local.safe_parse import Limits, parse_json, read_bounded
 from medhelm_local.store.keys import Kek, read_key_file, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
@@ -93,8 +93,14 @@ def write_signing_key(path: Path, kek: Kek) -> SigningKey:
     if not write_secret_file(path, json.dumps(_seal(private, kek), indent=2) + "\n", replace=False):
         raise _exists_error(path)
     opened = SigningKey(private, str(path))
-    pub.write_bytes(opened.public_pem())
-    pub.chmod(0o644)  # public on purpose (the process umask makes everything else owner-only)
+    try:
+        pub.write_bytes(opened.public_pem())
+        pub.chmod(0o644)  # public on purpose (the process umask makes everything else owner-only)
+    except OSError:
+        # A sealed key without its public half could never be verified, and would block the next try.
+        path.unlink(missing_ok=True)
+        pub.unlink(missing_ok=True)
+        raise
     return opened
 
 
@@ -102,8 +108,8 @@ def _read_sealed(path: Path) -> dict[str, str]:
     raw = read_key_file(path, SigningKeyError, "signing key", "check signing_key_file / MEDHELM_SIGNING_KEY_FILE, "
                         "or create one with `medhelm-local keys signing-init --out FILE`")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        data = parse_json(raw.decode("utf-8"), str(path), "signing key file", error=SigningKeyError)
+    except (SigningKeyError, UnicodeDecodeError):
         data = None
     if not isinstance(data, dict) or data.get("format") != SIGNING_FORMAT:
         raise SigningKeyError("the file is not a medhelm-local signing key", where=str(path),

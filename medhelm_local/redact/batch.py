@@ -112,8 +112,13 @@ def atomic_output(path: Path) -> Iterator[IO[str]]:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             yield handle
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # a full disk while writing, a folder that became read-only
+            raise RedactionInputError(f"cannot write the output file ({exc.strerror or exc}); nothing was left "
+                                      "half-written", where=str(path),
+                                      fix="free space on that disk or choose another folder, then run it again"
+                                      ) from None
         raise
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS
+from medhelm_local.output_files import output_error
 from medhelm_local.report.formats import to_csv, to_json
 from medhelm_local.report.model import Report, RunInfo, slug
 from medhelm_local.report.pages import (
@@ -195,8 +196,10 @@ def write_site(report: Report, readers: Mapping[str, RunReader], destination: Pa
         if destination.exists():
             shutil.rmtree(destination)
         os.replace(staging, destination)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk, a folder that became read-only
+            raise output_error(exc, destination, "report folder") from None
         raise
     return SiteResult(destination, pages, data_files)
 

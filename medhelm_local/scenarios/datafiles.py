@@ -8,6 +8,7 @@ load. A folder without one is checked against the published checksums shipped in
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -60,8 +61,8 @@ class DataRoot:
     def recorded(self, folder: str) -> dict[str, str] | None:
         """Checksums recorded by `data import` for a folder, if any."""
         path = self.root / folder / MANIFEST
-        if not path.is_file():
-            return None
+        if not os.path.lexists(path):
+            return None  # something other than a file there is damage, said below
         try:
             manifest = load_json(path, "dataset folder's MANIFEST.json", error=DatasetCorruptError)
             files: dict[str, str] = manifest["files"]
@@ -142,6 +143,9 @@ def source_files(source: Path) -> dict[str, Path]:
     (where it could copy in any file the user can read) or to a folder is refused."""
     root = source.resolve()
     found: dict[str, Path] = {}
+    if os.path.lexists(root / MANIFEST) and not (root / MANIFEST).is_file():
+        raise DataImportError(f"{MANIFEST} in the folder is not a regular file", where=str(root / MANIFEST),
+                              fix="remove it: `data import` writes the folder's manifest itself")
     for here, folders, names in os.walk(root):
         for name in folders:
             if (Path(here) / name).is_symlink():
@@ -151,7 +155,11 @@ def source_files(source: Path) -> dict[str, Path]:
         for name in names:
             path = Path(here) / name
             rel = path.relative_to(root).as_posix()
-            real = path.resolve()
+            try:
+                real = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # a link that loops, or leads nowhere
+                raise DataImportError(f"{rel} is a symbolic link that leads to no file", where=str(path),
+                                      fix="remove the link, or copy the file itself into the folder") from None
             if path.is_symlink() and not real.is_relative_to(root):
                 raise DataImportError(f"{rel} is a symbolic link to a file outside the dataset folder; nothing "
                                       "was imported", where=str(path),
@@ -248,6 +256,7 @@ def import_dataset(source: Path, data_root: Path, name: str | None = None, repla
         raise DataImportError("the folder holds no files", where=str(source), fix="point at the dataset's folder")
     staging: Path | None = None
     checksums: dict[str, str] = {}
+    made_root = not root.exists()
     try:
         private_folder(root)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder}.importing-", dir=root))
@@ -271,6 +280,9 @@ def import_dataset(source: Path, data_root: Path, name: str | None = None, repla
         raise DataImportError(f"copying failed ({exc.strerror})", where=str(dest),
                               fix="check free space and permissions of the data root") from None
     finally:
-        if staging is not None:
+        if staging is not None:  # the import failed: leave the data root as it was
             shutil.rmtree(staging, ignore_errors=True)
+            if made_root:
+                with contextlib.suppress(OSError):
+                    root.rmdir()
     return ImportReport(folder, data_root / folder, checksums, matches)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import os
 import shutil
+import stat
 import sys
 import warnings
 from dataclasses import dataclass
@@ -55,6 +57,24 @@ def httpfs_extension_path() -> Path:
         where="python package duckdb-ext-httpfs",
         fix="reinstall medhelm-local (it pins duckdb==1.4.4 and duckdb-ext-httpfs); nothing is downloaded at run time",
     )
+
+
+def _refuse_other_than_a_file(path: Path) -> None:
+    """NotAStoreError unless `path` is missing or (through any links) a regular file: DuckDB would wait forever
+    on a FIFO, and read a device without end."""
+    if not os.path.lexists(path):
+        return
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:  # a link that loops, or leads nowhere
+        raise NotAStoreError(f"the store path leads to no file ({exc.strerror})", where=str(path),
+                             fix="give the path of a medhelm-local store (.duckdb)") from None
+    if stat.S_ISDIR(mode):
+        raise NotAStoreError("the path is a folder, not a store file", where=str(path),
+                             fix="give a .duckdb file path, e.g. medhelm-results/my-suite.duckdb")
+    if not stat.S_ISREG(mode):
+        raise NotAStoreError("the path is not a regular file (a pipe, device or socket), so it is not a store",
+                             where=str(path), fix="give the path of a medhelm-local store (.duckdb)")
 
 
 def _is_duckdb_file(path: Path) -> bool:
@@ -328,9 +348,7 @@ def _open(path: Path, kek: Kek, create: bool, read_only: bool, memory_limit: str
           streaming: bool, migrate: bool, default_memory_mb: int | None,
           connection: duckdb.DuckDBPyConnection | None) -> StoreHandle:
     envelope_path = Envelope.path_for(path)
-    if path.is_dir():
-        raise NotAStoreError("the path is a folder, not a store file", where=str(path),
-                             fix="give a .duckdb file path, e.g. medhelm-results/my-suite.duckdb")
+    _refuse_other_than_a_file(path)
     if path.exists():
         if not _is_duckdb_file(path):
             raise NotAStoreError("the file is not a DuckDB database", where=str(path),

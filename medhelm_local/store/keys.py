@@ -92,19 +92,21 @@ def load_kek(settings: Settings) -> Kek:
 
 
 def read_key_file(path: Path, error: type[MedhelmError], what: str, fix: str) -> bytes:
-    """A key file's bytes, read once; `error` if it cannot be read or someone besides its owner may read it."""
-    try:
-        with path.open("rb") as fh:
-            # The mode is checked on the file that was opened, so a swap between check and read changes nothing.
-            shared = _shared_with(os.fstat(fh.fileno()))
-            if shared is None:
-                return fh.read()
-    except OSError as exc:
-        raise error(f"cannot read the {what} file ({exc.strerror})", where=str(path), fix=fix) from None
-    raise error(f"the {what} file may be read or changed by {shared}, so it is not used: whoever reads it can open "
-                "what it protects", where=str(path),
-                fix=f"run `chmod 600 {path}` so that only its owner can read it (in Kubernetes, mount the Secret "
-                    "with defaultMode 0400, as the Helm chart does)")
+    """A key file's bytes, read once (a regular file of at most 64 KiB); `error` if it cannot be read or someone
+    besides its owner may read it."""
+    from medhelm_local.safe_parse import Limits, read_bounded
+
+    def owner_only(status: os.stat_result) -> None:
+        # Checked on the file that was opened, so a swap between check and read changes nothing.
+        shared = _shared_with(status)
+        if shared is not None:
+            raise error(f"the {what} file may be read or changed by {shared}, so it is not used: whoever reads it "
+                        "can open what it protects", where=str(path),
+                        fix=f"run `chmod 600 {path}` so that only its owner can read it (in Kubernetes, mount the "
+                            "Secret with defaultMode 0400, as the Helm chart does)")
+
+    return read_bounded(path, f"{what} file", limits=Limits(max_bytes=64 << 10), error=error, if_missing=fix,
+                        check=owner_only)
 
 
 def _shared_with(st: os.stat_result) -> str | None:
@@ -124,16 +126,13 @@ def write_new_kek(path: Path) -> Kek:
     """Create a new random KEK file readable by its owner only; never overwrite one."""
     key = secrets.token_bytes(KEY_BYTES)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    # Whole or not at all: a key file cut short by a full disk would be taken for a key, and block the next try.
+    if not write_secret_file(path, key.hex() + "\n", replace=False):
         raise ConfigError(
             "a key file already exists there, and replacing it would lock you out of every store it seals",
             where=str(path),
             fix="choose another path, or rotate with `medhelm-local keys rotate`",
-        ) from None
-    with os.fdopen(fd, "w") as fh:
-        fh.write(key.hex() + "\n")
+        )
     return Kek(key, str(path))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import FakeServer, run_cli
+from support import hostile
 from support.jury import jury_config, write_generation_card
 
 from medhelm_local.metrics.agreement import pairwise_icc
@@ -185,3 +186,19 @@ def test_an_empty_instance_id_or_extra_cells_are_refused_naming_the_line(
         said = " ".join(done.stderr.split())
         assert done.returncode == 2 and "Traceback" not in done.stderr, f"{name}: {done.stderr}"
         assert message in said and str(bad) in said, f"{name}: {said}"
+
+
+@pytest.mark.parametrize("kind", [k for k in hostile.GENERIC if k != "device" or hostile.can_make_devices()])
+def test_hostile_ratings_files(tmp_path: Path, kind: str) -> None:
+    """`judge validate --ratings` given what is not a CSV file (the CLI corpus in tests/cli/test_hostile_corpus.py
+    has no judged run to reach this reader): a clear error naming the file, never a hang or a crash."""
+    from medhelm_local.annotate.ratings_file import read_ratings_file
+    from medhelm_local.annotate.rubric import load_rubric
+    from medhelm_local.errors import ConfigError
+
+    path = hostile.make(tmp_path / "ratings.csv", kind)
+
+    with pytest.raises(ConfigError) as caught:
+        read_ratings_file(path, load_rubric("clinical_text"), "run", needs_run=False)
+
+    assert str(path) in caught.value.message

@@ -115,7 +115,7 @@ def test_no_kek_configured_says_how_to_make_one() -> None:
 
 
 def test_a_missing_kek_file_is_reported(tmp_path: Path) -> None:
-    with pytest.raises(StoreKeyError, match="cannot read the key-encryption key file"):
+    with pytest.raises(StoreKeyError, match="the key-encryption key file does not exist"):
         load_kek(load_settings(kek_file=tmp_path / "gone"))
 
 
