@@ -74,10 +74,13 @@ def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type
     except OSError as exc:
         raise error(f"cannot read the {what} ({exc.strerror})", where=str(path),
                     fix="check the path and its permissions") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode) or status.st_size > limits.max_bytes:
         os.close(fd)
-        raise error(f"the {what} is {_kind(mode)}, not a regular file", where=str(path),
+        if stat.S_ISREG(status.st_mode):
+            raise error(f"the {what} is larger than {_size(limits.max_bytes)}, the most this program reads from it",
+                        where=str(path), fix="check that this is the right file")
+        raise error(f"the {what} is {_kind(status.st_mode)}, not a regular file", where=str(path),
                     fix="give the path of a regular file")
     if check is not None:
         try:

@@ -101,7 +101,7 @@ def read_forwarded(path: Path) -> list[dict[str, Any]]:
     """The records in a copy of what was forwarded (JSON lines, or syslog lines ending in the JSON)."""
     from medhelm_local.safe_parse import Limits, read_bounded
 
-    data = read_bounded(path, "file of forwarded records", limits=Limits(max_bytes=1 << 30),
+    data = read_bounded(path, "file of forwarded records", limits=Limits(max_bytes=256 << 20),
                         if_missing="give a file holding the records the audit sink received")
     found = []
     for line in data.decode("utf-8", errors="replace").splitlines():

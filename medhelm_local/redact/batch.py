@@ -32,7 +32,7 @@ from medhelm_local.safe_parse import parse_json
 
 WINDOW = 32_768  # characters detected at once
 CONTEXT = 1_024  # characters of context either side of a window: more than any span or cue reaches
-MAX_LINE = 256 << 20  # bytes in one input line (one document)
+MAX_LINE = 32 << 20  # bytes in one input line (one document)
 _WORD = re.compile(r"\w+")
 
 

@@ -365,7 +365,9 @@ class Benchmark:
         return data_read(spec.folder or "", origin, files), self._instances(data, paths)
 
     def _instances(self, data: DataRoot, paths: Mapping[str, Path]) -> Iterator[Instance]:
-        where = str(next(iter(paths.values())).parent) if paths else str(data.root)
+        # The file, when there is one; else the dataset folder (which file an item came from is not known here).
+        where = (str(next(iter(paths.values()))) if len(paths) == 1 else
+                 str(next(iter(paths.values())).parent) if paths else str(data.root))
         self._prepare_shots(data)
         perturbation = self.args.get("perturbation")
         seed = int(self.args.get("perturbation_seed", "0"))
