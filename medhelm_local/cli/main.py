@@ -73,7 +73,7 @@ def _set_up_logging(settings: Settings) -> None:
         logger.addHandler(logging.NullHandler())
         return
     try:
-        handler = logging.FileHandler(settings.log_file)
+        handler = _LogFile(settings.log_file)
     except OSError as exc:
         from medhelm_local.errors import ConfigError
 
@@ -82,6 +82,22 @@ def _set_up_logging(settings: Settings) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+
+
+class _LogFile(logging.FileHandler):
+    """The operational log file. A write that fails (a full disk) is a warning, said once; the command goes on
+    without it (logging prints a traceback for each failed record by default)."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        if self.failed:
+            return
+        self.failed = True
+        reason = sys.exc_info()[1]
+        detail = getattr(reason, "strerror", None) or type(reason).__name__
+        warnings.warn(MedhelmWarning(f"the log file cannot be written ({detail}): {self.baseFilename}; the command "
+                                     "goes on without its operational log"), stacklevel=2)
 
 
 # Each top-level command and the module that registers it (modules register in this order). A command that runs
