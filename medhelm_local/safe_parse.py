@@ -84,7 +84,7 @@ def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type
                     fix="give the path of a regular file")
     if check is not None:
         try:
-            check(os.fstat(fd))
+            check(status)
         except BaseException:
             os.close(fd)
             raise

@@ -73,7 +73,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                       help="Where to write the new key (mode 0600); never overwritten."),
     ) -> None:
         """Create a new random key-encryption key file."""
-        from medhelm_local.output_files import writing
+        from medhelm_local.output_paths import writing
 
         with writing(out_path, "key file"):
             kek = write_new_kek(out_path)
@@ -90,7 +90,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Create the Ed25519 key that signs export bundles, sealed under the key-encryption key."""
         from medhelm_local.export import public_key_path, write_signing_key
-        from medhelm_local.output_files import writing
+        from medhelm_local.output_paths import writing
 
         settings = settings_from(ctx)
         kek = load_kek(settings)

@@ -160,8 +160,7 @@ def _instances(text: str) -> int | None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    from medhelm_local.output_files import atomic_text, writing
-    from medhelm_local.output_paths import refuse_unsafe_output
+    from medhelm_local.output_paths import atomic_text, refuse_unsafe_output, writing
 
     refuse_unsafe_output(path, ConfigError, "--out")
     with writing(path, "report file"):

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from medhelm_local.errors import ConfigError, IntegrityError
 from medhelm_local.export.signing import SigningKey, key_id, signature_valid
-from medhelm_local.output_files import output_error
+from medhelm_local.output_paths import output_error
 from medhelm_local.safe_parse import Limits, decode, parse_json, read_bounded
 from medhelm_local.scenarios.datafiles import sha256_file
 

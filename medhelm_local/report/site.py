@@ -27,7 +27,7 @@ from pathlib import Path
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS
-from medhelm_local.output_files import output_error
+from medhelm_local.output_paths import output_error
 from medhelm_local.report.formats import to_csv, to_json
 from medhelm_local.report.model import Report, RunInfo, slug
 from medhelm_local.report.pages import (
