@@ -86,7 +86,7 @@ def default_data_root() -> Path:
 class Price(BaseModel):
     """What a deployment costs: per million tokens in and out, or per GPU-hour (with the GPU count)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)  # TOML reads `inf` and `nan`
 
     input_per_million: float | None = Field(None, ge=0, description="Price of one million prompt tokens")
     output_per_million: float | None = Field(None, ge=0, description="Price of one million generated tokens")

@@ -302,3 +302,13 @@ def test_an_unreadable_api_key_file_is_a_config_error(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="no-token"):
         Deployment.model_validate({"base_url": URL, "api_key_file": missing}).api_key()
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf"])
+def test_a_price_that_is_not_a_finite_number_is_refused(tmp_path: Path, value: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[deployments.d]\nbase_url = "http://127.0.0.1:8000/v1"\n[deployments.d.price]\n'
+                      f"input_per_million = {value}\n")
+
+    with pytest.raises(ConfigError, match=r"deployments\.d\.price\.input_per_million"):
+        load_settings(config)
