@@ -1,6 +1,9 @@
 """YAML with line numbers: load a document and find the line of any key path, for error messages.
 
 Pydantic reports *which* field is wrong (`benchmarks.1.args`); users need *where* it is in their file.
+Every document is read and checked within `safe_parse`'s limits (a regular file, a size cap, nesting and
+alias expansion) before anything is built; `parse_located` takes bytes already read (a trust input read
+once) and `load_located` reads the file.
 """
 
 from __future__ import annotations
