@@ -20,7 +20,6 @@ which it is.
 from __future__ import annotations
 
 import sys
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.safe_parse import parse_toml
 from medhelm_local.trusted_files import decode_text, read_regular
 
 RELATIVE_PATH = Path("etc") / "medhelm-local" / "installation.toml"
@@ -90,10 +90,9 @@ def _installation_file() -> _InstallationFile | None:
     if not path.exists() and not path.is_symlink():
         return None
     text = decode_text(read_regular(path, "installation file"), path, "installation file")
+    data = parse_toml(text, str(path), "installation file")  # nesting and overlong numbers refused, with the line
     try:
-        return _InstallationFile.model_validate(tomllib.loads(text))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"the installation file is not valid TOML ({exc})", where=str(path), fix=_FIX) from None
+        return _InstallationFile.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(top level)"

@@ -19,6 +19,7 @@ names, ConfigError by default) that names the file and, where it is known, the l
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -49,8 +50,8 @@ class Limits:
 
 DEFAULT = Limits()
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
-          (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def _kind(mode: int) -> str:
@@ -72,6 +73,9 @@ def read_bounded(path: Path, what: str, *, limits: Limits = DEFAULT, error: type
     except FileNotFoundError:
         raise error(f"the {what} does not exist", where=str(path), fix=if_missing) from None
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # what open() says of a Unix socket
+            raise error(f"the {what} is a socket, not a regular file", where=str(path),
+                        fix="give the path of a regular file") from None
         raise error(f"cannot read the {what} ({exc.strerror})", where=str(path),
                     fix="check the path and its permissions") from None
     status = os.fstat(fd)

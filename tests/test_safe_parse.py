@@ -135,7 +135,7 @@ def test_a_fifo_with_a_writer_is_refused_too(tmp_path: Path) -> None:
     path = hostile.make(tmp_path / "config.json", "fifo")
     writer = os.open(path, os.O_RDWR | os.O_NONBLOCK)  # someone holds it open, ready to write
     try:
-        _refused(lambda: load_json(path, "config file"), "is a named pipe (FIFO), not a regular file")
+        _refused(lambda: load_json(path, "config file"), "is a FIFO (named pipe), not a regular file")
     finally:
         os.close(writer)
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from medhelm_local.audit.chain import AuditRecord
 from medhelm_local.audit.checkpoints import CHECKPOINT_KIND
 from medhelm_local.errors import ConfigError, IntegrityError, MedhelmWarning
-from medhelm_local.trusted_files import read_regular
+from medhelm_local.safe_parse import parse_json
+from medhelm_local.trusted_files import decode_text, read_regular
 
 _FORMAT = "medhelm-local-audit-head/1"
 RESTORE_LOG = ("restore the appliance's audit log (with its .key and .head files) from the newest backup and "
@@ -48,7 +49,8 @@ def read_head(log: Path) -> Head | None:
     if not path.exists() and not path.is_symlink():
         return None
     try:
-        data = json.loads(read_regular(path, "audit head note", limit=4096))
+        data = parse_json(decode_text(read_regular(path, "audit head note", limit=4096), path, "audit head note"),
+                          str(path), "audit head note")
         if data.get("format") != _FORMAT:
             raise ValueError
         return Head(str(data["log_id"]), int(data["seq"]), str(data["hash"]))

@@ -49,7 +49,11 @@ class Site:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"MEDHELM_KEK_FILE": str(self.kek_file)}
+        """The site's own environment (it is module-scoped, made before each test's isolated one): its KEK, and
+        its home and data folder, which hold the development audit log its approval is recorded in."""
+        return {"MEDHELM_KEK_FILE": str(self.kek_file), "HOME": str(self.root), "XDG_CONFIG_HOME":
+                str(self.root / ".config"), "XDG_DATA_HOME": str(self.root / ".local"),
+                "MEDHELM_SECRETS_DIR": str(self.root / "no-secrets")}
 
 
 @dataclass(frozen=True)
@@ -285,9 +289,10 @@ def _t_envelope(s: Site, w: Path) -> Case:
     return Case(_c(s, "runs", "list", "--store", str(store)), envelope)
 
 
-def _t_audit_setting(s: Site, w: Path) -> Case:
-    config = _config_with(s, w, f'audit_store = "{w / "audit.duckdb"}"')
-    return Case(["-c", str(config), "audit", "show"], w / "audit.duckdb")
+def _t_audit_log(s: Site, w: Path) -> Case:
+    # Without an installation file (development), the audit log is the user's data folder's.
+    log = w / "data-home" / "medhelm-local" / "audit.duckdb"
+    return Case(_c(s, "audit", "show"), log, env={"XDG_DATA_HOME": str(w / "data-home")})
 
 
 def _t_verify_manifest(s: Site, w: Path) -> Case:
@@ -420,7 +425,7 @@ TARGETS: list[Target] = [
     Target("store (keys rotate)", (), _t_store("keys", "rotate", "--new-kek-file", "{kek2}", "--store", "{store}"),
            ("keys rotate --store",)),
     Target("store key envelope", ("json",), _t_envelope, ()),
-    Target("audit_store setting", (), _t_audit_setting, ("setting audit_store",)),
+    Target("audit log (a development set-up's)", (), _t_audit_log, ()),
     Target("bundle manifest (verify)", ("json",), _t_verify_manifest, ("verify BUNDLE",)),
     Target("public key (verify)", (), _t_verify_key, ("verify --public-key",)),
     Target("bundle manifest (audit verify)", ("json",), _t_audit_bundle, ("audit verify --bundle",)),
@@ -515,12 +520,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     write_generation_card(root / "cards", 4)
     config = write_config(root / "config.toml", root / "data", root / "results",
                           {"fake": {"base_url": "http://127.0.0.1:9/v1", "model": "local/m"}},
-                          extra=f'audit_store = "{root / "audit.duckdb"}"\nsigning_key_file = "{signing}"\n'
-                                f'benchmark_cards = ["{root / "cards"}"]')
+                          extra=f'signing_key_file = "{signing}"\nbenchmark_cards = ["{root / "cards"}"]')
     made = Site(root, config, kek_file, store, root / "bundle", root / "data", signing.with_suffix(".pub"))
-    # Module-scoped, so set up before each test's isolated environment: give the commands one of their own.
-    env = {**made.env, "HOME": str(root), "XDG_CONFIG_HOME": str(root / ".config"),
-           "XDG_DATA_HOME": str(root / ".local"), "MEDHELM_SECRETS_DIR": str(root / "no-secrets")}
+    env = made.env
     approved = run_cli("-c", str(config), "policy", "approve", "--role", "compliance_officer", env=env)
     assert approved.returncode == 0, approved.stderr
     exported = run_cli("-c", str(config), "export", "ward", "--to", str(made.bundle), "--role",
