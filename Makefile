@@ -17,12 +17,12 @@ CHECKOV_STAMP := .cache/checkov-venv/.installed
 PINGOUIN := pingouin==0.7.0 scikit-learn==1.9.1 scipy==1.17.1 pandas==3.1.1 numpy==2.4.6
 PINGOUIN_STAMP := .cache/pingouin-venv/.installed
 
-.PHONY: demo test lint venv vllm bytecode clean wheelhouse wheelhouse-lock image checkov pingouin chart-policy
+.PHONY: demo test lint venv vllm llama bytecode clean wheelhouse wheelhouse-lock image checkov pingouin chart-policy
 
 demo: venv vllm bytecode ## Set everything up, start vLLM with the tiny model, run PubMedQA + MedCalc-Bench
 	bash deploy/demo/run_demo.sh
 
-test: venv vllm bytecode checkov pingouin wheelhouse ## Set everything up and run the whole test suite
+test: venv vllm llama bytecode checkov pingouin wheelhouse ## Set everything up and run the whole test suite
 	$(VPY) -m pytest
 
 lint: venv ## Static checks
@@ -45,6 +45,12 @@ bytecode: venv
 
 vllm: ## The vLLM CPU server's own environment (.cache/vllm-venv) and the tiny model it serves
 	$(PYTHON) deploy/local_vllm/vllm_server.py ensure --model-dir $(MODEL)
+
+# The second real engine: llama.cpp's server (llama-cpp-python, the engine Ollama wraps). Its wheel is compiled
+# once from the sdist into .cache/llama-wheels (minutes), installed into .cache/llama-venv, and serves the
+# tiny model written as GGUF (.cache/tiny-gguf).
+llama: vllm ## The llama.cpp server's environment (.cache/llama-venv) and the tiny model as GGUF
+	$(PYTHON) deploy/local_llama/llama_server.py ensure --model-dir $(MODEL)
 
 # The offline install: every wheel the program needs and requirements.lock (sha256 of each), rebuilt
 # when the code, the policies or the locks change. Install with pip --no-index --require-hashes.

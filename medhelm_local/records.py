@@ -85,6 +85,7 @@ class Completion:
     error_type: str | None = None
     error_message: str | None = None
     logprobs_json: str | None = None
+    reasoning: str | None = None  # a reasoning model's thinking: stored apart, never scored or shown as the answer
 
 
 @dataclass(frozen=True)

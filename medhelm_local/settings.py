@@ -115,6 +115,13 @@ class Deployment(BaseModel):
 
     base_url: str = Field(description="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     api: Literal["chat", "completions"] = Field("chat", description="Which endpoint to call")
+    engine: Literal["vllm", "llama.cpp", "ollama", "other"] = Field(
+        "vllm", description="The server software (docs/engines.md): decides the structured-output parameter, "
+        "whether its /tokenize is asked, and how model names match (Ollama's name:tag)")
+    reasoning: bool = Field(False, description="The model thinks before it answers (<think> or reasoning_content): "
+                            "each request gets reasoning_budget more tokens, and the reasoning is stored apart")
+    reasoning_budget: int = Field(4096, ge=0, le=100_000, description="Tokens added to every benchmark's max_tokens "
+                                  "for a reasoning model's thinking (docs/engines.md has guidance per benchmark)")
     model: str | None = Field(None, description="Model name the server knows; default: the run entry's model")
     api_key_file: Path | None = Field(None, description="File holding the bearer token, if the server wants one")
     max_concurrency: int = Field(16, ge=1, le=1024, description="Requests in flight to this endpoint at most")

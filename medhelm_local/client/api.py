@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from medhelm_local.client.engines import response_format
+from medhelm_local.client.reasoning import reasoning_field, split_reasoning
 from medhelm_local.records import Prompt
 
 TOP_LOGPROBS = 5
+Engine = str  # client.engines.ENGINES (settings.Deployment.engine)
 
 
 @dataclass(frozen=True)
@@ -24,8 +27,10 @@ class Reply:
     text: str
     finish_reason: str | None
     prompt_tokens: int | None
-    completion_tokens: int | None
+    completion_tokens: int | None  # every generated token: reasoning ones too, as servers count them
     logprobs_json: str | None
+    reasoning: str | None = None  # a reasoning model's thinking, apart from its answer
+    failure: str | None = None  # why the reply holds no answer (cut off inside its reasoning)
 
 
 class ApiStyle(Protocol):
@@ -33,8 +38,8 @@ class ApiStyle(Protocol):
 
     path: str
 
-    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
-        """The JSON body for one prompt."""
+    def payload(self, prompt: Prompt, model: str, engine: Engine = "vllm", extra_tokens: int = 0) -> dict[str, Any]:
+        """The JSON body for one prompt (`extra_tokens`: a reasoning model's budget on top of max_tokens)."""
         ...
 
     def reply(self, body: Mapping[str, Any]) -> Reply:
@@ -42,14 +47,14 @@ class ApiStyle(Protocol):
         ...
 
 
-def _common(prompt: Prompt, model: str) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model, "max_tokens": prompt.max_tokens, "temperature": prompt.temperature}
+def _common(prompt: Prompt, model: str, engine: Engine, extra_tokens: int) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "max_tokens": prompt.max_tokens + extra_tokens,
+                            "temperature": prompt.temperature}
     if prompt.stop:
         body["stop"] = list(prompt.stop)
     if prompt.json_schema is not None:
-        # Structured output (vLLM, also on its CPU build): the server constrains decoding to the schema.
-        body["response_format"] = {"type": "json_schema",
-                                   "json_schema": {"name": "answer", "schema": dict(prompt.json_schema)}}
+        # Structured output: the server constrains decoding to the schema.
+        body["response_format"] = response_format(prompt.json_schema, engine)
     return body
 
 
@@ -68,9 +73,9 @@ class ChatApi:
 
     path = "/chat/completions"
 
-    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
+    def payload(self, prompt: Prompt, model: str, engine: Engine = "vllm", extra_tokens: int = 0) -> dict[str, Any]:
         """Messages, decoding settings, and top-5 logprobs when the prompt asks for them."""
-        body = _common(prompt, model)
+        body = _common(prompt, model, engine, extra_tokens)
         messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
         messages += [{"role": role, "content": content} for role, content in prompt.history]
         body["messages"] = [*messages, {"role": "user", "content": prompt.text}]
@@ -79,11 +84,13 @@ class ChatApi:
         return body
 
     def reply(self, body: Mapping[str, Any]) -> Reply:
-        """The first choice's message content."""
+        """The first choice's message content, split from its reasoning (a field beside it, or a <think> block)."""
         choice = body["choices"][0]
-        text = (choice.get("message") or {}).get("content") or ""
-        return Reply(text, choice.get("finish_reason"), *_usage(body),
-                     _logprobs((choice.get("logprobs") or {}).get("content")))
+        message = choice.get("message") or {}
+        finish = choice.get("finish_reason")
+        split = split_reasoning(message.get("content") or "", reasoning_field(message), finish)
+        return Reply(split.answer, finish, *_usage(body), _logprobs((choice.get("logprobs") or {}).get("content")),
+                     split.reasoning, split.failure)
 
 
 class CompletionsApi:
@@ -92,9 +99,9 @@ class CompletionsApi:
 
     path = "/completions"
 
-    def payload(self, prompt: Prompt, model: str) -> dict[str, Any]:
+    def payload(self, prompt: Prompt, model: str, engine: Engine = "vllm", extra_tokens: int = 0) -> dict[str, Any]:
         """The prompt string, decoding settings, and top-5 logprobs when the prompt asks for them."""
-        body = _common(prompt, model)
+        body = _common(prompt, model, engine, extra_tokens)
         text = prompt.text
         if prompt.history:
             turns = [f"{role}: {content}" for role, content in prompt.history]
@@ -105,10 +112,12 @@ class CompletionsApi:
         return body
 
     def reply(self, body: Mapping[str, Any]) -> Reply:
-        """The first choice's text."""
+        """The first choice's text, split from any <think> block."""
         choice = body["choices"][0]
-        return Reply(choice.get("text") or "", choice.get("finish_reason"), *_usage(body),
-                     _logprobs(choice.get("logprobs")))
+        finish = choice.get("finish_reason")
+        split = split_reasoning(choice.get("text") or "", reasoning_field(choice), finish)
+        return Reply(split.answer, finish, *_usage(body), _logprobs(choice.get("logprobs")), split.reasoning,
+                     split.failure)
 
 
 API_STYLES: dict[str, ApiStyle] = {"chat": ChatApi(), "completions": CompletionsApi()}

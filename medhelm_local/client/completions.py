@@ -137,7 +137,7 @@ class ModelClient:
     async def complete(self, prompt: Prompt, model: str | None = None) -> Completion:
         """Send one prompt (to `model`, default the deployment's), retrying transient failures; always
         returns a Completion."""
-        payload = json.dumps(self._api.payload(prompt, self.deployment.model or model or self.model)).encode()
+        payload = json.dumps(self.request_body(prompt, model)).encode()
         async with self._slots:
             started = time.perf_counter()
             attempt = 0
@@ -180,10 +180,19 @@ class ModelClient:
 
     def request_body(self, prompt: Prompt, model: str | None = None) -> dict[str, Any]:
         """The JSON body this client sends for a prompt (messages for the chat API, a prompt string otherwise)."""
-        return self._api.payload(prompt, self.deployment.model or model or self.model)
+        dep = self.deployment
+        return self._api.payload(prompt, dep.model or model or self.model, dep.engine,
+                                 dep.reasoning_budget if dep.reasoning else 0)
 
     def _parse(self, prompt: Prompt, body: dict[str, Any], latency: float, attempts: int) -> Completion:
         reply = self._api.reply(body)
+        if reply.failure is not None:  # cut off while reasoning: no answer, and not the model's wrong one
+            return Completion(prompt.instance_id, ok=False, finish_reason=reply.finish_reason,
+                              prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                              latency_s=latency, attempts=attempts, error_type=reply.failure,
+                              error_message="max_tokens ran out inside the reasoning, before any answer: raise the "
+                                            "deployment's reasoning_budget", reasoning=reply.reasoning)
         return Completion(prompt.instance_id, ok=True, text=reply.text, finish_reason=reply.finish_reason,
                           prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                          latency_s=latency, attempts=attempts, logprobs_json=reply.logprobs_json)
+                          latency_s=latency, attempts=attempts, logprobs_json=reply.logprobs_json,
+                          reasoning=reply.reasoning)

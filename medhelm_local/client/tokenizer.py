@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.engines import offers_tokenize
 from medhelm_local.records import Prompt
 
 log = logging.getLogger("medhelm_local.client")
@@ -32,7 +33,8 @@ class ServerTokenizer:
     def __init__(self, client: ModelClient, model: str) -> None:
         self.client = client
         self.model = client.deployment.model or model
-        self.available: bool | None = None  # unknown until the first answer
+        # unknown until the first answer; engines without vLLM's /tokenize are never asked
+        self.available: bool | None = None if offers_tokenize(client.deployment.engine) else False
 
     async def _call(self, path: str, payload: dict[str, Any]) -> dict[str, Any] | None:
         if self.available is False:

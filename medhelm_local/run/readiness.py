@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from medhelm_local.client.completions import ModelClient
+from medhelm_local.client.engines import model_offered, offers_tokenize
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import allowlist_for
@@ -63,8 +64,12 @@ def _deployment(settings: Settings, name: str) -> str:
             await client.aclose()
 
     models = run_loop(probe())
-    note = "" if dep.model is None or dep.model in models else f"; configured model {dep.model!r} is NOT offered"
-    return f"{dep.base_url} answers ({dep.api} API), models: {', '.join(models) or 'none'}{note}"
+    offered = dep.model is None or model_offered(dep.model, models, dep.engine)
+    note = "" if offered else f"; configured model {dep.model!r} is NOT offered"
+    tokens = "" if offers_tokenize(dep.engine) else "; no /tokenize on this engine: long prompts are sent whole"
+    reasoning = f"; reasoning model (+{dep.reasoning_budget} tokens a request)" if dep.reasoning else ""
+    return (f"{dep.base_url} answers ({dep.engine}, {dep.api} API), models: {', '.join(models) or 'none'}"
+            f"{note}{tokens}{reasoning}")
 
 
 def _jury(settings: Settings, name: str) -> str:

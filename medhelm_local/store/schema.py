@@ -184,6 +184,9 @@ SUITE_TABLES: tuple[Table, ...] = (
         # its logprobs when it arrives: calibration then reads two numbers an instance, not the logprobs.
         # NULL without logprobs, a letter among them, or (stores before v3) when not yet computed.
         _c("confidence", "float", "keep", since=3),
+        # A reasoning model's thinking (<think> or reasoning_content), apart from the answer in `text`: never
+        # scored. It can quote the prompt, so it leaves only where both prompts and completions may.
+        _c("reasoning", "text", "text", since=4, carries="prompts"),
     ), key=("run_id", "instance_id"), artifact="completions", indexed=False),
     Table("scores", (
         _RUN_ID, _INSTANCE_ID,
