@@ -228,4 +228,20 @@ def vllm() -> Iterator[vllm_server.VllmServer]:
     server.stop()
 
 
+sys.path.insert(0, str(REPO / "deploy" / "local_llama"))
+import llama_server  # noqa: E402  (the project's llama.cpp launcher: standard library only)
+
+
+@pytest.fixture(scope="session")
+def llamacpp() -> Iterator[llama_server.LlamaServer]:
+    """One real llama.cpp server (llama-cpp-python, the engine Ollama wraps) serving the tiny model as GGUF."""
+    if not (llama_server.DEFAULT_VENV / "bin" / "python").exists() or not llama_server.DEFAULT_GGUF.exists():
+        pytest.fail("the llama.cpp test server is not built: run `make test` "
+                    "(it runs deploy/local_llama/llama_server.py ensure)")
+    server = llama_server.LlamaServer()
+    server.start()
+    yield server
+    server.stop()
+
+
 from support.appliance import appliance, bundle_files  # noqa: E402, F401  (fixtures for export and audit tests)

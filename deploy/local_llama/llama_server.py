@@ -47,6 +47,7 @@ PINNED = (
     "PyYAML==6.0.4", "Jinja2==3.1.6", "diskcache==5.6.3", "typing_extensions==4.16.0",
 )
 SETUP_STAMP = ".medhelm-llama-setup.json"
+INFERENCE_PATHS = ("/v1/chat/completions", "/v1/completions")
 SERVER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
               "DO_NOT_TRACK": "1"}
 
@@ -111,6 +112,7 @@ class LlamaServer:
     threads: int = 1
     stop_at_exit: bool = True
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+    _log_start: int = field(default=0, init=False, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -158,6 +160,7 @@ class LlamaServer:
         log_path = Path(self.log_path)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "ab") as log:
+            self._log_start = log.tell()
             log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(self.command())}\n".encode())
             log.flush()
             # Its own session: stop() kills the whole group, and Ctrl-C in the terminal does not reach it.
@@ -179,6 +182,20 @@ class LlamaServer:
             time.sleep(0.3)
         self.stop()
         raise RuntimeError(f"llama.cpp server not ready after {timeout:.0f} s; log {log_path}:\n{tail(log_path)}")
+
+    def request_count(self, paths: tuple[str, ...] = INFERENCE_PATHS) -> int:
+        """Requests to the inference endpoints since this start, any status, read from the server's access log
+        (the server has no metrics endpoint)."""
+        text = self.log_text()
+        return sum(text.count(f'"POST {path} HTTP/') for path in paths)
+
+    def log_text(self) -> str:
+        """What the server logged since this start."""
+        if self.log_path is None or not Path(self.log_path).is_file():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_start)
+            return log.read().decode("utf-8", "replace")
 
     def _ready(self) -> bool:
         try:
