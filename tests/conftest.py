@@ -119,7 +119,7 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
 
     def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
               seed: int = 1, context: int | None = None, judge: str = "good", unsure: bool = False,
-              answer: str | None = None) -> FakeServer:
+              answer: str | None = None, reasoning: str = "none") -> FakeServer:
         port_file = tmp_path / f"fake-port-{len(started)}"
         args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
                 "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
@@ -131,6 +131,8 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
             args.append("--unsure")
         if answer is not None:
             args += ["--answer", answer]
+        if reasoning != "none":
+            args += ["--reasoning", reasoning]
         proc = subprocess.Popen(args)
         deadline = time.monotonic() + 10
         while not port_file.exists():

@@ -56,11 +56,11 @@ def split_reasoning(content: str, field: str | None = None, finish_reason: str |
         if not closed:  # the block never closed: everything was reasoning
             failure = TRUNCATED_IN_REASONING if finish_reason == "length" else None
             return Split("", reasoning, failure)
-        return Split(after, reasoning)
+        return Split(after.lstrip(), reasoning)  # the blank lines after the block only separate it
     before, closed, after = content.partition(CLOSE)
     if closed:  # the chat template opened the block: only its end is in the reply
         parts.append(before.strip())
-        return Split(after, "\n\n".join(p for p in parts if p) or None)
+        return Split(after.lstrip(), "\n\n".join(p for p in parts if p) or None)
     return _checked(content, field, False)
 
 

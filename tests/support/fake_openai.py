@@ -24,8 +24,14 @@ message costs 3 more, the generation prompt 2): it serves vLLM's /tokenize and /
 root and refuses, with HTTP 400 as vLLM does, a request whose prompt and max_tokens pass N.
 Without it, like Ollama, it has no tokenizer endpoints (404).
 
+With `--reasoning MODE` it answers as a reasoning model, in the shapes the engines' documentation shows:
+`inline` (`<think>...</think>` before the answer, as DeepSeek R1 and Qwen3 write it), `field` (vLLM's
+`reasoning_content` beside the content), `ollama` (Ollama's `reasoning` field), `cut` (a third of the
+replies stopped by max_tokens inside `<think>`, finish_reason "length"; the rest inline). Usage counts
+the reasoning's tokens with the answer's, as servers do.
+
 Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--context N]
-     [--judge good] [--unsure] [--answer TEXT]
+     [--judge good] [--unsure] [--answer TEXT] [--reasoning inline]
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ JUDGE_MODES = ("good", "fenced", "malformed", "partial", "out_of_range", "echo",
 # The answer under review in a judge prompt: between the marker lines the rubric quotes it with, else in <response>.
 _QUOTED = (re.compile(r"\[answer ([0-9a-f]+) begins\]\n(.*)\n\[answer \1 ends\]", re.S),
            re.compile(r"<response>\s*(.*?)\s*</response>", re.S))
+REASONING_MODES = ("none", "inline", "field", "ollama", "cut")
 
 
 @dataclass
@@ -63,6 +70,7 @@ class FakeServerState:
     judge: str = "good"
     unsure: bool = False  # every option letter among the top logprobs, not only the answer's
     answer: str | None = None  # the answer to every request that is not a rating request
+    reasoning: str = "none"  # REASONING_MODES: how a reasoning model's thinking comes back
     outcomes: Counter[str] = field(default_factory=Counter)
     first_request_at: float | None = None
     last_reply_at: float | None = None
@@ -166,8 +174,24 @@ def _top_logprobs(prompt: str, text: str, unsure: bool) -> list[dict[str, Any]]:
             *({"token": c, "logprob": chosen - 0.05 - digest[1 + i] / 64, "bytes": None} for i, c in enumerate(others))]
 
 
+def _think(prompt: str, answer: str, mode: str, choice: dict[str, Any]) -> str:
+    """Make `choice` a reasoning model's: its thinking inline, in a field, or cut off inside; all it generated."""
+    # The thinking names another letter: a reader that looked at it would read the wrong answer.
+    other = "ABCD"[("ABCD".index(answer) + 1) % 4] if answer in "ABCD" else "A"
+    thought = f"The question is about {prompt[-40:].strip()!r}. The answer is {other}."
+    message = choice["message"]
+    if mode == "cut" and hashlib.sha256(prompt.encode()).digest()[1] % 3 == 0:
+        message["content"] = f"<think>\n{thought} But first, consider"
+        choice["finish_reason"] = "length"
+    elif mode in ("inline", "cut"):
+        message["content"] = f"<think>\n{thought}\n</think>\n\n{answer}"
+    else:
+        message["reasoning_content" if mode == "field" else "reasoning"] = thought
+    return f"{thought} {message['content']}"
+
+
 def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
-           unsure: bool = False, answer: str | None = None) -> dict[str, Any]:
+           unsure: bool = False, answer: str | None = None, reasoning: str = "none") -> dict[str, Any]:
     model = body.get("model", "fake")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if path.endswith("/chat/completions"):
@@ -178,6 +202,9 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
             text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
         choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
                                   "finish_reason": "stop"}
+        generated = text
+        if reasoning != "none" and schema is None:
+            generated = _think(prompt, text, reasoning, choice)
         if body.get("logprobs"):
             top = _top_logprobs(prompt, text, unsure)
             choice["logprobs"] = {"content": [{"token": text, "logprob": top[0]["logprob"], "bytes": None,
@@ -186,9 +213,11 @@ def _reply(path: str, body: dict[str, Any], judge: str = "good", seed: int = 1,
         prompt = body["prompt"]
         text = (answer or _answer(prompt)) if schema is None else _ratings(prompt, schema, judge, seed)
         choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+        generated = text
+    out = max(1, len(generated) // 4)
     return {"id": "fake-1", "object": "chat.completion", "created": 0, "model": model, "choices": [choice],
-            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": max(1, len(text) // 4),
-                      "total_tokens": len(prompt) // 4 + max(1, len(text) // 4)}}
+            "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": out,
+                      "total_tokens": len(prompt) // 4 + out}}
 
 
 def _tokens(body: dict[str, Any]) -> list[int]:
@@ -297,7 +326,8 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 elif fault == "malformed":
                     writer.write(_http(200, b'{"choices": [ {"message": '))
                 else:
-                    reply = _reply(path, body, state.judge, state.seed, state.unsure, state.answer)
+                    reply = _reply(path, body, state.judge, state.seed, state.unsure, state.answer,
+                                   state.reasoning)
                     writer.write(_http(200, json.dumps(reply).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
@@ -340,9 +370,11 @@ def main() -> None:
     parser.add_argument("--judge", choices=JUDGE_MODES, default="good")
     parser.add_argument("--unsure", action="store_true", help="every option letter among the top logprobs")
     parser.add_argument("--answer", default=None, help="the answer to every request that is not a rating request")
+    parser.add_argument("--reasoning", choices=REASONING_MODES, default="none")
     args = parser.parse_args()
     state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
-                            context=args.context, judge=args.judge, unsure=args.unsure, answer=args.answer)
+                            context=args.context, judge=args.judge, unsure=args.unsure, answer=args.answer,
+                            reasoning=args.reasoning)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
