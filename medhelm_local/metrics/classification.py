@@ -18,14 +18,28 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 
-from medhelm_local.metrics.extract import Ambiguous, cued_letter, lone_letter
+from medhelm_local.metrics.extract import read_choice
+from medhelm_local.metrics.reading import (
+    MISMATCH,
+    NO_ANSWER,
+    NOT_A_LABEL,
+    TWO_LABELS,
+    TWO_OPTIONS,
+    Unreadable,
+    clean,
+    nothing_read,
+)
 from medhelm_local.metrics.registry import LABEL_TASKS, MetricValue, ScoringContext, metric
 from medhelm_local.records import Instance
 
 MACRO_F1 = "macro_f1"
 _DECORATION = " \t\r\n'\"`*_.,;:!()[]{}"
-_CUE = re.compile(r"\b(?:judge?ments?|answer|label|output|prediction|classification|category|verdict)\b"
-                  r"(?:\s+is)?\s*[:=\-]?\s*", re.IGNORECASE)
+_CUE = re.compile(r"\b(?:judge?ments?|answer|label|output|prediction|classification|category|verdict|result|integer)"
+                  r"\b(?:\s+is)?\s*[:=\-]?\s*|^[^:\n]{1,40}:\s*", re.IGNORECASE)
+# A hedge before one label ("Probably yes", "It's a maybe"): the label is still the answer.
+_HEDGED = re.compile(r"^(?:probably|likely|most\s+likely|i\s+think|i\s+believe|it'?s|it\s+is)\s+(?:an?\s+)?",
+                     re.IGNORECASE)
+_ARTICLES = re.compile(r"(?<=\w)\s+(?:an?|the)\s+(?=\w)", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation.replace("-", "").replace("_", "")})
 _ARTICLE = re.compile(r"^(?:a|an|the) (?=\S)")
@@ -82,25 +96,52 @@ def _match_segment(segment: str, by_norm: Mapping[str, str]) -> str | None:
     return None
 
 
-def _lettered(text: str, labels: Sequence[str]) -> str | None:
-    letters = string.ascii_uppercase[:len(labels)]
-    letter = lone_letter(text)
-    if letter is None:
-        cued = cued_letter(text)
-        letter = None if isinstance(cued, Ambiguous) else cued
-    return labels[letters.index(letter)] if letter and letter in letters else None
+def _lettered(text: str, labels: Sequence[str]) -> str | Unreadable | None:
+    """The label a letter names ("C - maybe", "(C)", "so A."), when the prompt lettered the labels."""
+    letters = list(string.ascii_uppercase[:len(labels)])
+    found = read_choice(text, list(labels))
+    if isinstance(found, Unreadable):
+        return found if found.reason in (MISMATCH, TWO_OPTIONS) else None
+    return labels[letters.index(found)]
 
 
-def extract_label(text: str, labels: Sequence[str], synonyms: Mapping[str, str] | None = None, *,
-                  lettered: bool = False) -> str | None:
-    """The label a model gave (spelled as in `labels`), or None when it names none or several."""
+def _key(label: str) -> str:
+    """A label compared without spaces and hyphens: "nonurgent" is "non-urgent"."""
+    return normalise(label).replace(" ", "").replace("-", "")
+
+
+def _all_lines_labels(text: str, by_norm: Mapping[str, str]) -> set[str]:
+    """The labels of an answer made only of label lines ("yes\nno\nmaybe"); empty otherwise."""
+    lines = [normalise(line) for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or not all(line in by_norm for line in lines):
+        return set()
+    return {by_norm[line] for line in lines}
+
+
+def read_label(text: str, labels: Sequence[str], synonyms: Mapping[str, str] | None = None, *,
+               lettered: bool = False) -> str | Unreadable:
+    """The label a model gave (spelled as in `labels`), or why none can be read."""
     by_norm = {normalise(label): label for label in labels}
-    stripped = text.strip().strip(_DECORATION)
+    body = clean(text)
+    if len(_all_lines_labels(body, by_norm)) > 1:
+        return Unreadable(TWO_LABELS)
+    if lettered or all(len(label) == 1 and label.isupper() for label in labels):
+        letters = _lettered(body, labels)
+        if letters is not None:
+            return letters
+    stripped = _HEDGED.sub("", body.strip().strip(_DECORATION)).strip(_DECORATION)
     found = _match_segment(stripped, by_norm)
     if found is not None:
         return found
-    for cue in _CUE.finditer(text):
-        found = _match_segment(text[cue.end():].strip().strip(_DECORATION).split("\n", 1)[0], by_norm)
+    keys = {_key(label): label for label in labels}
+    if _key(stripped) in keys:
+        return keys[_key(stripped)]
+    if len(stripped) == 1 and stripped.isalpha() and not lettered:  # "Y" for yes, "N" for no
+        prefixed = [label for label in labels if normalise(label).startswith(stripped.lower())]
+        if len(prefixed) == 1 and not any(len(label) == 1 for label in labels):
+            return prefixed[0]
+    for cue in _CUE.finditer(body):
+        found = _match_segment(body[cue.end():].strip().strip(_DECORATION).split("\n", 1)[0], by_norm)
         if found is not None:
             return found
     first_line = stripped.split("\n", 1)[0]
@@ -108,18 +149,42 @@ def extract_label(text: str, labels: Sequence[str], synonyms: Mapping[str, str] 
         found = _match_segment(first_line, by_norm)
         if found is not None:
             return found
-    if lettered:
-        found = _lettered(text, labels)
-        if found is not None:
-            return found
-    named = _phrase_labels(text, synonyms or {})
-    return named.pop() if len(named) == 1 else None
+    named = _phrase_labels(_ARTICLES.sub(" ", body), synonyms or {})
+    if len(named) == 1:
+        return named.pop()
+    return Unreadable(TWO_LABELS) if len(named) > 1 else _nothing(body, by_norm)
+
+
+def _nothing(body: str, by_norm: Mapping[str, str]) -> Unreadable:
+    """Why no label was read: two labels named, a letter or word that is no label, or nothing at all."""
+    named = {label for norm, label in by_norm.items() if re.search(rf"(?<!\w){re.escape(norm)}(?!\w)",
+                                                                      normalise(body))}
+    if len(named) > 1:
+        return Unreadable(TWO_LABELS)
+    found = nothing_read(body)
+    if found.reason == NO_ANSWER and len(body.strip().strip(_DECORATION).split()) == 1:
+        return Unreadable(NOT_A_LABEL)
+    return found
+
+
+def extract_label(text: str, labels: Sequence[str], synonyms: Mapping[str, str] | None = None, *,
+                  lettered: bool = False) -> str | None:
+    """The label a model gave (spelled as in `labels`), or None when it names none or several."""
+    found = read_label(text, labels, synonyms, lettered=lettered)
+    return None if isinstance(found, Unreadable) else found
 
 
 @metric(MACRO_F1, title="Macro-F1", task_types=LABEL_TASKS, needs=("labels",), aggregation="macro_f1",
         follows="scikit-learn's f1_score(average='macro') over the benchmark's label set")
 def macro_f1(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
     """Per instance, whether the label read is the gold one; over the run, the mean of per-label F1."""
-    chosen = extract_label(answer, ctx.labels, ctx.synonyms, lettered=ctx.lettered)
+    return label_value(instance, answer, ctx)
+
+
+def label_value(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
+    """1 when the label read is the gold one; an unreadable answer scores 0 and says why in its detail."""
+    found = read_label(answer, ctx.labels, ctx.synonyms, lettered=ctx.lettered)
     gold = instance.correct_references[0].text if instance.correct_references else ""
-    return MetricValue(1.0 if chosen == gold else 0.0, chosen, {"gold": gold, "read": chosen})
+    if isinstance(found, Unreadable):
+        return MetricValue(0.0, None, {"gold": gold, "read": None, "unreadable": found.reason})
+    return MetricValue(1.0 if found == gold else 0.0, found, {"gold": gold, "read": found})

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import string
 
-from medhelm_local.metrics.classification import extract_label
-from medhelm_local.metrics.extract import extract_choice
+from medhelm_local.metrics.classification import label_value
+from medhelm_local.metrics.extract import read_choice
+from medhelm_local.metrics.reading import Unreadable
 from medhelm_local.metrics.registry import CHOICE_TASKS, LABEL_TASKS, MetricValue, ScoringContext, metric
 from medhelm_local.records import Instance
 
@@ -35,10 +36,10 @@ def _gold_label(instance: Instance) -> str:
 def exact_match(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
     """1 when the option or label read from the answer is the correct one, else 0."""
     if ctx.labels:
-        chosen = extract_label(answer, ctx.labels, ctx.synonyms, lettered=ctx.lettered)
-        gold = _gold_label(instance)
-        return MetricValue(1.0 if chosen == gold else 0.0, chosen, {"gold": gold, "read": chosen})
-    letter = extract_choice(answer, [ref.text for ref in instance.references])
+        return label_value(instance, answer, ctx)
+    letter = read_choice(answer, [ref.text for ref in instance.references])
+    if isinstance(letter, Unreadable):  # scored 0 (no option chosen) and counted, with why, beside the mean
+        return MetricValue(0.0, None, {"unreadable": letter.reason})
     return MetricValue(1.0 if letter in correct_letters(instance) else 0.0, letter)
 
 

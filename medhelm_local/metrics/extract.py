@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from itertools import pairwise
+
+from medhelm_local.metrics.reading import (
+    EMPTY,
+    MISMATCH,
+    NEGATION,
+    NOT_AN_OPTION,
+    TWO_OPTIONS,
+    Unreadable,
+    clean,
+    nothing_read,
+)
 
 # "answer is B", "Answer: b", "answer is (a)"; the letter as written, so an article can be told apart.
 _ANSWER_IS = re.compile(r"\banswer\s*(?:is|:|-)?\s*(?:option\s*)?(\()?([A-Za-z])(\))?(?![A-Za-z])", re.IGNORECASE)
@@ -55,44 +65,122 @@ def cued_letter(text: str) -> str | Ambiguous | None:
     return None
 
 
+_OPTION_WORDS = re.compile(r"[^\w]+")
+# A letter however dressed, alone on its line: "c", "(B)", "b.", "[C]", "D)".
+_BARE = re.compile(r"^[(\[]?([A-Za-z])[)\]]?[.:!]?$")
+# A letter that opens the answer: "C) Metformin", "B - epinephrine", "B: no", "B\n\nbecause ...".
+_LEADING = re.compile(r"^[(\[]?([A-Z])[)\]]?(?:\s*[.):\-–—]\s*|\s*\n|\s*$)")
+# The answer a reply commits to, in English or another language; the last commitment wins (a model that
+# corrects itself). A lower-case letter counts only in brackets or before punctuation (else an article).
+_CUES = (
+    re.compile(r"(?:\b(?:correct\s+|final\s+|best\s+|right\s+)?(?:answer|option|choice|respuesta(?:\s+correcta)?"
+               r"|antwort|réponse|resposta|risposta)|正确答案|答案)\s*(?:is|would\s+be|will\s+be|es|est|ist|é|è|是"
+               r"|[:：=-])?\s*(?:la\s+|el\s+|le\s+|die\s+|option\s+)?(\(?[A-Za-z]\)?)(?![A-Za-z])", re.IGNORECASE),
+    re.compile(r"\b(?:is|be)\s+(?:option\s+)?(\(?[A-Z]\)?)(?=\s*(?:[.!]?\s*$|,\s*not\b))"),
+    re.compile(r"[:→=]\s*(\(?[A-Z]\)?)[.!]?\s*$"),
+    re.compile(r"(\([A-Z]\))[.!]?\s*$"),
+    re.compile(r"\b(?:[Ss]o|[Tt]hus|[Tt]herefore|[Hh]ence|leaves|[Cc]hoose|[Pp]ick|[Ss]elect|[Gg]o\s+with|[Ss]tart\s+with)"
+               r",?\s+(?:option\s+)?(\(?[A-Z]\)?)(?![A-Za-z])(?!\s+(?:is|are)\s+(?:un|in|not|wrong|less))"),
+    re.compile(r"^(\(?[A-Z]\)?)\s+is\s+(?:the\s+)?(?:correct|right|best|answer)"),
+)
+# Two letters offered as alternatives: "A or C", "C/D", "either A or D", "A and C".
+_LETTER_ALTERNATIVES = re.compile(r"(?<![A-Za-z])\(?[A-Z]\)?\s*(?:,?\s*or|/|and/or|and|,)\s*\(?[A-Z]\)?(?![A-Za-z])")
+
+
+def _norm(text: str) -> str:
+    """Lower case, possessives and punctuation dropped, single-spaced: how answers and options compare."""
+    return _OPTION_WORDS.sub(" ", text.lower().replace("'s ", " ").replace("’s ", " ")).strip()
+
+
 def _named_options(text: str, options: list[str]) -> list[tuple[int, int, int]]:
-    """(start, end, option index) of every whole-word mention of an option that is not negated."""
+    """(start, end, option index) of every whole-word mention of an option that is not negated; where one
+    option's text is part of another's ("Aspirin" in "Aspirin and clopidogrel"), the longer mention wins."""
     lowered = text.lower()
-    named = []
-    for index, option in enumerate(options):
-        words = option.strip().lower()
+    named: list[tuple[int, int, int]] = []
+    for index in sorted(range(len(options)), key=lambda i: -len(options[i])):
+        words = options[index].strip().lower()
         if not words:
             continue
         for found in re.finditer(rf"(?<!\w){re.escape(words)}(?!\w)", lowered):
-            if not _NEGATED.search(lowered[:found.start()]):
+            inside = any(start <= found.start() and found.end() <= end for start, end, _ in named)
+            if not inside and not _NEGATED.search(lowered[:found.start()]):
                 named.append((found.start(), found.end(), index))
     return sorted(named)
 
 
-def extract_choice(text: str, options: list[str]) -> str | None:
-    """The letter of the option a model chose, or None.
+def _commitments(text: str) -> list[tuple[int, str, int]]:
+    """(position, letter, end) of every committed letter, in order of position."""
+    found = []
+    for cue in _CUES:
+        for match in cue.finditer(text):
+            raw = match.group(1)
+            letter = raw.strip("()")
+            if letter.islower() and raw == letter and not _ENDS_LETTER.match(text[match.end():]):
+                continue  # "The answer is a no.": an article
+            found.append((match.start(1), letter.upper(), match.end()))
+    return sorted(set(found))
 
-    Tries, in order: a lone letter ("B", "(B).", "B) ..."), "answer is B" / "Answer: B", then the
-    text of the options as whole words, leaving out negated ones ("not maybe"): one option named
-    is the answer, several named are read as the first unless joined as alternatives ("yes or no"),
-    which is no answer.
-    """
+
+def read_choice(text: str, options: list[str]) -> str | Unreadable:
+    """The letter of the option a reply commits to, or why none can be read (two options, a letter whose
+    text is another option's, an option that is not there, nothing)."""
     letters = [chr(ord("A") + i) for i in range(len(options))]
-    stripped = text.strip()
-    letter = lone_letter(stripped)
-    if letter in letters:
-        return letter
-    cued = cued_letter(stripped)
-    if isinstance(cued, Ambiguous):
-        return None
-    if cued in letters:
-        return cued
-    named = _named_options(stripped, options)
-    if len({index for _, _, index in named}) > 1 and any(
-            first[2] != second[2] and _JOINED.match(stripped[first[1]:second[0]])
-            for first, second in pairwise(named)):
-        return None
-    return letters[named[0][2]] if named else None
+    body = clean(text)
+    if not body:
+        return Unreadable(EMPTY)
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    bare = {found.group(1).upper() for line in lines if (found := _BARE.match(line))}
+    if len(bare) == 1 and all(_BARE.match(line) for line in lines):  # "c", "(B)", "C\nC\nC"
+        return _among(bare.pop(), letters)
+    norm = _norm(body)
+    for index, option in enumerate(options):
+        if norm == _norm(option):  # the option's own text, without its letter
+            return letters[index]
+    commitments = _commitments(body)
+    leading = _LEADING.match(body)
+    if leading:
+        commitments.insert(0, (0, leading.group(1), leading.end()))
+    if commitments:
+        _, letter, end = commitments[-1]
+        if _ALTERNATIVE.match(body[end:]):
+            return Unreadable(TWO_OPTIONS)
+        if leading and len(commitments) == 1 and _names_another(body[end:], letter, letters, options):
+            return Unreadable(MISMATCH)  # "C) Insulin glargine" where B is insulin glargine
+        return _among(letter, letters)
+    if _LETTER_ALTERNATIVES.search(body):
+        return Unreadable(TWO_OPTIONS)
+    named = {index for _, _, index in _named_options(body, options)}
+    if len(named) == 1:
+        return letters[named.pop()]
+    if len(named) > 1:
+        return Unreadable(TWO_OPTIONS)
+    prefixed = [i for i, option in enumerate(options) if len(norm) >= 4 and _norm(option).startswith(norm + " ")]
+    if len(prefixed) == 1:  # a unique first word or words of one option: "Hashimoto", "Axillary"
+        return letters[prefixed[0]]
+    if _NEGATED.search(body.lower()) and _named_any(body, options):
+        return Unreadable(NEGATION)
+    return nothing_read(body)
+
+
+def _among(letter: str, letters: list[str]) -> str | Unreadable:
+    return letter if letter in letters else Unreadable(NOT_AN_OPTION)
+
+
+def _named_any(text: str, options: list[str]) -> bool:
+    lowered = text.lower()
+    return any(re.search(rf"(?<!\w){re.escape(o.strip().lower())}(?!\w)", lowered) for o in options if o.strip())
+
+
+def _names_another(rest: str, letter: str, letters: list[str], options: list[str]) -> bool:
+    """Whether the words after a leading letter are another option's text and not its own."""
+    named = {letters[index] for _, _, index in _named_options(rest, options)}
+    return bool(named) and letter not in named
+
+
+def extract_choice(text: str, options: list[str]) -> str | None:
+    """The letter of the option a model chose, or None (`read_choice` says why)."""
+    found = read_choice(text, options)
+    return None if isinstance(found, Unreadable) else found
 
 
 def extract_number(text: str) -> float | None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from datetime import date
 
 from medhelm_local.metrics.extract import extract_date, extract_number, extract_weeks_days
+from medhelm_local.metrics.numbers import read_date, read_number, read_weeks_days
+from medhelm_local.metrics.reading import Unreadable
 from medhelm_local.metrics.registry import NUMERIC_TASKS, MetricValue, ScoringContext, metric
 from medhelm_local.records import Instance
 
@@ -34,17 +36,20 @@ def _bounds(instance: Instance) -> tuple[str, str, str]:
 def medcalc_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:
     """1 when the value read from the answer lies within the item's limits; `extracted` is what was read."""
     output_type, lower, upper = _bounds(instance)
-    value: float | int | date | None
+    value: float | int | date | Unreadable
     lo: float | int | date | None
     hi: float | int | date | None
     if extract_weeks_days(lower) is not None:  # gestational age, listed as "integer" in the data
-        value, lo, hi = extract_weeks_days(text), extract_weeks_days(lower), extract_weeks_days(upper)
-        shown = f"{value // 7} weeks, {value % 7} days" if value is not None else None
+        value, lo, hi = read_weeks_days(text), extract_weeks_days(lower), extract_weeks_days(upper)
+        shown = f"{value // 7} weeks, {value % 7} days" if isinstance(value, int) else None
     elif output_type == "date":
-        value, lo, hi = extract_date(text), extract_date(lower), extract_date(upper)
-        shown = value.strftime("%m/%d/%Y") if value is not None else None
+        value, lo, hi = read_date(text), extract_date(lower), extract_date(upper)
+        shown = value.strftime("%m/%d/%Y") if isinstance(value, date) else None
     else:
-        value, lo, hi = extract_number(text), extract_number(lower), extract_number(upper)
-        shown = f"{value:g}" if value is not None else None
-    correct = value is not None and lo is not None and hi is not None and lo <= value <= hi  # type: ignore[operator]
-    return MetricValue(1.0 if correct else 0.0, shown)
+        value, lo, hi = read_number(text), extract_number(lower), extract_number(upper)
+        shown = f"{value:g}" if isinstance(value, float) else None
+    if isinstance(value, Unreadable):  # scored 0 and counted, with why, beside the mean
+        return MetricValue(0.0, None, {"unreadable": value.reason})
+    correct = lo is not None and hi is not None and lo <= value <= hi  # type: ignore[operator]
+    return MetricValue(1.0 if correct else 0.0, shown, {"read": value if isinstance(value, float | int)
+                                                        else shown})
