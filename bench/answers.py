@@ -46,7 +46,16 @@ def _reply(record: dict[str, Any]) -> tuple[str | None, str | None]:
     split = split_reasoning(answer, record.get("reasoning_content"), record["finish_reason"])
     if split.failure is not None:
         return None, split.failure
+    record["_helm_text"] = getattr(split, "helm_text", None)
     return split.answer, None
+
+
+def _helm(name: str, instance: Instance, answer: str, ctx: ScoringContext, record: dict[str, Any]) -> Any:
+    """A HELM-strict metric, given the reply as HELM's processors leave it where this version knows it."""
+    completion = record.get("_helm_text")
+    if completion is None:
+        return score_with(name, instance, answer, ctx)
+    return score_with(name, instance, answer, ctx, completion)
 
 
 def _choice(record: dict[str, Any], answer: str) -> tuple[Any, str | None, int | None]:
@@ -54,7 +63,7 @@ def _choice(record: dict[str, Any], answer: str) -> tuple[Any, str | None, int |
     references = tuple(Reference(text, letter == record["reference"]) for letter, text in options.items())
     instance = Instance(record["id"], record["question"], references)
     score = score_with("exact_match", instance, answer, ScoringContext())
-    helm = score_with("helm_exact_match", instance, answer, ScoringContext())
+    helm = _helm("helm_exact_match", instance, answer, ScoringContext(), record)
     return _reading(score), _reason(score), _value(helm)
 
 
@@ -64,7 +73,7 @@ def _label(record: dict[str, Any], answer: str) -> tuple[Any, str | None, int | 
                                                                  for label in labels))
     ctx = ScoringContext(labels=labels, synonyms=record["synonyms"], lettered=record["lettered"])
     score = score_with("exact_match", instance, answer, ctx)
-    helm = score_with("helm_exact_match", instance, answer, ctx)
+    helm = _helm("helm_exact_match", instance, answer, ctx, record)
     return _reading(score), _reason(score), _value(helm)
 
 
@@ -81,14 +90,14 @@ def _calculation(record: dict[str, Any], answer: str) -> tuple[Any, str | None, 
                  "calculator": medcalc["calculator"]}
         instance = Instance(record["id"], record["question"], (Reference(record["reference"]),), extra=extra)
         score = score_with("medcalc_bench_accuracy", instance, answer, ScoringContext())
-        helm = score_with("helm_medcalc_bench_accuracy", instance, answer, ScoringContext())
+        helm = _helm("helm_medcalc_bench_accuracy", instance, answer, ScoringContext(), record)
     else:
         tolerance = calc["tolerance"]
         instance = Instance(record["id"], record["question"], (Reference(record["reference"]),))
         ctx = ScoringContext(tolerance_absolute=tolerance.get("absolute") or 0.0,
                              tolerance_relative=tolerance.get("relative") or 0.0)
         score = score_with("numeric_tolerance", instance, answer, ctx)
-        helm = score_with("helm_exact_match", instance, answer, ScoringContext(labels=(record["reference"],)))
+        helm = _helm("helm_exact_match", instance, answer, ScoringContext(labels=(record["reference"],)), record)
     return _value_read(calc["kind"], _reading(score)), _reason(score), _value(helm)
 
 

@@ -86,6 +86,9 @@ class Completion:
     error_message: str | None = None
     logprobs_json: str | None = None
     reasoning: str | None = None  # a reasoning model's thinking: stored apart, never scored or shown as the answer
+    # The reply as HELM's output processors leave it, where that differs from `text` (a chat template opened the
+    # reasoning block, so HELM keeps the reasoning): what HELM's strict metrics read. Not stored.
+    helm_text: str | None = None
 
 
 @dataclass(frozen=True)

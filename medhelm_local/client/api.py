@@ -31,6 +31,7 @@ class Reply:
     logprobs_json: str | None
     reasoning: str | None = None  # a reasoning model's thinking, apart from its answer
     failure: str | None = None  # why the reply holds no answer (cut off inside its reasoning)
+    helm_text: str | None = None  # the reply as HELM's output processors leave it, where that differs
 
 
 class ApiStyle(Protocol):
@@ -90,7 +91,7 @@ class ChatApi:
         finish = choice.get("finish_reason")
         split = split_reasoning(message.get("content") or "", reasoning_field(message), finish)
         return Reply(split.answer, finish, *_usage(body), _logprobs((choice.get("logprobs") or {}).get("content")),
-                     split.reasoning, split.failure)
+                     split.reasoning, split.failure, split.helm_text)
 
 
 class CompletionsApi:
@@ -117,7 +118,7 @@ class CompletionsApi:
         finish = choice.get("finish_reason")
         split = split_reasoning(choice.get("text") or "", reasoning_field(choice), finish)
         return Reply(split.answer, finish, *_usage(body), _logprobs(choice.get("logprobs")), split.reasoning,
-                     split.failure)
+                     split.failure, split.helm_text)
 
 
 API_STYLES: dict[str, ApiStyle] = {"chat": ChatApi(), "completions": CompletionsApi()}

@@ -195,4 +195,4 @@ class ModelClient:
         return Completion(prompt.instance_id, ok=True, text=reply.text, finish_reason=reply.finish_reason,
                           prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                           latency_s=latency, attempts=attempts, logprobs_json=reply.logprobs_json,
-                          reasoning=reply.reasoning)
+                          reasoning=reply.reasoning, helm_text=reply.helm_text)

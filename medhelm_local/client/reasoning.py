@@ -31,6 +31,9 @@ class Split:
     answer: str
     reasoning: str | None = None
     failure: str | None = None
+    # The reply as HELM's remove_thinking leaves it, where that differs from the answer: a block whose opening
+    # tag came from the chat template is not removed there.
+    helm_text: str | None = None
 
 
 def reasoning_field(message: Mapping[str, Any]) -> str | None:
@@ -60,7 +63,7 @@ def split_reasoning(content: str, field: str | None = None, finish_reason: str |
     before, closed, after = content.partition(CLOSE)
     if closed:  # the chat template opened the block: only its end is in the reply
         parts.append(before.strip())
-        return Split(after.lstrip(), "\n\n".join(p for p in parts if p) or None)
+        return Split(after.lstrip(), "\n\n".join(p for p in parts if p) or None, helm_text=content)
     return _checked(content, field, False)
 
 

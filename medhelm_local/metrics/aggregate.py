@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from medhelm_local.metrics.registry import Metric
@@ -134,7 +134,9 @@ def _macro_f1(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> 
         confusion.setdefault(gold, Counter())[read if read is not None else "(unreadable)"] += 1
     low, high = _macro_f1_bootstrap(pairs) if len(pairs) > 1 else (macro, macro)
     detail = {"per_label": per_label, "confusion": {g: dict(c) for g, c in sorted(confusion.items())},
-              "unreadable": sum(1 for _, r in pairs if r is None)}
+              "unreadable": sum(1 for _, r in pairs if r is None),
+              "unreadable_reasons": dict(sorted(Counter(str(r.detail["unreadable"]) for r in rows
+                                                        if r.detail and "unreadable" in r.detail).items()))}
     return Aggregate(spec.name, n, len(pairs), n_failed, macro, low, high, detail)
 
 
@@ -156,7 +158,13 @@ def _micro_f1(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> 
 
 
 def _mean(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> Aggregate:
-    return aggregate(spec.name, n, [r.value for r in rows if r.value is not None], n_failed)
+    found = aggregate(spec.name, n, [r.value for r in rows if r.value is not None], n_failed)
+    reasons = Counter(str(r.detail["unreadable"]) for r in rows if r.detail and "unreadable" in r.detail)
+    if not reasons:
+        return found
+    # Answers the metric could not read: scored 0 (no option, label or value given), counted here with why.
+    return replace(found, detail={"unreadable": sum(reasons.values()), "unreadable_reasons": dict(sorted(
+        reasons.items()))})
 
 
 _BY_KIND: dict[str, Callable[[Metric, int, Sequence[ScoreRow], int], Aggregate]] = {

@@ -44,7 +44,8 @@ def exact_match(instance: Instance, answer: str, ctx: ScoringContext) -> MetricV
 
 
 @metric(HELM_EXACT_MATCH, title="Exact match (HELM's strict rule)", task_types=CHOICE_TASKS | LABEL_TASKS,
-        needs=("options",), follows="HELM exact_match: the stripped output equals the correct letter or label")
+        needs=("options",), follows="HELM exact_match: the stripped output equals the correct letter or label",
+        sees="completion")
 def helm_exact_match(instance: Instance, answer: str, ctx: ScoringContext) -> MetricValue:
     """1 when the stripped answer is exactly the correct letter (or label), as HELM scores it."""
     stripped = answer.strip()

@@ -83,6 +83,7 @@ _CUES = (
                r",?\s+(?:option\s+)?(\(?[A-Z]\)?)(?![A-Za-z])(?!\s+(?:is|are)\s+(?:un|in|not|wrong|less))"),
     re.compile(r"^(\(?[A-Z]\)?)\s+is\s+(?:the\s+)?(?:correct|right|best|answer)"),
 )
+_ALTERNATIVE_BEFORE = re.compile(r"(?<![A-Za-z])\(?[A-Z]\)?\s*(?:,?\s*or|/|and/or)\s*$")
 # Two letters offered as alternatives: "A or C", "C/D", "either A or D", "A and C".
 _LETTER_ALTERNATIVES = re.compile(r"(?<![A-Za-z])\(?[A-Z]\)?\s*(?:,?\s*or|/|and/or|and|,)\s*\(?[A-Z]\)?(?![A-Za-z])")
 
@@ -140,9 +141,11 @@ def read_choice(text: str, options: list[str]) -> str | Unreadable:
     leading = _LEADING.match(body)
     if leading:
         commitments.insert(0, (0, leading.group(1), leading.end()))
+    outside = [c for c in commitments if c[1] not in letters]
+    commitments = [c for c in commitments if c[1] in letters]  # "The answer is E, which is no." (3 options)
     if commitments:
-        _, letter, end = commitments[-1]
-        if _ALTERNATIVE.match(body[end:]):
+        start, letter, end = commitments[-1]
+        if _ALTERNATIVE.match(body[end:]) or _ALTERNATIVE_BEFORE.search(body[:start]):
             return Unreadable(TWO_OPTIONS)
         if leading and len(commitments) == 1 and _names_another(body[end:], letter, letters, options):
             return Unreadable(MISMATCH)  # "C) Insulin glargine" where B is insulin glargine
@@ -159,7 +162,7 @@ def read_choice(text: str, options: list[str]) -> str | Unreadable:
         return letters[prefixed[0]]
     if _NEGATED.search(body.lower()) and _named_any(body, options):
         return Unreadable(NEGATION)
-    return nothing_read(body)
+    return Unreadable(NOT_AN_OPTION) if outside else nothing_read(body)
 
 
 def _among(letter: str, letters: list[str]) -> str | Unreadable:

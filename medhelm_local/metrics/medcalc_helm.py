@@ -50,7 +50,7 @@ def helm_correct(answer: str, reference: str, category: str, lower: str, upper: 
 
 
 @metric(HELM_MEDCALC_ACCURACY, title="MedCalc-Bench accuracy (HELM's rule)", task_types=NUMERIC_TASKS,
-        needs=("reference",), readers=("medcalc_bench",),
+        needs=("reference",), readers=("medcalc_bench",), sees="completion",
         follows="HELM MedCalcBenchMetric: exact text for risk/severity/diagnosis, whole-answer float or date "
                 "within the limits for physical/date, 0 for lab and dosage rows")
 def helm_medcalc_accuracy(instance: Instance, text: str, ctx: ScoringContext) -> MetricValue:

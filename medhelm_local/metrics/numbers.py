@@ -21,7 +21,8 @@ _NUMBER = re.compile(r"(?<![\w.,/])([-+]?)(\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \
 _NAME_VERSION = re.compile(r"\b(?:MELD|APACHE|SOFA|CURB|CHADS|HAS-BLED|qSOFA)[\s-]*\d+(?:\.\d+)?\b", re.IGNORECASE)
 _BRACKETS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 # What follows the answer and only comments on it: a band, a threshold, a class.
-_COMMENT = re.compile(r",\s*(?:which|that|indicating|consistent|meaning|i\.e\.)\b|;\s*that\b|\s→\s|\s->\s", re.IGNORECASE)
+_COMMENT = re.compile(r",\s*(?:which|that|indicating|consistent|meaning|i\.e\.)\b|;\s*that\b|\s→\s|\s->\s",
+                      re.IGNORECASE)
 _EQUALS = re.compile(r"=|≈|≅")
 _IS = re.compile(r"\b(?:is|are|was|equals|be)\s+(?:about\s+|approximately\s+|around\s+|roughly\s+|~\s*|"
                  r"elevated\s+at\s+|estimated\s+at\s+)?(?=[-+~]?\d)", re.IGNORECASE)
@@ -74,6 +75,8 @@ def read_number(text: str) -> float | Unreadable:
     if word in _WORDS:
         return float(_WORDS[word])
     plain = _BRACKETS.sub(" ", body)
+    if not _numbers(plain) and len({v for _, _, v in _numbers(body)}) == 1:
+        plain = body  # the value only in brackets: "(24)", "str(25.238)"
     clauses = [c for c in re.split(r";|\n", plain) if c.strip()]
     equated = [c for c in clauses if _EQUALS.search(c)]
     if equated:

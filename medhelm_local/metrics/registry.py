@@ -110,6 +110,10 @@ class Metric:
     # A per-instance metric with its own way over a run (the jury: failures per judge, agreement):
     # (metric, n instances, every score row, failed requests) -> Aggregate.
     aggregator: Callable[..., Any] | None = None
+    # "completion": a published rule reproduced as its system scores (HELM's strict metrics): it reads the reply as
+    # that system's output processors leave it (a chat template's open reasoning block kept), not the answer read
+    # out of it.
+    sees: Literal["answer", "completion"] = "answer"
 
     @property
     def per_instance(self) -> bool:
@@ -161,13 +165,15 @@ def _lookup(name: str) -> Metric | None:
 def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
            direction: Direction = "higher", value_range: tuple[float, float] = (0.0, 1.0),
            needs: Iterable[Need] = (), aggregation: Aggregation = "mean", readers: Iterable[str] = (),
-           description: str | None = None, group: Group = "quality", unit: str = "") -> Callable[[S], S]:
+           description: str | None = None, group: Group = "quality", unit: str = "",
+           sees: Literal["answer", "completion"] = "answer") -> Callable[[S], S]:
     """Decorator: register `scorer` under `name` with its declaration."""
 
     def register(scorer: S) -> S:
         doc = description or (getattr(scorer, "__doc__", None) or title).strip().splitlines()[0]
         add(Metric(name, title, direction, value_range[0], value_range[1], frozenset(task_types),
-                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers), group, unit))
+                   frozenset(needs), aggregation, follows, doc, scorer, frozenset(readers), group, unit,
+                   sees=sees))
         return scorer
 
     return register

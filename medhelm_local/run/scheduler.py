@@ -195,7 +195,8 @@ class _Suite:
         """Score one answer, hand it and its scores to the writer, count it, and queue it to the jury."""
         # Score before writing: a completion is never stored without its scores, so a rerun
         # (which skips completed instances) can never leave one unscored.
-        scores = run.plan.benchmark.score(inst, completion.text or "") if completion.ok else []
+        scores = (run.plan.benchmark.score(inst, completion.text or "", completion=completion.helm_text)
+                  if completion.ok else [])
         run_id = run.plan.run_id
         retried = [("-completions", (run_id, inst.id))] if inst.id in run.failed_before else []
         options = len(inst.references) if run.choice else None

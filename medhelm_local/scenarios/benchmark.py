@@ -438,7 +438,9 @@ class Benchmark:
         prompt = self.render(instance)
         return prompt if self.max_tokens is None else replace(prompt, max_tokens=self.max_tokens)
 
-    def score(self, instance: Instance, text: str, ctx: ScoringContext | None = None) -> list[Score]:
-        """Every metric of this benchmark for one answer, the main metric first."""
-        return score_answer(instance, text, self.metrics, ctx or self.context)
+    def score(self, instance: Instance, text: str, ctx: ScoringContext | None = None,
+              completion: str | None = None) -> list[Score]:
+        """Every metric of this benchmark for one answer, the main metric first (`completion`: the reply as HELM's
+        output processors leave it, where it differs)."""
+        return score_answer(instance, text, self.metrics, ctx or self.context, completion)
 

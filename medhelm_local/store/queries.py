@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -187,13 +187,25 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
                                  [run_id, metric]).fetchnumpy()["value"]
             unscored = np.ma.getmaskarray(column)  # NULL: the instance could not be scored
             values = np.ma.getdata(column)[~unscored]
-            aggregates.append(aggregate(metric, n, values, n_failed + int(unscored.sum())))
+            found = aggregate(metric, n, values, n_failed + int(unscored.sum()))
+            aggregates.append(_with_unreadable(con, run_id, found))
             continue
         rows = [ScoreRow(value, json.loads(detail) if detail else None) for value, detail in con.execute(
             "SELECT value, detail_json FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
             [run_id, metric]).fetchall()]
         aggregates.append(summarise(spec, n, rows, n_failed))
     return aggregates + compute_figures(con, run)
+
+
+def _with_unreadable(con: duckdb.DuckDBPyConnection, run_id: str, found: Aggregate) -> Aggregate:
+    """A mean with the answers its metric could not read counted beside it, by reason (scored 0, never skipped)."""
+    reasons = dict(con.execute(
+        "SELECT json_extract_string(detail_json, '$.unreadable') AS reason, count(*) FROM scores "
+        "WHERE run_id = ? AND metric = ? AND detail_json LIKE '%\"unreadable\"%' GROUP BY reason ORDER BY reason",
+        [run_id, found.metric]).fetchall())
+    if not reasons:
+        return found
+    return replace(found, detail={"unreadable": sum(reasons.values()), "unreadable_reasons": reasons})
 
 
 def store_aggregates(con: duckdb.DuckDBPyConnection, by_run: Mapping[str, Iterable[Aggregate]]) -> None:

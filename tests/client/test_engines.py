@@ -32,8 +32,11 @@ def test_an_inline_think_block_is_reasoning_and_only_what_follows_it_is_the_answ
 
 
 def test_a_block_opened_by_the_chat_template_ends_at_its_closing_tag() -> None:
-    split = split_reasoning("Painless jaundice: Courvoisier, so D.\n</think>\n\nD")
+    content = "Painless jaundice: Courvoisier, so D.\n</think>\n\nD"
+    split = split_reasoning(content)
     assert (split.answer.strip(), split.reasoning) == ("D", "Painless jaundice: Courvoisier, so D.")
+    # HELM's remove_thinking never saw the opening tag, so its strict metrics see the whole reply.
+    assert split.helm_text == content and split_reasoning("<think>x</think>D").helm_text is None
 
 
 def test_vllm_reasoning_content_and_ollama_reasoning_fields_are_kept_apart_from_the_answer() -> None:

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from medhelm_local.metrics.extract import extract_choice, extract_date, extract_number, extract_weeks_days
+from medhelm_local.metrics.extract import extract_choice, extract_date, extract_number, extract_weeks_days, read_choice
+from medhelm_local.metrics.reading import Unreadable
 
 YES_NO_MAYBE = ["yes", "no", "maybe"]
 DRUGS = ["Ceftriaxone", "Vancomycin", "Doxycycline", "Azithromycin"]
@@ -51,8 +52,9 @@ def test_an_option_must_match_as_a_whole_word() -> None:
     assert extract_choice("nothing to add", YES_NO_MAYBE) is None
 
 
-def test_when_several_options_are_named_the_first_named_wins() -> None:
-    assert extract_choice("Maybe, but more likely yes", YES_NO_MAYBE) == "C"
+def test_when_several_options_are_named_and_none_is_chosen_nothing_is_read() -> None:
+    # tests/data/answers/README.md: a reply naming two options as possible answers is unreadable.
+    assert read_choice("Maybe, but more likely yes", YES_NO_MAYBE) == Unreadable("two_options")
 
 
 @pytest.mark.parametrize("text", ["", "   ", "I cannot tell from the abstract.", "Answer:", "The answer is unclear"])

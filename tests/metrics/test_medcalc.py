@@ -128,7 +128,7 @@ GESTATION = row("69", "date", "('14 weeks', '1 days')", "('14 weeks', '1 days')"
     (CENTOR, "4.12", 1.0, 0.0, 0.0),  # the official check rounds integers; HELM wants the text "4"
     (CENTOR, "4.5", 1.0, 0.0, 0.0),  # half to even
     (CENTOR, "4", 1.0, 1.0, 1.0),
-    (CREATININE, "140 - 38 = 25.238", 1.0, 0.0, 0.0),  # last number there, first here; HELM: 0 on every lab row
+    (CREATININE, "140 - 38 = 25.238", 1.0, 0.0, 1.0),  # the value after "=" both; HELM: 0 on every lab row
     (CREATININE, "25.238", 1.0, 0.0, 1.0),
     (BMI, "14.525 kg/m^2", 0.0, 0.0, 1.0),  # the official reader takes the last number, 2
     (BMI, "14.525", 1.0, 1.0, 1.0),
@@ -136,7 +136,7 @@ GESTATION = row("69", "date", "('14 weeks', '1 days')", "('14 weeks', '1 days')"
     (CREATININE, "25.238%", 0.0, 0.0, 1.0),
     (DUE_DATE, "The estimated date is 09/23/2014.", 0.0, 0.0, 1.0),
     (DUE_DATE, "9/23/2014", 1.0, 1.0, 1.0),
-    (GESTATION, "(14, 1)", 1.0, 0.0, 0.0),
+    (GESTATION, "(14, 1)", 1.0, 0.0, 1.0),
     (GESTATION, "('14 weeks', '1 days')", 1.0, 1.0, 1.0),
 ])
 def test_the_official_rule_helms_rule_and_the_published_limits_as_issue_16_lists_them(

@@ -57,6 +57,12 @@ def test_reasoning_is_stored_apart_never_scored_and_counted_in_tokens_and_cost(
         # PubMedQA's options are A-C: the scorer reads the answer's letter, never one from the reasoning.
         assert scores[instance_id][1] == (text if text in "ABC" else None)
     figures = {a["metric"]: a for a in run["aggregates"]}
+    # "D" is no PubMedQA option (A-C): scored 0, and counted beside the mean as unreadable, with why.
+    not_options = sum(1 for c in completions if c[2] == "D")
+    assert 0 < not_options < N
+    assert figures["exact_match"]["detail"] == {"unreadable": not_options,
+                                                "unreadable_reasons": {"not_an_option": not_options}}
+    assert figures["exact_match"]["n_scored"] == N
     tokens_out = sum(c[4] for c in completions)
     assert figures["tokens_out"]["mean"] == tokens_out
     assert figures["cost"]["mean"] == pytest.approx(figures["tokens_in"]["mean"] / 1e6 + tokens_out / 1e6 * 4.0)

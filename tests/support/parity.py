@@ -57,11 +57,16 @@ _FENCE = "the SQL is read out of the text here; HELM runs 'Here is the query:' /
 # Why each case a documented improvement departs from its reference (the README's table, as data).
 EXPLAINED: dict[str, dict[str, str]] = {
     "medcalc_bench_accuracy": {
-        "last_number_unit": "first number here ('14.5 kg/m^2' is 14.5); the official reader takes the last (2)",
-        "equation": "first number here ('140 - 38 = 25.2' is 140); the official reader takes the last",
-        "explanation_after": "first number here; the official reader takes the last ('height 175 cm')",
-        "last_number": "first number here; the official reader takes the last ('(criteria met: 3)')",
-        "json_field": "first number here (in the thinking text); the official reader reads the \"answer\" field",
+        "last_number_unit": "the value, not a unit's digit ('14.5 kg/m^2' is 14.5); the official reader takes the "
+                            "last number (2)",
+        "equation": "the value after the last '=' here, as the official reader takes it",
+        "explanation_after": "the value, not the inputs quoted after it; the official reader takes the last number "
+                             "('height 175 cm')",
+        "last_number": "the value, not a bracket after it; the official reader takes the last ('(criteria met: 3)')",
+        "json_field": "the \"answer\" field here too, as the official reader reads it",
+        "expression": "'str(25.238)' is 25.238 here (the value in brackets); the official reader evaluates it",
+        "iso_date": "'2014-09-23' is a date here; the official reader wants MM/DD/YYYY",
+        "days_only": "'99 days' is 14 weeks 1 day here; the official reader wants weeks and days",
         "percent": "'1.5%' is 1.5 here; the official reader divides by 100",
         "scientific": "'2.5238e+01' is 25.238 here; the official reader takes '01' (an error)",
         "integer_rounding": "integers must be whole here ('4.4' is not 4); the official check rounds",
