@@ -1,11 +1,18 @@
-"""The store's one writer: a thread that owns the write cursor and commits small batches.
+"""The store's one writer: a thread that owns the write cursor and commits batches.
 
-Records are handed over the moment they exist and are committed within `flush_interval`
-seconds (50 ms), one transaction per batch of at most `max_batch` rows and about `max_bytes` of text
-(DuckDB holds a transaction's rows in memory until it commits: 2,048 rows of 60 KB notes failed to
-commit under a 128 MB memory limit); rows queued as one group (a completion and its scores)
-are never split across batches, so they land together or not at all. Rows go in as Arrow tables:
-DuckDB's `executemany` costs about 1-3 ms a row on an encrypted store, an Arrow batch 0.1-0.2 ms.
+Records are handed over the moment they exist and are committed within `flush_interval` seconds (1 s),
+one transaction per batch of at most `max_batch` rows and about `max_bytes` of text (DuckDB holds a
+transaction's rows in memory until it commits: 2,048 rows of 60 KB notes failed to commit under a 128 MB
+memory limit); rows queued as one group (a completion and its scores) are never split across batches, so
+they land together or not at all. Rows go in as Arrow tables: DuckDB's `executemany` costs about 1-3 ms a
+row on an encrypted store, an Arrow batch 0.1-0.2 ms.
+
+Why a second and not less: answers trickle in from a real server, and each commit of an encrypted store
+costs milliseconds whatever it holds, so a short cadence spends the harness's CPU on many small commits
+(docs/performance.md, bench/real_server.py). What a commit has not yet taken is what a kill -9 loses: at
+most `flush_interval` of answers (or `max_batch` rows), which a rerun sends again; everything committed is
+whole, so resuming stays exact. A `when_committed` callback (a run that finished, whose aggregates wait
+for its rows) shortens the wait to `settle_interval` (50 ms), so the end of a run does not wait a second.
 
 A fast endpoint can answer faster than the store takes rows (while DuckDB checkpoints, say): rows
 then wait in memory. A run awaits `room()` after each hand-over, which returns at once unless more than
@@ -98,12 +105,14 @@ class StoreWriter:
     rows: a fast endpoint), ends the wait.
     """
 
-    def __init__(self, store: StoreHandle, flush_interval: float = 0.05, max_batch: int = 2048,
-                 backlog: int = 4 * 2048, max_bytes: int = 4 << 20, first_commit_after: float = 0.0) -> None:
+    def __init__(self, store: StoreHandle, flush_interval: float = 1.0, max_batch: int = 2048,
+                 backlog: int = 4 * 2048, max_bytes: int = 4 << 20, first_commit_after: float = 0.0,
+                 settle_interval: float = 0.05) -> None:
         self._cursor = store.con.cursor()
         self._path = store.path
         self._queue: queue.Queue[Any] = queue.Queue()
         self._flush_interval = flush_interval
+        self._settle_interval = min(settle_interval, flush_interval)
         self._max_batch = max_batch
         self._max_bytes = max_bytes
         self._backlog = backlog
@@ -112,6 +121,7 @@ class StoreWriter:
         # a run's event loop), rows committed (by the writer thread).
         self._handed = 0
         self._committed = 0
+        self._commits = 0  # transactions committed (each costs milliseconds on an encrypted store)
         self._room: asyncio.Task[None] | None = None  # the one task polling for room, while any wait
         self._first_commit_after = first_commit_after
         self._release = threading.Event()  # ends the wait before the first commit
@@ -122,6 +132,11 @@ class StoreWriter:
     def committed(self) -> int:
         """Rows committed so far."""
         return self._committed
+
+    @property
+    def commits(self) -> int:
+        """Transactions committed so far."""
+        return self._commits
 
     def put(self, table: str, row: tuple[Any, ...]) -> None:
         """Queue one row; raises if the writer has already failed, so a run stops early."""
@@ -170,7 +185,7 @@ class StoreWriter:
 
     async def _poll_room(self) -> None:
         while self.behind:
-            await asyncio.sleep(self._flush_interval / 5)
+            await asyncio.sleep(self._settle_interval / 5)
 
     def close(self) -> None:
         """Commit everything queued, stop the thread, and raise if any write failed."""
@@ -216,8 +231,9 @@ class StoreWriter:
         callbacks met on the way (to call once the batch is committed: it holds every row queued before them).
         Returns whether it was asked to stop.
 
-        A callback does not end the batch: a suite's runs end within moments of each other, and each run's
-        callback ending a commit of its own put two or three commits (~10 ms each) after its last reply.
+        A callback shortens the wait to `settle_interval` but does not end the batch at once: a suite's runs end
+        within moments of each other, and each run's callback ending a commit of its own put two or three
+        commits (~10 ms each) after its last reply.
         """
         deadline = time.monotonic() + self._flush_interval
         while rows < self._max_batch and size < self._max_bytes:
@@ -230,6 +246,7 @@ class StoreWriter:
                 return True
             if callable(item):
                 then.append(item)
+                deadline = min(deadline, time.monotonic() + self._settle_interval)
                 continue
             batch.append(item[0])
             rows, size = rows + len(item[0]), size + item[1]
@@ -259,6 +276,7 @@ class StoreWriter:
                 pass
             raise
         self._committed += sum(len(group) for group in batch)
+        self._commits += 1
 
 
 def _call(then: Callable[[], None]) -> None:

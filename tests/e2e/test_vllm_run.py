@@ -71,7 +71,8 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     entry = "pubmed_qa:model=local/tiny-llama,model_deployment=vllm-local"
     # One request at a time: greedy float32 output then cannot depend on how requests were batched.
-    common = ["-c", str(config), "run", entry, "--max-eval-instances", "40", "--concurrency", "1"]
+    # 80: the writer commits once a second, and the kill waits for two commits with many requests still to go.
+    common = ["-c", str(config), "run", entry, "--max-eval-instances", "80", "--concurrency", "1"]
 
     whole = run_cli(*common, "--suite", "whole", "--json", env=env)
     assert whole.returncode == 0, whole.stderr
@@ -86,13 +87,13 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
     killed = listing[0]["runs"][0]
     killed_run_id = killed["run_id"]
     stored = killed["n_ok"]
-    assert 0 < stored < 40, f"expected a run killed midway, {stored} of 40 were stored"
+    assert 0 < stored < 80, f"expected a run killed midway, {stored} of 80 were stored"
 
     before_rerun = _settled_count(vllm)
     rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
     assert rerun.returncode == 0, rerun.stderr
     sent = _settled_count(vllm) - before_rerun
-    assert sent == 40 - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
+    assert sent == 80 - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
     assert json.loads(rerun.stdout)["runs"][0]["reused"] == stored
 
     assert _instances(config, env, "killed", killed_run_id) == _instances(config, env, "whole", run_id)

@@ -95,7 +95,7 @@ def test_a_run_into_a_damaged_store_is_a_clear_error(tmp_path: Path, data_root: 
 
 def test_a_torn_write_ahead_log_is_reported_and_a_rerun_redoes_what_it_lost(
         tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
-    server = fake_server(delay=0.2)
+    server = fake_server(delay=0.3)
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
                           {"fake": {"base_url": server.base_url, "max_concurrency": 4}})
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
@@ -105,7 +105,7 @@ def test_a_torn_write_ahead_log_is_reported_and_a_rerun_redoes_what_it_lost(
     deadline = time.monotonic() + 60
     while server.stats()["requests"] < 16 and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.5)
+    time.sleep(1.3)  # past the writer's window (1 s): answers committed
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     wal = tmp_path / "results" / "torn.duckdb.wal"

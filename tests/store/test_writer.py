@@ -147,3 +147,39 @@ def test_a_run_of_short_texts_commits_and_checkpoints_in_the_memory_it_is_given(
     writer.close()
     handle.con.execute("CHECKPOINT")
     assert handle.con.execute("SELECT count(*) FROM requests").fetchone() == (4400,)
+
+
+def test_answers_that_trickle_in_share_one_commit_within_the_window(run_store: RunStore) -> None:
+    # A real server's answers arrive one by one: each committing alone cost a commit (milliseconds on an
+    # encrypted store) per answer. Within the window they wait, and one commit takes them all.
+    handle = run_store()
+    writer = StoreWriter(handle, flush_interval=0.6)
+    for n in range(6):
+        writer.put_group([("instances", _instance(n, 10))])
+        time.sleep(0.03)
+    assert writer.committed == 0, "nothing is committed before the window ends"
+    deadline = time.monotonic() + 5
+    while writer.committed < 6 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert (writer.committed, writer.commits) == (6, 1)
+    writer.close()
+
+
+def test_what_a_kill_can_lose_is_bounded_by_the_window(run_store: RunStore) -> None:
+    handle = run_store()
+    writer = StoreWriter(handle, flush_interval=0.2)
+    writer.put_group([("instances", _instance(0, 10))])
+    time.sleep(0.6)  # past the window: committed, whatever comes after
+    assert writer.committed == 1
+    writer.close()
+
+
+def test_a_finished_run_waiting_for_its_rows_does_not_wait_for_the_window(run_store: RunStore) -> None:
+    handle = run_store()
+    writer = StoreWriter(handle, flush_interval=30.0)
+    called = threading.Event()
+    writer.put_many("instances", [_instance(n, 10) for n in range(3)])
+    writer.when_committed(called.set)
+    assert called.wait(2), "a callback shortens the wait to the settle interval"
+    assert writer.committed == 3
+    writer.close()
