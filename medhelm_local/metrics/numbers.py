@@ -131,11 +131,11 @@ def _dates(text: str) -> list[tuple[int, date | None]]:
     for m in _ISO.finditer(text):
         found.append((m.start(), _day(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
     for m in _WORDED.finditer(text):
-        month_name, day, year = ((m.group(1), m.group(2), m.group(3)) if m.group(1)
-                                 else (m.group(5), m.group(4), m.group(6)))
-        month = _MONTHS.get(month_name.lower())
-        if month is not None:
-            found.append((m.start(), _day(int(year), month, int(day))))
+        named, day_text, year_text = ((m.group(1), m.group(2), m.group(3)) if m.group(1)
+                                      else (m.group(5), m.group(4), m.group(6)))
+        named_month = _MONTHS.get(named.lower())
+        if named_month is not None:
+            found.append((m.start(), _day(int(year_text), named_month, int(day_text))))
     return sorted(found, key=lambda f: f[0])
 
 

@@ -31,7 +31,8 @@ def _stored(tmp_path: Path, kek: Kek) -> dict[str, int]:
 def test_a_suite_without_a_jury_is_pending_then_judged_and_a_killed_pass_resumes_without_asking_twice(
         tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
     generator = fake_server()
-    judges = {"judge-a": fake_server(delay=0.25), "judge-b": fake_server(delay=0.25, judge="fenced")}
+    # Slow enough judges that the pass is still going once the writer (committing once a second) has committed.
+    judges = {"judge-a": fake_server(delay=0.5), "judge-b": fake_server(delay=0.5, judge="fenced")}
     cards = tmp_path / "cards"
     write_generation_card(cards, N)
     config = jury_config(tmp_path, data_root, generator.base_url, {k: s.base_url for k, s in judges.items()}, cards,
@@ -75,7 +76,7 @@ def test_a_suite_without_a_jury_is_pending_then_judged_and_a_killed_pass_resumes
 def test_a_run_killed_while_judging_as_it_goes_resumes_both_stages_without_asking_twice(
         tmp_path: Path, data_root: Path, kek_file: Path, kek: Kek, fake_server: Callable[..., FakeServer]) -> None:
     generator = fake_server(delay=0.1)
-    judges = {"judge-a": fake_server(delay=0.3), "judge-b": fake_server(delay=0.3)}
+    judges = {"judge-a": fake_server(delay=0.5), "judge-b": fake_server(delay=0.5)}
     cards = tmp_path / "cards"
     write_generation_card(cards, N)
     config = jury_config(tmp_path, data_root, generator.base_url, {k: s.base_url for k, s in judges.items()}, cards)
