@@ -9,6 +9,7 @@ MedQA (the published files: ../shared/datasets, or --datasets), then for each pa
 Prints, per engine, last:
     real_server_ratio X cpu_run_s Y cpu_client_s Z
 X = median over pairs of (minimal client's wall / the run's wall: the whole process, start-up to exit);
+on llama.cpp, whose server answers one request at a time, 100 of each (--llama-n) and 3 pairs by default;
 Y, Z = median CPU seconds (user + system) of the run's process and of the client's. Target: X >= 0.9 on vLLM.
 The server's own CPU competes with both on a small host, which is why every millisecond of harness CPU shows.
 
@@ -120,6 +121,9 @@ def main() -> int:
     parser.add_argument("--engine", choices=("vllm", "llama.cpp", "both"), default="both")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("-n", type=int, default=1000, help="instances of each benchmark")
+    parser.add_argument("--llama-n", type=int, default=100, help="instances of each benchmark on llama.cpp, whose "
+                        "server answers one request at a time (~0.25 s each for PubMedQA here)")
+    parser.add_argument("--llama-pairs", type=int, default=3)
     parser.add_argument("--in-flight", type=int, default=8)
     parser.add_argument("--datasets", type=Path, default=DATASETS)
     args = parser.parse_args()
@@ -136,7 +140,7 @@ def main() -> int:
                 measure("vllm", server.base_url, int(server.port or 0), work, args.pairs, args.n, args.in_flight)
         if args.engine in ("llama.cpp", "both"):
             with llama_server.LlamaServer() as server:
-                measure("llama.cpp", server.base_url, int(server.port or 0), work, args.pairs, args.n,
+                measure("llama.cpp", server.base_url, int(server.port or 0), work, args.llama_pairs, args.llama_n,
                         args.in_flight)
     return 0
 

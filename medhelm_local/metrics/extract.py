@@ -1,7 +1,11 @@
-"""Read an answer out of free model text: option letters, numbers, dates, (weeks, days) tuples.
+"""Read the option a reply chooses, and the published limits of a calculation (numbers, dates, (weeks, days)).
 
-Models answer "B", "(B)", "Answer: B", "The answer is B. Ceftriaxone", or the option's words
-("yes", "maybe"). Each reader returns None when it finds no answer, never a guess.
+Models answer "B", "(B)", "**C**", "Answer: B", "The correct option is C, not D", "La respuesta es la C",
+"I'm fairly sure: B.", or the option's words ("Metformin", "Hashimoto"). `read_choice` returns the letter
+the reply commits to (the last commitment, when a model corrects itself), or why there is none: two
+options ("A or C"), a letter whose words are another option's ("C) Insulin glargine" where B is insulin
+glargine), a letter that is no option, a refusal, nothing. It never guesses. The readers of an answer's
+value are in numbers.py; the `extract_*` helpers here read the limits a dataset publishes.
 """
 
 from __future__ import annotations
@@ -20,49 +24,14 @@ from medhelm_local.metrics.reading import (
     nothing_read,
 )
 
-# "answer is B", "Answer: b", "answer is (a)"; the letter as written, so an article can be told apart.
-_ANSWER_IS = re.compile(r"\banswer\s*(?:is|:|-)?\s*(?:option\s*)?(\()?([A-Za-z])(\))?(?![A-Za-z])", re.IGNORECASE)
-# "B", "(B)", "B.", "B) ..." but not "A patient ..." (the article) or "I think ..." (the pronoun).
-_LONE_LETTER = re.compile(r"^\s*(?:\(([A-Z])\)|([A-Z])(?:[.):]|\s*$))")
 # After a lower-case letter: punctuation or the end make it a letter ("answer: b."), a word an article.
 _ENDS_LETTER = re.compile(r"\s*(?:[.):,;]|$)")
 # "A or B", "yes/no", "either 0 or 1": two answers joined, which is no answer.
 _ALTERNATIVE = re.compile(r"\s*,?\s*(?:[Oo][Rr]|and/or|/)\s*(?:\([A-Za-z]\)|[A-Z](?![A-Za-z]))")
-_JOINED = re.compile(r"^\W*(?:or|and/or|/)\W*$", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|never|isn't|rather\s+than|instead\s+of)\s+(?:the\s+|option\s+)?$", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+")
 _DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 _WEEKS_DAYS = re.compile(r"(\d+)\s*'?\s*weeks?'?\s*,?\s*'?\s*(\d+)\s*'?\s*days?", re.IGNORECASE)
-
-
-class Ambiguous:
-    """Marks an answer that names two choices ("A or B"): no answer, and no later rule may guess one."""
-
-
-AMBIGUOUS = Ambiguous()
-
-
-def lone_letter(text: str) -> str | None:
-    """The letter an answer consists of ("B", "(B).", "B) Ceftriaxone"), or None."""
-    found = _LONE_LETTER.match(text)
-    return (found.group(1) or found.group(2)) if found else None
-
-
-def cued_letter(text: str) -> str | Ambiguous | None:
-    """The letter after "answer is" / "Answer:", upper-cased; AMBIGUOUS for "answer is A or B"; else None.
-
-    A lower-case letter followed by a word is an article or pronoun ("The answer is a no."), not a
-    choice; in parentheses or before punctuation it is one ("answer: b", "answer is (a)").
-    """
-    for found in _ANSWER_IS.finditer(text):
-        letter, in_parentheses = found.group(2), bool(found.group(1) or found.group(3))
-        rest = text[found.end():]
-        if letter.islower() and not in_parentheses and not _ENDS_LETTER.match(rest):
-            continue
-        if _ALTERNATIVE.match(rest):
-            return AMBIGUOUS
-        return letter.upper()
-    return None
 
 
 _OPTION_WORDS = re.compile(r"[^\w]+")
