@@ -75,19 +75,22 @@ def build_wheel(python: str = sys.executable) -> Path:
 
 
 def ensure_venv(venv: Path = DEFAULT_VENV, python: str = sys.executable) -> None:
-    """Create the llama.cpp venv from the cached wheel unless its stamp says it is already done."""
-    wheel = build_wheel(python)
+    """Create the llama.cpp venv from the cached wheel (built first if absent) unless its stamp says it is done."""
+    vpy = str(venv / "bin" / "python")
     stamp = venv / SETUP_STAMP
-    wanted = json.dumps({"wheel": wheel.name, "pinned": list(PINNED)}, sort_keys=True)
-    if stamp.is_file() and stamp.read_text() == wanted and (venv / "bin" / "python").exists():
+    wheel = cached_wheel()
+    wanted = json.dumps({"wheel": wheel.name if wheel else None, "pinned": list(PINNED)}, sort_keys=True)
+    if wheel is not None and stamp.is_file() and stamp.read_text() == wanted and Path(vpy).exists():
         print(f"llama.cpp environment ready: {venv}")
         return
-    vpy = str(venv / "bin" / "python")
-    for step in ([python, "-m", "venv", str(venv)],
-                 [vpy, "-m", "pip", "install", "--quiet", f"{wheel}[server]", *PINNED]):
-        print("+ " + " ".join(step), flush=True)
-        subprocess.run(step, check=True)
-    stamp.write_text(wanted)
+    if not Path(vpy).exists():
+        print(f"+ {python} -m venv {venv}", flush=True)
+        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    wheel = build_wheel(vpy)  # the venv's own pip: no pip needed in the interpreter that runs make
+    step = [vpy, "-m", "pip", "install", "--quiet", f"{wheel}[server]", *PINNED]
+    print("+ " + " ".join(step), flush=True)
+    subprocess.run(step, check=True)
+    stamp.write_text(json.dumps({"wheel": wheel.name, "pinned": list(PINNED)}, sort_keys=True))
     print(f"llama.cpp environment ready: {venv}")
 
 
