@@ -76,7 +76,8 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
         assert value.encode() not in blob, f"{value!r} left in the bundle"
     result = json.loads(exported.stdout)
     # Private prompts never leave, nor does anything that can echo them (a server's error message).
-    assert {w["artifact"] for w in result["withheld"]} == {"prompts", "completions.error_message"}
+    assert {w["artifact"] for w in result["withheld"]} == {"prompts", "completions.error_message",
+                                                           "completions.reasoning"}
     assert "prompts.jsonl" in result["files"]  # the public benchmark's prompts do
     verified = run_cli("verify", str(out), "--public-key", str(tmp_path / "sign.pub"))
     assert verified.returncode == 0, verified.stderr
