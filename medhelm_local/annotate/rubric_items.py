@@ -22,6 +22,7 @@ answer wrote never becomes a verdict; a reply whose only verdict was copied from
 from __future__ import annotations
 
 import json
+import os
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -204,7 +205,7 @@ def load_grader(name: str, relative_to: Path | None = None, where: str = "rubric
     else:
         path = Path(name)
         if not path.is_absolute() and relative_to is not None:
-            path = (relative_to / path).resolve()
+            path = Path(os.path.abspath(relative_to / path))  # links kept: a loop is reported, not raised
     if path.suffix in (".yaml", ".yml") and path.is_file() and _is_grader_file(path):
         return _read(path)
     return load_rubric(name, relative_to, where)

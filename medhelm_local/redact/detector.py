@@ -54,7 +54,7 @@ class Detector(NursingRules):
         def read(path: Path) -> str:
             return pack.text(path.relative_to(pack.folder).as_posix(), "redaction dictionary")
 
-        detector = cls(parse_rules(pack.text("rules.yaml", "redaction rules"), pack.path("rules.yaml")),
+        detector = cls(parse_rules(pack.text("rules.yaml", "redaction rule file"), pack.path("rules.yaml")),
                        load_dictionaries(pack.folder / "dictionaries", pack.folder / "vocabulary", read))
         if pack.has("surrogates.yaml"):
             detector.masks = mask_regex(DEFAULT_MASK, surrogate_policy(pack).mask_format)

@@ -44,7 +44,7 @@ class RulePack:
     def text(self, name: str, what: str = "redaction rule file") -> str:
         """The text of one file of the pack; RedactionRuleError if the pack lacks it or it is not UTF-8."""
         if name not in self.files:
-            raise RedactionRuleError(f"the rule pack has no {name}", where=str(self.folder),
+            raise RedactionRuleError(f"the rule pack has no file {name}", where=str(self.path(name)),
                                      fix="check the redaction_dir setting and that the rule pack is complete")
         return decode_text(self.files[name], self.path(name), what, RedactionRuleError)
 

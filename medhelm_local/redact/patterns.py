@@ -160,14 +160,14 @@ class Rules:
 
 def load_rules(path: Path) -> Rules:
     """Read, validate and compile a rules.yaml; any problem is a RedactionRuleError naming the rule."""
-    data = read_bounded(path, "redaction rules", error=RedactionRuleError,
+    data = read_bounded(path, "redaction rule file", error=RedactionRuleError,
                         if_missing="check the redaction_dir setting and that the rule pack is installed")
     return parse_rules(data, path)
 
 
 def parse_rules(text: str | bytes, path: Path) -> Rules:
     """Validate and compile the text of a rules.yaml read from `path`; any problem is a RedactionRuleError."""
-    raw = parse_located(text, path, "redaction rules", error=RedactionRuleError).data
+    raw = parse_located(text, path, "redaction rule file", error=RedactionRuleError).data
     try:
         spec = RuleFile.model_validate(raw)
     except ValidationError as exc:

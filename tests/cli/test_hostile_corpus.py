@@ -95,7 +95,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     for folder in sorted(p for p in DEMO_DATASETS.iterdir() if p.is_dir()):
         import_dataset(folder, root / "data")
     (root / "results").mkdir()
-    store = write_ward_store(root / "results" / "ward.duckdb", kek)
+    store = root / "results" / "ward.duckdb"
+    write_ward_store(store, kek, root / "data")
     signing = root / "keys" / "export-signing.key"
     signing.parent.mkdir()
     write_signing_key(signing, kek)

@@ -47,7 +47,7 @@ def test_unknown_fields_and_missing_files_are_clear_errors(tmp_path: Path) -> No
     (tmp_path / "rules.yaml").write_text("version: 1\nmacros: {}\npatterns: []\nlabels: {}\ncontext: {}\nextra: 1\n")
     with pytest.raises(RedactionRuleError, match=r"redaction rule '(context\.titles_abbrev|extra)' is invalid"):
         load_rules(tmp_path / "rules.yaml")
-    with pytest.raises(RedactionRuleError, match="cannot read the redaction rules"):
+    with pytest.raises(RedactionRuleError, match="the redaction rule file does not exist"):
         load_rules(tmp_path / "missing.yaml")
 
 

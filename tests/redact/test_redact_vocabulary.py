@@ -54,7 +54,7 @@ def test_a_vocabulary_row_without_a_count_is_a_clear_error(tmp_path: Path) -> No
         Detector.from_dir(pack)
     assert "build_vocabulary.py" in caught.value.fix
     (pack / "vocabulary" / "short_forms.tsv").unlink()
-    with pytest.raises(RedactionRuleError, match="cannot read a redaction dictionary"):
+    with pytest.raises(RedactionRuleError, match="the redaction dictionary does not exist"):
         read_table(pack / "vocabulary" / "short_forms.tsv")
 
 
