@@ -15,6 +15,7 @@ from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
 from medhelm_local.metrics.health_bench import instance_score as health_bench_instance
 from medhelm_local.records import Score
 from medhelm_local.store.database import ALIAS
+from medhelm_local.store.rows import score_row
 from medhelm_local.store.writer import insert_rows
 
 JURY_METRIC = "jury_score"
@@ -113,8 +114,6 @@ def derive_jury_scores(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, j
                        metric: str = JURY_METRIC) -> int:
     """Rewrite a run's per-instance jury scores (`metric`) from its ratings by this jury (one transaction); an
     instance is scored once every judge has a row for it. Returns the number of instances scored or failed."""
-    from medhelm_local.run.rows import score_row  # the one way a Score becomes a row
-
     rows = [score_row(run_id, _instance_score(instance_id, jury, judged, metric, extra))
             for instance_id, judged, extra in _grouped(con, run_id, jury, judges) if set(judged) >= set(judges)]
     cursor = con.cursor()

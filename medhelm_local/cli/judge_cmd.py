@@ -16,12 +16,12 @@ from medhelm_local.cli.output import BarProgress, err, out, print_json
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
 from medhelm_local.metrics.jury import is_jury_metric
+from medhelm_local.progress import NoProgress
+from medhelm_local.results.aggregates import aggregate_dict
 from medhelm_local.run.plan import store_path_for
-from medhelm_local.run.progress import NoProgress
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.queries import aggregate_dict
 
 SUITE_COMMAND = "suite"
 
@@ -127,7 +127,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Judge the stored answers of jury-scored runs. Resumable: each (answer, judge) is asked once; failed
         transport (timeouts, unreachable) is asked again on the next pass."""
-        from medhelm_local.annotate.runs import judge_runs, stored_judging
+        from medhelm_local.run.jury_runs import judge_runs, stored_judging
 
         settings = settings_from(ctx, output_dir=output)
         allowlist = ctx.meta[ALLOWLIST]  # loaded with the settings: the one the guard enforces

@@ -15,8 +15,9 @@ if TYPE_CHECKING:  # rich loads on first use: `run --quiet` and JSON output prin
     from rich.text import Text
 
 from medhelm_local.records import Aggregate
-from medhelm_local.run.outcomes import RunOutcome
-from medhelm_local.store.queries import RunSummary, aggregate_dict
+from medhelm_local.results.aggregates import aggregate_dict
+from medhelm_local.results.outcomes import RunOutcome
+from medhelm_local.store.queries import RunSummary
 
 
 class LazyConsole:

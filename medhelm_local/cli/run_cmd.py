@@ -16,9 +16,9 @@ from medhelm_local.audit.log import audit_log_for
 from medhelm_local.cli import ALLOWLIST, STARTED
 from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError, RunEntryError
+from medhelm_local.progress import NoProgress
 from medhelm_local.run.entries import parse_run_entry
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
-from medhelm_local.run.progress import NoProgress
 from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import connect, open_store
@@ -27,8 +27,8 @@ from medhelm_local.store.keys import load_kek
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
-    from medhelm_local.annotate.runs import JudgingPlan
-    from medhelm_local.run.outcomes import RunOutcome
+    from medhelm_local.results.outcomes import RunOutcome
+    from medhelm_local.run.jury_runs import JudgingPlan
 
 log = logging.getLogger("medhelm_local.cli")
 
@@ -131,7 +131,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                 allowlist = ctx.meta[ALLOWLIST]  # loaded with the settings: the one the guard enforces
                 planned = plan(settings, parsed, suite_name, max_eval_instances, part, allowlist)
                 log.info("%d run(s) planned %.3f s after start", len(planned), time.perf_counter() - STARTED)
-                from medhelm_local.annotate.runs import plan_judging  # here: only `run` and `judge` plan juries
+                from medhelm_local.run.jury_runs import plan_judging  # here: only `run` and `judge` plan juries
 
                 judging = plan_judging(planned, settings, allowlist, jury)
                 for warning in judging.warnings:

@@ -28,12 +28,13 @@ from medhelm_local.errors import (
     StoreKeyError,
     StoreNotFoundError,
 )
-from medhelm_local.run.outcomes import RunOutcome
+from medhelm_local.results.aggregates import run_aggregates
+from medhelm_local.results.outcomes import RunOutcome
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
-from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs, run_aggregates
+from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs
 
 T = TypeVar("T")
 

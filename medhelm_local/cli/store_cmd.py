@@ -8,9 +8,9 @@ from pathlib import Path
 import typer
 
 from medhelm_local.cli.output import out, print_json
+from medhelm_local.results.merge import merge_shards, shard_stores
 from medhelm_local.settings import Settings
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.merge import merge_shards, shard_stores
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:

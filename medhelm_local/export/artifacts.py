@@ -21,7 +21,7 @@ import duckdb
 
 from medhelm_local.export.scrubber import Scrubber
 from medhelm_local.policy.rules import may_leave_unredacted
-from medhelm_local.store.queries import aggregate_dict, run_aggregates
+from medhelm_local.results.aggregates import aggregate_dict, run_aggregates
 from medhelm_local.store.schema import Column, Table, artifact_tables
 
 

@@ -31,7 +31,7 @@ from medhelm_local.records import Instance, TaskType
 Direction = Literal["higher", "lower"]
 Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
 # Per-instance aggregations read each instance's score; the others are run-level figures computed
-# from the stored rows when a run (or a judge pass) finishes (store/run_figures.py).
+# from the stored rows when a run (or a judge pass) finishes (results/figures.py).
 Aggregation = Literal["mean", "macro_f1", "micro_f1", "jury", "agreement", "calibration", "efficiency", "cost",
                       "robustness"]
 PER_INSTANCE: frozenset[str] = frozenset({"mean", "macro_f1", "micro_f1", "jury"})

@@ -18,10 +18,10 @@ import duckdb
 
 from medhelm_local.errors import ConfigError, StoreCorruptError, StoreError, StoreSchemaError
 from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
+from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.integrity import is_damage
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import compute_aggregates
 from medhelm_local.store.schema import SCHEMA_VERSION
 from medhelm_local.taxonomy import load_taxonomy
 

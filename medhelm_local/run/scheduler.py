@@ -42,16 +42,16 @@ from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
 from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Completion, Instance, Prompt
+from medhelm_local.results.outcomes import RunOutcome, Summaries
 from medhelm_local.run.active import ActiveRun, Recorder, instances_of, record_started, start_runs
 from medhelm_local.run.connections import Connected, connect_ahead
-from medhelm_local.run.outcomes import RunOutcome, Summaries
 from medhelm_local.run.plan import PlannedRun
-from medhelm_local.run.progress import NoProgress, Progress
-from medhelm_local.run.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import store_aggregates
+from medhelm_local.store.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.run")
@@ -272,7 +272,7 @@ def _judging_sent(pool: JudgePool | None, run_id: str,
 
 
 def _entry_of(plan: PlannedRun) -> tuple[str, str, str]:
-    """What a clean run and its perturbed runs share (store/run_figures.py pairs them the same way)."""
+    """What a clean run and its perturbed runs share (results/figures.py pairs them the same way)."""
     entry = plan.entry
     return entry.scenario, entry.model, entry.deployment
 
@@ -350,8 +350,8 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
 def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, pool: JudgePool | None,
               judged: dict[str, JudgedRun]) -> list[RunOutcome]:
     """Derive the juries' scores, record every run's aggregates, and say how each run went."""
-    from medhelm_local.annotate.runs import finish_judged  # here: annotate.runs plans runs with run.plan
-    from medhelm_local.store.run_figures import refresh_robustness
+    from medhelm_local.results.figures import refresh_robustness
+    from medhelm_local.run.jury_runs import finish_judged  # here: the judge pass loads once a suite finishes
 
     for judged_run in judged.values():
         finish_judged(store, judged_run)

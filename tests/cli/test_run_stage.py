@@ -13,9 +13,9 @@ import pytest
 from conftest import FakeServer, run_cli, write_config
 from support.scored import assert_main_scored
 
+from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import compute_aggregates
 
 LABELS = [f"condition {chr(97 + i)}{'x' * (i % 3)}" for i in range(20)]  # 20 classes, none a single letter
 

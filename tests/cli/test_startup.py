@@ -73,7 +73,7 @@ def _loaded(ran: subprocess.CompletedProcess[str]) -> set[str]:
 
 def test_showing_a_stored_run_loads_no_http_client_or_scheduler(
         tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
-    """`show` prints a stored run as a run's outcome (run/outcomes.py), which the scheduler also makes."""
+    """`show` prints a stored run as a run's outcome (results/outcomes.py), which the scheduler also makes."""
     server = fake_server()
     config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"fake": {
         "base_url": server.base_url}})

@@ -13,12 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.run.rows import instance_row, request_row
 from medhelm_local.scenarios import DataRoot, create
 from medhelm_local.scenarios.datafiles import import_dataset
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import RunRecord, record_runs
+from medhelm_local.store.rows import instance_row, request_row
 from medhelm_local.store.writer import StoreWriter, row_of
 
 # Each value must be found by the redactor and must appear in no export and no redacted copy.

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import RunRecord, compute_aggregates, record_runs, store_aggregates
+from medhelm_local.store.queries import RunRecord, record_runs, store_aggregates
 from medhelm_local.store.writer import insert_rows, row_of
 
 BENCHMARKS: dict[str, dict[str, Any]] = {

@@ -11,8 +11,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from medhelm_local.records import Aggregate
+from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import RunSummary, compute_aggregates, get_run
+from medhelm_local.store.queries import RunSummary, get_run
 
 log = logging.getLogger("medhelm_local.run")
 

@@ -19,9 +19,10 @@ from pathlib import Path
 import duckdb
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Envelope, Kek
-from medhelm_local.store.queries import compute_aggregates, store_aggregates
+from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.schema import suite_tables
 
 SHARD_NAME = re.compile(r"^(?P<suite>.+)\.shard-(?P<index>\d+)-of-(?P<count>\d+)\.duckdb$")

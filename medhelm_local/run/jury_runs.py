@@ -30,14 +30,15 @@ from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
 from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Aggregate
+from medhelm_local.results.aggregates import compute_aggregates
+from medhelm_local.results.figures import refresh_robustness
 from medhelm_local.run.plan import PlannedRun
-from medhelm_local.run.progress import NoProgress, Progress
 from medhelm_local.scenarios import Benchmark, BenchmarkSpec, create
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import compute_aggregates, store_aggregates
-from medhelm_local.store.run_figures import refresh_robustness
+from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.writer import StoreWriter
 
 

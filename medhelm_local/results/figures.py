@@ -25,6 +25,7 @@ from medhelm_local.metrics.jury import JURY_SCORE, is_jury_metric
 from medhelm_local.metrics.registry import get
 from medhelm_local.metrics.robustness import PERTURBATION_ARGS, ROBUSTNESS, ROBUSTNESS_DROP
 from medhelm_local.records import Aggregate
+from medhelm_local.store.queries import store_aggregates
 
 _CHUNK = 4096  # rows fetched at a time where a run's rows are read in Python
 
@@ -265,8 +266,6 @@ def clean_sibling(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
 def refresh_robustness(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> None:
     """After runs changed: recompute and store the robustness figures of the clean runs the perturbed ones among
     them belong to (one query when none is perturbed)."""
-    from medhelm_local.store.queries import store_aggregates
-
     perturbed = [run_id for run_id, args in con.execute(
         "SELECT run_id, scenario_args FROM runs WHERE list_contains($ids, run_id)", {"ids": list(run_ids)}).fetchall()
         if "perturbation" in json.loads(args or "{}")]

@@ -1,0 +1,7 @@
+"""What a run's results are: the one owner of computing and reading them.
+
+Above `store/` (which stores rows) and `metrics/` (which scores one answer and declares how a metric
+aggregates): a run's aggregates (`aggregates`), its run-level figures such as efficiency, calibration,
+agreement and robustness (`figures`), what a command's runs produced (`outcomes`), shards merged into one
+store (`merge`), and a suite store opened for reading from Python (`suite`).
+"""
