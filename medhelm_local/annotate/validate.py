@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -214,24 +214,10 @@ def validate_file(path: Path, rubric_name: str | None, run: str | None,
     return _report(ratings, ratings.jury, {}, rubric, "file")
 
 
-def _judged_runs(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[Rubric, str | None, str]]:
-    """Runs of the store scored by a jury: run id -> (rubric, the jury their scores come from, benchmark)."""
-    from medhelm_local.scenarios import create
-
-    found: dict[str, tuple[Rubric, str | None, str]] = {}
-    for run_id, scenario, args, settings in con.execute(
-            "SELECT run_id, scenario, scenario_args, settings FROM runs").fetchall():
-        benchmark = create(scenario, json.loads(args or "{}"))
-        rubric = benchmark.spec.rubric
-        if benchmark.judged and rubric is not None:
-            found[run_id] = (rubric, json.loads(settings or "{}").get("jury"), scenario)
-    return found
-
-
-def validation_report(con: duckdb.DuckDBPyConnection, path: Path, run: str | None, jury: str | None,
+def validation_report(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple[Rubric, str | None, str]],
+                      path: Path, run: str | None, jury: str | None,
                       benchmarks: Sequence[str] = ()) -> ValidationReport:
     """Check the ratings file against the store, then compute both tables with the store's jury."""
-    judged = _judged_runs(con)
     choices = ", ".join(sorted(judged)) or "none (judge a suite first)"
     if run is not None and run not in judged:
         raise ConfigError(f"run '{run}' is not a jury-scored run of this store", where="--run",

@@ -186,8 +186,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     def _release_status(folder: str, files: dict[str, str], matches: bool) -> str:
         """Whether an imported folder is the published release, and, for a public benchmark's folder, what that
         means for exports (scenarios/data_read.py)."""
-        from medhelm_local.data.sources import published_source, unpinned_datasets
         from medhelm_local.scenarios.data_read import release_verdict
+        from medhelm_local.scenarios.dataset_sources import published_source, unpinned_datasets
 
         if matches:
             return "matches the published files"

@@ -182,6 +182,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         """MedHELM's validation table (ICC3k-z, Spearman, weighted kappa, clinician pair; per benchmark and pooled)
         and single-rater ICCs between the jury, clinicians and ROUGE-L, each with a 95 % interval. Writes nothing."""
         from medhelm_local.annotate.validate import validate_file, validation_report
+        from medhelm_local.run.jury_runs import jury_scored_runs
 
         if suite is None and store is None:
             report = validate_file(ratings, rubric, run, benchmark or ())
@@ -193,7 +194,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             path = store_path_for(settings, suite or "", store)
             handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
             try:
-                report = validation_report(handle.con, ratings, run, jury, benchmark or ())
+                judged = jury_scored_runs(handle.con)
+                report = validation_report(handle.con, judged, ratings, run, jury, benchmark or ())
             finally:
                 handle.close()
         if as_json:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from medhelm_local.data.sources import (
+from medhelm_local.lazy import lazy_attribute
+from medhelm_local.scenarios.dataset_sources import (
     NONE_STATED,
     DatasetSource,
     GatedDataset,
@@ -24,7 +25,6 @@ from medhelm_local.data.sources import (
     dataset_sources,
     gated_datasets,
 )
-from medhelm_local.lazy import lazy_attribute
 
 _LAZY = {"BundleImport": "bundle_import", "import_bundle": "bundle_import", "is_data_bundle": "bundle_import",
          "StagePlan": "stage", "StageResult": "stage", "plan_stage": "stage", "require_hosts": "stage",

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from medhelm_local.audit.log import recorded_attempt
-from medhelm_local.data.sources import dataset_sources
 from medhelm_local.data.stage import DATA_BUNDLE_FORMAT, DATASETS, valid_folder_name
 from medhelm_local.errors import DataImportError, IntegrityError, MedhelmError
 from medhelm_local.export.bundle import MANIFEST, SIGNATURE, verify_bundle, verify_unsigned
 from medhelm_local.export.signing import key_id
 from medhelm_local.scenarios.datafiles import DataRoot, ImportReport, import_dataset
+from medhelm_local.scenarios.dataset_sources import dataset_sources
 
 if TYPE_CHECKING:
     from medhelm_local.audit import AuditLog

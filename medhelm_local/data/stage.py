@@ -27,7 +27,12 @@ from typing import Any
 
 from medhelm_local.client.allowlist import Allowlist
 from medhelm_local.data.download import Fetch, Progress, fetch_files
-from medhelm_local.data.sources import (
+from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
+from medhelm_local.export.bundle import MANIFEST, SIGNATURE, write_manifest
+from medhelm_local.export.signing import SigningKey
+from medhelm_local.policy.loader import Policy
+from medhelm_local.scenarios.datafiles import private_folder
+from medhelm_local.scenarios.dataset_sources import (
     DatasetSource,
     GatedDataset,
     UnpinnedDataset,
@@ -36,11 +41,6 @@ from medhelm_local.data.sources import (
     gated_datasets,
     unpinned_datasets,
 )
-from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
-from medhelm_local.export.bundle import MANIFEST, SIGNATURE, write_manifest
-from medhelm_local.export.signing import SigningKey
-from medhelm_local.policy.loader import Policy
-from medhelm_local.scenarios.datafiles import private_folder
 
 DATA_BUNDLE_FORMAT = "medhelm-local-data/1"
 DATASETS = "datasets"

@@ -9,29 +9,24 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature, InvalidTag, UnsupportedAlgorithm
+from cryptography.exceptions import InvalidTag, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
 from medhelm_local.safe_parse import Limits, parse_json, read_bounded
+from medhelm_local.signatures import key_id as key_id
+from medhelm_local.signatures import signature_valid as signature_valid
 from medhelm_local.store.keys import Kek, read_key_file, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
-
-
-def key_id(public: Ed25519PublicKey) -> str:
-    """A short public id of a signing key, recorded in manifests and audit records."""
-    raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -159,12 +154,3 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
         raise SigningKeyError("the public key is not an Ed25519 key", where=str(path),
                               fix="give the .pub file written by `medhelm-local keys signing-init`")
     return key
-
-
-def signature_valid(public: Ed25519PublicKey, data: bytes, signature: bytes) -> bool:
-    """True if `signature` is the key's signature over `data`."""
-    try:
-        public.verify(signature, data)
-    except InvalidSignature:
-        return False
-    return True

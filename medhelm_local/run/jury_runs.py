@@ -25,6 +25,7 @@ from medhelm_local.annotate.jury import (
     resolve_jury,
     self_judging,
 )
+from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, record_jury
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
@@ -195,3 +196,16 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
         refresh_robustness(store.con, [run.run_id])
         outcomes.append(JudgeOutcome(run.run_id, run.jury.name, pool.sent(run.run_id), aggregates))
     return outcomes
+
+
+def jury_scored_runs(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[Rubric, str | None, str]]:
+    """Runs of the store scored by a jury: run id -> (rubric, the jury their scores come from, benchmark); what
+    `annotate.validate.validation_report` checks a ratings file against."""
+    found: dict[str, tuple[Rubric, str | None, str]] = {}
+    for run_id, scenario, args, settings in con.execute(
+            "SELECT run_id, scenario, scenario_args, settings FROM runs").fetchall():
+        benchmark = create(scenario, json.loads(args or "{}"))
+        rubric = benchmark.spec.rubric
+        if benchmark.judged and rubric is not None:
+            found[run_id] = (rubric, json.loads(settings or "{}").get("jury"), scenario)
+    return found

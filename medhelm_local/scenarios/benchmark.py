@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from medhelm_local.data.sources import published_source
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
 from medhelm_local.metrics.scoring import score_answer
@@ -24,6 +23,7 @@ from medhelm_local.records import Instance, Prompt, Score, TaskType
 from medhelm_local.scenarios.card import Card, CardArg, template_fields
 from medhelm_local.scenarios.data_read import CARD_FILE, DATA_PATH, DATA_ROOT, DataRead, data_read, file_digests
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
+from medhelm_local.scenarios.dataset_sources import published_source
 from medhelm_local.scenarios.formats import get_format
 from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
 from medhelm_local.scenarios.medhelm_config import INCORRECT_COLUMN

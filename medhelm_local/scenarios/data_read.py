@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.data.sources import published_source, unpinned_datasets
 from medhelm_local.scenarios.datafiles import sha256_file
+from medhelm_local.scenarios.dataset_sources import published_source, unpinned_datasets
 
 DATA_ROOT, CARD_FILE, DATA_PATH = "data root", "card file", "data_path"
 

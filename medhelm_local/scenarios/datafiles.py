@@ -37,8 +37,8 @@ def sha256_file(path: Path) -> str:
 
 def published_checksums(folder: str) -> dict[str, str] | None:
     """sha256 of each file of a published dataset folder, by file name (None: not a published folder); shipped
-    with the package, one manifest per folder: see `medhelm_local.data.sources`."""
-    from medhelm_local.data.sources import published_source
+    with the package, one manifest per folder: see `medhelm_local.scenarios.dataset_sources`."""
+    from medhelm_local.scenarios.dataset_sources import published_source
 
     source = published_source(folder)
     return None if source is None else dict(source.checksums)

@@ -10,10 +10,10 @@ from conftest import DEMO_DATASETS, REPO
 from support.staging import SHARED_DATASETS, published_mirror
 
 from medhelm_local.data import NONE_STATED, benchmark_source, dataset_source, dataset_sources, gated_datasets
-from medhelm_local.data.sources import published_source, unpinned_datasets
 from medhelm_local.errors import UnknownScenarioError
 from medhelm_local.scenarios import DataRoot, get, names
 from medhelm_local.scenarios.datafiles import import_dataset, published_checksums, sha256_file
+from medhelm_local.scenarios.dataset_sources import published_source, unpinned_datasets
 from medhelm_local.taxonomy import load_taxonomy
 
 # Folders whose publisher states no licence (SOURCE.txt of each, ../shared/datasets).

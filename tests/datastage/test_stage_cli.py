@@ -13,9 +13,9 @@ from conftest import CLI, run_cli
 from support.mirror_server import Mirror, serve_mirror
 from support.staging import REPO, mirror_folders, published_mirror, staging_policy
 
-from medhelm_local.data.sources import dataset_sources
 from medhelm_local.export.signing import write_signing_key
 from medhelm_local.policy.loader import load_policy
+from medhelm_local.scenarios.dataset_sources import dataset_sources
 from medhelm_local.store.keys import Kek
 
 

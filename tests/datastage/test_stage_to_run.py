@@ -11,10 +11,10 @@ from support.mirror_server import serve_mirror
 from support.staging import mirror_folders, published_mirror, served_plan, staging_policy
 
 from medhelm_local.client.allowlist import Allowlist
-from medhelm_local.data.sources import dataset_sources
 from medhelm_local.data.stage import stage
 from medhelm_local.export.signing import public_key_path, write_signing_key
 from medhelm_local.scenarios import get, names
+from medhelm_local.scenarios.dataset_sources import dataset_sources
 from medhelm_local.store.keys import Kek
 
 # What MedHELM's published files hold (README "Benchmarks"); checked when the published files are here.

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from conftest import DEMO_DATASETS
 
-from medhelm_local.data.sources import dataset_source
 from medhelm_local.scenarios import DataRoot, create
 from medhelm_local.scenarios.data_read import DATA_ROOT, DataRead, release_verdict
 from medhelm_local.scenarios.datafiles import sha256_file
+from medhelm_local.scenarios.dataset_sources import dataset_source
 
 PUBLISHED = dataset_source("pubmedqa").checksums["ori_pqal.json"]
 SUBSET = sha256_file(DEMO_DATASETS / "pubmedqa" / "ori_pqal.json")

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from medhelm_local.data.sources import dataset_sources
 from medhelm_local.data.stage import StagePlan, plan_stage
 from medhelm_local.scenarios.datafiles import sha256_file
+from medhelm_local.scenarios.dataset_sources import dataset_sources
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATASETS = REPO.parent / "shared" / "datasets"
