@@ -1,0 +1,73 @@
+"""medhelm-local: evaluate language models on MedHELM's clinical benchmarks inside your own network.
+
+The library the `medhelm-local` command is built on; from a notebook or a script:
+
+    import medhelm_local as mh
+
+    settings = mh.load_settings("config.toml")        # KEK, deployments, output folder, policy
+    run = mh.evaluate(["pubmed_qa:model=local/qwen,model_deployment=vllm-local"],
+                      config=settings, suite="trial", max_eval_instances=50)
+    print(run.store, run.failed)                       # SuiteRun: the store written, each run's outcome
+
+    with mh.open_suite(run.store, settings) as suite:  # read-only, opened with the settings' KEK
+        suite.runs()                                   # pyarrow.Table, as `runs list --json`
+        suite.metrics()                                # aggregates per (run, metric), as `show --json`
+        suite.scores(metric="exact_match")             # per-instance scores: pair models on instances
+        suite.instances(run_id)                        # answers, scores and failures of one run
+        suite.ratings()                                # judge ratings, failed judges included
+
+Every error is a `MedhelmError` (medhelm_local.errors) saying what is wrong, where, and what to do.
+Names load on first use, so `import medhelm_local` stays cheap. See docs/python-api.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from medhelm_local.lazy import lazy_attribute
+
+if TYPE_CHECKING:
+    from medhelm_local.errors import MedhelmError, MedhelmWarning
+    from medhelm_local.progress import NoProgress, Progress
+    from medhelm_local.records import Aggregate
+    from medhelm_local.results.outcomes import RunOutcome
+    from medhelm_local.results.suite import SuiteResults, open_suite
+    from medhelm_local.run.entries import RunEntry, parse_run_entry
+    from medhelm_local.run.evaluate import evaluate
+    from medhelm_local.run.suite import SuiteRun
+    from medhelm_local.settings import Settings, load_settings
+    from medhelm_local.store.queries import RunSummary
+
+__all__ = [
+    "Aggregate",
+    "MedhelmError",
+    "MedhelmWarning",
+    "NoProgress",
+    "Progress",
+    "RunEntry",
+    "RunOutcome",
+    "RunSummary",
+    "Settings",
+    "SuiteResults",
+    "SuiteRun",
+    "evaluate",
+    "load_settings",
+    "open_suite",
+    "parse_run_entry",
+]
+
+# Each exported name and the module (under medhelm_local) that defines it.
+_HOMES = {
+    "evaluate": "run.evaluate", "SuiteRun": "run.suite", "RunEntry": "run.entries", "parse_run_entry": "run.entries",
+    "open_suite": "results.suite", "SuiteResults": "results.suite", "RunOutcome": "results.outcomes",
+    "RunSummary": "store.queries", "Aggregate": "records", "Settings": "settings", "load_settings": "settings",
+    "Progress": "progress", "NoProgress": "progress", "MedhelmError": "errors", "MedhelmWarning": "errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    return lazy_attribute(__name__, _HOMES, name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -321,3 +321,15 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
         raise _describe(exc, _origin(top, values, file_values, path)) from None
     finally:
         _file_values.reset(token)
+
+
+def settings_for(config: Settings | str | Path | None = None, **overrides: object) -> Settings:
+    """Settings as a command builds them: `config` as a Settings object, or a TOML config file (default: the
+    MEDHELM_CONFIG file, else the user's config.toml), with `overrides` (None: not given) on top."""
+    if isinstance(config, Settings):
+        given = {name: value for name, value in overrides.items() if value is not None}
+        return config.model_copy(update=given) if given else config
+    if config is not None and not isinstance(config, (str, Path)):
+        raise ConfigError(f"config must be a Settings object or the path of a config file, not {type(config).__name__}",
+                          where="config", fix="pass load_settings(...) or a path such as 'config.toml'")
+    return load_settings(None if config is None else Path(config), **overrides)

@@ -22,12 +22,12 @@ STAGES = (
     "client",     # Prompt -> Completion over HTTP, egress guard
     "redact",     # PHI detection and surrogates
     "policy",     # policy files, allowlist, identity
+    "audit",      # the audit log and its checkpoints
     "annotate",   # judges: rubrics, the jury, ratings
     "scenarios",  # cards, readers, formats -> Instance; dataset sources
     "results",    # aggregates, run figures, outcomes, merges, a suite read from Python
     "run",        # entries -> planned runs -> scheduler; judge passes over runs
     "report",     # stores -> leaderboards, HTML, viewer
-    "audit",      # the audit log and its checkpoints
     "export",     # redact, sign, record what leaves
     "data",       # staging public data on a connected host
     "cli",        # the command line: parse, call the library, print

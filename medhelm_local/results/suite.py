@@ -1,0 +1,108 @@
+"""A suite store opened read-only from Python (`open_suite`): its runs, metrics, per-instance rows, scores and
+judge ratings as Arrow tables, read by the same functions as `runs list`, `show` and the reports."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from medhelm_local.results.aggregates import aggregate_dict, run_aggregates
+from medhelm_local.settings import settings_for
+from medhelm_local.store.database import StoreHandle, open_store
+from medhelm_local.store.keys import load_kek
+from medhelm_local.store.queries import get_run, instance_rows, list_runs
+from medhelm_local.store.suites import is_suite_name, suite_store_path
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from medhelm_local.settings import Settings
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows)
+
+
+class SuiteResults:
+    """One suite store, open read-only until `close()` (or the end of a `with` block). Every table is a
+    `pyarrow.Table` (`.to_pandas()` where pandas is installed); ids and values are as the CLI prints them."""
+
+    def __init__(self, handle: StoreHandle, path: Path) -> None:
+        self._handle = handle
+        self.path = path
+
+    def runs(self) -> pa.Table:
+        """Every run with its progress counts and main score (`medhelm-local runs list --json`)."""
+        return _table([asdict(r) for r in list_runs(self._handle.con)])
+
+    def metrics(self, run_id: str | None = None) -> pa.Table:
+        """Each run's aggregates, one row per (run, metric), as `show --json` gives them; `detail_json` holds a
+        metric's extra figures (per-label counts, unreadable answers) as JSON text."""
+        con = self._handle.con
+        ids = [run_id] if run_id is not None else [r.run_id for r in list_runs(con)]
+        rows = []
+        for run in ids:
+            get_run(con, run)  # an unknown id is an error that says how to list ids, not an empty table
+            for agg in run_aggregates(con, run):
+                found = aggregate_dict(agg)
+                detail = found.pop("detail")
+                rows.append({"run_id": run, **found,
+                             "detail_json": None if detail is None else json.dumps(detail, sort_keys=True)})
+        return _table(rows)
+
+    def instances(self, run_id: str, *, failed_only: bool = False, full: bool = False) -> pa.Table:
+        """One run's per-instance rows: answer, each score (a list of structs), or the failure; with `full`,
+        the prompt sent and the reference answers too (`show RUN_ID --instances N --json`)."""
+        get_run(self._handle.con, run_id)
+        return _table(instance_rows(self._handle.con, run_id, None, failed_only, full))
+
+    def scores(self, run_id: str | None = None, metric: str | None = None) -> pa.Table:
+        """Per-instance scores, one row per (run, instance, metric), with each run's benchmark and model: the
+        table to pair two models on the same instances. `value` is null where an answer could not be scored."""
+        return self._handle.con.execute("""
+            SELECT s.run_id, r.suite, r.scenario, r.model, r.deployment, s.instance_id, s.metric, s.value,
+                   s.extracted, s.error
+            FROM scores s JOIN runs r USING (run_id)
+            WHERE ($run IS NULL OR s.run_id = $run) AND ($metric IS NULL OR s.metric = $metric)
+            ORDER BY s.run_id, s.instance_id, s.metric""", {"run": run_id, "metric": metric}).fetch_arrow_table()
+
+    def ratings(self, run_id: str | None = None) -> pa.Table:
+        """Judge ratings, one row per (run, instance, jury, judge); a failed judge is a row with `ok` false and
+        its error, never a rating. `ratings_json` holds the per-criterion scores and explanations."""
+        return self._handle.con.execute("""
+            SELECT run_id, instance_id, jury, judge, rubric, ok, mean, ratings_json, error_type, error_message,
+                   latency_s, attempts
+            FROM ratings WHERE $run IS NULL OR run_id = $run
+            ORDER BY run_id, instance_id, jury, judge""", {"run": run_id}).fetch_arrow_table()
+
+    def close(self) -> None:
+        """Close the store."""
+        self._handle.close()
+
+    def __enter__(self) -> SuiteResults:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SuiteResults({str(self.path)!r})"
+
+
+def open_suite(suite: str | Path, settings: Settings | str | Path | None = None) -> SuiteResults:
+    """Open a suite store read-only with the KEK the settings name: `suite` is a store file, or the name of a
+    suite in the output folder (`<output_dir>/<suite>.duckdb`). `settings`: a Settings object or a config
+    file (default: as the CLI finds one). StoreNotFoundError if there is no such store, StoreKeyError
+    for a KEK that does not open it."""
+    loaded = settings_for(settings)
+    path = Path(suite)
+    if isinstance(suite, str) and path.suffix != ".duckdb" and is_suite_name(suite):
+        path = suite_store_path(loaded.output_dir, suite)
+    handle = open_store(path, load_kek(loaded), read_only=True, memory_limit=loaded.store_memory_limit)
+    return SuiteResults(handle, path)

@@ -1,0 +1,45 @@
+"""`evaluate()`: a suite run from Python, the same one `medhelm-local run` makes (run/suite.py)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from medhelm_local.errors import MedhelmWarning
+from medhelm_local.progress import Progress
+from medhelm_local.run.entries import RunEntry
+from medhelm_local.run.suite import SuiteRequest, SuiteRun, run_suite, suite_request
+from medhelm_local.settings import Settings, settings_for
+
+
+def _warn(message: str) -> None:
+    warnings.warn(MedhelmWarning(message), stacklevel=3)
+
+
+def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | Path | None = None,
+             confs: Sequence[str] = (), config: Settings | str | Path | None = None, suite: str | None = None,
+             max_eval_instances: int | None = None, concurrency: int | None = None, store: str | Path | None = None,
+             output_dir: str | Path | None = None, data_root: str | Path | None = None, jury: str | None = None,
+             progress: Progress | None = None) -> SuiteRun:
+    """Evaluate run entries (or a suite file, or conf files) into the suite's encrypted store and return what the
+    runs produced; calling it again with the same arguments resumes. Failed requests are stored and counted,
+    not raised: see `SuiteRun.outcomes` (`all_failed`) and `SuiteRun.failed`. Errors are `MedhelmError`s."""
+    from medhelm_local.policy.allowlist import allowlist_for
+    from medhelm_local.policy.guard import active_guard
+    from medhelm_local.scenarios.registry import register_cards
+
+    def read_request() -> SuiteRequest:
+        settings = settings_for(config, output_dir=None if output_dir is None else Path(output_dir),
+                                data_root=None if data_root is None else Path(data_root))
+        allowlist = allowlist_for(settings)  # the policy is read once; a policy that does not validate stops here
+        guard = active_guard()
+        if guard is not None:  # inside a process that installed the egress guard: it enforces this policy
+            guard.set_allowlist(allowlist)
+        register_cards(settings.benchmark_cards)
+        listed = [entries] if isinstance(entries, str) else list(entries)
+        return suite_request(settings, allowlist, listed, confs, None if suite_file is None else Path(suite_file),
+                             suite=suite, max_eval_instances=max_eval_instances, concurrency=concurrency,
+                             store=None if store is None else Path(store), jury=jury)
+
+    return run_suite(read_request, progress, _warn)

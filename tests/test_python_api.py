@@ -1,0 +1,122 @@
+"""The Python API as a data scientist uses it: `import medhelm_local`, evaluate, open a suite, read Arrow tables.
+
+Against the fault-injecting fake server on 127.0.0.1 (speed); every figure is checked against what the CLI
+prints for the same store, and every error is one of the project's, saying what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, FakeServer, run_cli, write_config
+
+import medhelm_local as mh
+from medhelm_local.errors import RunEntryError, StoreKeyError, StoreNotFoundError
+from medhelm_local.store.keys import write_new_kek
+
+EXAMPLE = REPO / "docs" / "examples" / "compare_two_models.py"
+
+
+def _config(tmp_path: Path, data_root: Path, kek_file: Path, **servers: FakeServer) -> Path:
+    deployments = {name: {"base_url": s.base_url, "max_concurrency": 8, "timeout_s": 5.0, "max_retries": 1}
+                   for name, s in servers.items()}
+    return write_config(tmp_path / "config.toml", data_root, tmp_path / "results", deployments,
+                        extra=f'kek_file = "{kek_file}"')
+
+
+def _cli_json(config: Path, *args: str) -> Any:
+    done = run_cli("-c", str(config), *args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_import_is_cheap_and_exports_the_documented_names() -> None:
+    """`import medhelm_local` loads no stage (the CLI imports it on every start); each exported name resolves."""
+    code = ("import sys, medhelm_local; print(sorted(m for m in sys.modules if m.startswith('medhelm_local')));"
+            "print(medhelm_local.__all__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded, exported = (json.loads(line.replace("'", '"')) for line in done.stdout.splitlines())
+    assert loaded == ["medhelm_local", "medhelm_local.lazy"]
+    assert {"evaluate", "open_suite", "load_settings", "SuiteRun", "SuiteResults", "MedhelmError"} <= set(exported)
+    assert all(getattr(mh, name) is not None for name in exported)
+    assert mh.__doc__ and "open_suite" in mh.__doc__
+    with pytest.raises(AttributeError, match="no attribute 'evaluat'"):
+        _ = mh.evaluat  # type: ignore[attr-defined]
+
+
+def test_evaluate_and_open_suite_agree_with_the_cli(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    server = fake_server()
+    config = _config(tmp_path, data_root, kek_file, fake=server)
+    settings = mh.load_settings(config)
+    run = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=settings, suite="api",
+                      max_eval_instances=20)
+    assert run.store == tmp_path / "results" / "api.duckdb" and run.suite == "api" and run.failed == 0
+    (outcome,) = run.outcomes
+    assert outcome.summary.n_instances == outcome.summary.n_ok == 20 and outcome.sent == 20
+
+    listed = _cli_json(config, "runs", "list", "--suite", "api")[0]["runs"]
+    shown = _cli_json(config, "show", outcome.summary.run_id, "--suite", "api", "--instances", "100")
+    with mh.open_suite("api", config) as suite:  # a suite name, and a config path: resolved as the CLI does
+        runs, metrics = suite.runs().to_pylist(), suite.metrics().to_pylist()
+        scores = suite.scores(metric="exact_match")
+        instances = suite.instances(outcome.summary.run_id)
+        assert suite.ratings().num_rows == 0  # pubmed_qa has no jury
+    assert [(r["run_id"], r["n_ok"], r["main_score"]) for r in runs] == \
+           [(r["run_id"], r["n_ok"], r["main_score"]) for r in listed]
+    cli_metrics = {a["metric"]: (a["mean"], a["n_scored"], a["n_failed"]) for a in shown["aggregates"]}
+    assert {m["metric"]: (m["mean"], m["n_scored"], m["n_failed"]) for m in metrics} == cli_metrics
+    assert scores.num_rows == 20 and set(scores.column("model").to_pylist()) == {"local/fake"}
+    assert sum(scores.column("value").to_pylist()) / 20 == pytest.approx(cli_metrics["exact_match"][0])
+    assert instances.column("instance_id").to_pylist() == [row["instance_id"] for row in shown["instances"]]
+
+    again = mh.evaluate(["pubmed_qa:model=local/fake,model_deployment=fake"], config=config, suite="api",
+                        max_eval_instances=20)
+    assert again.outcomes[0].sent == 0 and again.outcomes[0].reused == 20  # resumed: nothing asked twice
+
+
+def test_the_documented_example_compares_two_models(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """docs/examples/compare_two_models.py, run as a user runs it; its figures are the CLI's."""
+    config = _config(tmp_path, data_root, kek_file, hashed=fake_server(), yes=fake_server(answer="A"))
+    done = subprocess.run([sys.executable, str(EXAMPLE), "--config", str(config), "--model-a", "local/hashed=hashed",
+                           "--model-b", "local/yes=yes", "-n", "30"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["n_paired"] == 30 and found["a_wins"] + found["ties"] + found["b_wins"] == 30
+    means = {}
+    for model in ("local/hashed", "local/yes"):
+        shown = _cli_json(config, "show", found["runs"][model], "--suite", "compare-two-models")
+        means[model] = next(a["mean"] for a in shown["aggregates"] if a["metric"] == "exact_match")
+    assert found["mean_a"] == pytest.approx(means["local/hashed"])
+    assert found["mean_b"] == pytest.approx(means["local/yes"])
+    assert found["mean_difference"] == pytest.approx(means["local/yes"] - means["local/hashed"])
+    assert found["mean_difference"] != 0  # two different answerers: the pairing has something to show
+    low, high = found["ci95"]
+    assert low <= found["mean_difference"] <= high
+
+
+def test_errors_are_the_projects_own(tmp_path: Path, data_root: Path, kek_file: Path,
+                                     fake_server: Callable[..., FakeServer]) -> None:
+    config = _config(tmp_path, data_root, kek_file, fake=fake_server())
+    with pytest.raises(RunEntryError, match="nothing to run"):
+        mh.evaluate([], config=config)
+    with pytest.raises(StoreNotFoundError) as missing:
+        mh.open_suite("never-run", config)
+    assert missing.value.where == str(tmp_path / "results" / "never-run.duckdb") and missing.value.fix
+    mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="keyed",
+                max_eval_instances=2)
+    other = tmp_path / "other-kek"
+    write_new_kek(other)
+    wrong = mh.load_settings(config, kek_file=other)
+    with pytest.raises(StoreKeyError) as refused:
+        mh.open_suite(tmp_path / "results" / "keyed.duckdb", wrong)
+    assert refused.value.fix and "key" in refused.value.message
+    with pytest.raises(mh.MedhelmError, match="config must be a Settings object"):
+        mh.open_suite("keyed", 42)  # type: ignore[arg-type]
