@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from medhelm_local.audit.chain import AuditRecord, ChainProblem
-from medhelm_local.signatures import key_id, signature_valid
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -61,6 +60,8 @@ def _signature(details: Mapping[str, Any]) -> bytes | None:
 def _verdict(record: AuditRecord, store_id: str, keys: Mapping[str, Ed25519PublicKey],
              by_seq: Mapping[int, AuditRecord]) -> str | None:
     """Why a checkpoint record does not vouch for the chain (None when it does)."""
+    from medhelm_local.signatures import signature_valid  # here: a command that checks no checkpoint loads no Ed25519
+
     details = record.details
     seq, digest, signature = details.get("covers_seq"), details.get("covers_hash"), _signature(details)
     public = keys.get(str(details.get("key_id")))
@@ -77,6 +78,8 @@ def _verdict(record: AuditRecord, store_id: str, keys: Mapping[str, Ed25519Publi
 
 
 def _keys(publics: Iterable[Ed25519PublicKey]) -> dict[str, Ed25519PublicKey]:
+    from medhelm_local.signatures import key_id
+
     return {key_id(public): public for public in publics}
 
 
