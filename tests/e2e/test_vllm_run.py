@@ -69,14 +69,17 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
         vllm: vllm_server.VllmServer, tmp_path: Path, data_root: Path, kek_file: Path) -> None:
     config = _config(tmp_path, data_root, vllm)
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
-    entry = "pubmed_qa:model=local/tiny-llama,model_deployment=vllm-local"
+    entries = [f"{name}:model=local/tiny-llama,model_deployment=vllm-local" for name in ("pubmed_qa", "med_qa")]
     # One request at a time: greedy float32 output then cannot depend on how requests were batched.
-    # 80: the writer commits once a second, and the kill waits for two commits with many requests still to go.
-    common = ["-c", str(config), "run", entry, "--max-eval-instances", "80", "--concurrency", "1"]
+    # Two benchmarks' demo subsets: the writer commits once a second, and the kill waits for two commits with
+    # many requests still to go, which one 50-item subset does not leave on a fast machine.
+    common = ["-c", str(config), "run", *entries, "--concurrency", "1"]
 
     whole = run_cli(*common, "--suite", "whole", "--json", env=env)
     assert whole.returncode == 0, whole.stderr
-    run_id = json.loads(whole.stdout)["runs"][0]["run"]["run_id"]
+    whole_ids = {r["run"]["scenario"]: r["run"]["run_id"] for r in json.loads(whole.stdout)["runs"]}
+    total = sum(len(_instances(config, env, "whole", run_id)) for run_id in whole_ids.values())
+    assert total >= 80, f"the kill needs a suite long enough to stop midway, not {total} instances"
 
     start = _settled_count(vllm)
     proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
@@ -84,16 +87,16 @@ def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrup
                        tmp_path / "results" / "killed.duckdb.wal", timeout=120)
 
     listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
-    killed = listing[0]["runs"][0]
-    killed_run_id = killed["run_id"]
-    stored = killed["n_ok"]
-    assert 0 < stored < 80, f"expected a run killed midway, {stored} of 80 were stored"
+    killed = {r["scenario"]: r for r in listing[0]["runs"]}
+    stored = sum(r["n_ok"] for r in killed.values())  # a failed answer is asked again
+    assert 0 < stored < total, f"expected a suite killed midway, {stored} of {total} were stored"
 
     before_rerun = _settled_count(vllm)
     rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
     assert rerun.returncode == 0, rerun.stderr
     sent = _settled_count(vllm) - before_rerun
-    assert sent == 80 - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
-    assert json.loads(rerun.stdout)["runs"][0]["reused"] == stored
+    assert sent == total - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
+    assert sum(r["reused"] for r in json.loads(rerun.stdout)["runs"]) == stored
 
-    assert _instances(config, env, "killed", killed_run_id) == _instances(config, env, "whole", run_id)
+    for scenario, run_id in whole_ids.items():
+        assert _instances(config, env, "killed", killed[scenario]["run_id"]) == _instances(config, env, "whole", run_id)
