@@ -28,6 +28,7 @@ STAGES = (
     "results",    # aggregates, run figures, outcomes, merges, a suite read from Python
     "run",        # entries -> planned runs -> scheduler; judge passes over runs
     "report",     # stores -> leaderboards, HTML, viewer
+    "raters",     # clinicians: sign-in, rating campaigns, the viewer's rating pages
     "export",     # redact, sign, record what leaves
     "data",       # staging public data on a connected host
     "cli",        # the command line: parse, call the library, print

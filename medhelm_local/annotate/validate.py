@@ -245,6 +245,15 @@ def validation_report(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple
     return _report(ratings, store_jury, rouge, rubric, "store")
 
 
+def ratings_report(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, benchmark_of: dict[str, str],
+                   juries: dict[str, str], rubric: Rubric, benchmarks: Sequence[str] = ()) -> ValidationReport:
+    """Both tables for clinicians' ratings gathered elsewhere (a rating campaign's, from the store), against the
+    store's jury: `benchmark_of` and `juries` by run id."""
+    ratings = _only(_named(ratings, benchmark_of), benchmarks)
+    store_jury, rouge = _store_jury(con, sorted(ratings.clinicians), juries, rubric)
+    return _report(ratings, store_jury, rouge, rubric, "store")
+
+
 def _check_ids(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, path: Path) -> None:
     known: dict[str, set[str]] = {}
     bad = []

@@ -54,9 +54,10 @@ if TYPE_CHECKING:
 _LOCK_WAIT_S = 15.0
 # Every kind of record the program writes (`audit show --kind` accepts these or the part before a dot);
 # a test fails if code appends a kind not listed here.
-KINDS = ("audit.checkpoint", "data_import.done", "data_import.failed", "data_import.refused", "egress.refused",
-         "export.allowed", "export.failed", "export.refused", "export.started", "policy.approve_refused",
-         "policy.approved", "redact_store.done", "redact_store.failed", "redact_store.refused",
+KINDS = ("audit.checkpoint", "campaign.created", "data_import.done", "data_import.failed", "data_import.refused",
+         "egress.refused", "export.allowed", "export.failed", "export.refused", "export.started",
+         "policy.approve_refused", "policy.approved", "rater.added", "rater.revoked", "rater.sign_in_refused",
+         "rater.signed_in", "rating.recorded", "redact_store.done", "redact_store.failed", "redact_store.refused",
          "run.started")
 DetailsFor = Callable[[str, int, str], Mapping[str, Any]]  # (store id, seq, hash of the record before) -> details
 

@@ -104,6 +104,18 @@ def _print_validation(report: Any) -> None:
               f"rubric {report.rubric}{runs}.", highlight=False, soft_wrap=True)
 
 
+def _campaign_validation(settings: Settings, suite: str | None, store: Path | None, campaign: str, jury: str | None,
+                         benchmarks: list[str]) -> Any:
+    from medhelm_local.raters.campaigns import campaign_report
+
+    path = store_path_for(settings, suite or "", store)
+    handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+    try:
+        return campaign_report(handle.con, path, campaign, jury, benchmarks)
+    finally:
+        handle.close()
+
+
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     """Add `judge` (and `judge validate`) to the app."""
     judge = typer.Typer(cls=_SuiteByDefault, no_args_is_help=True,
@@ -158,18 +170,73 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             for line in _judged_aggregates(o.aggregates):
                 out.print(line, highlight=False)
 
+    @judge.command("campaign")
+    def campaign_(
+        ctx: typer.Context,
+        suite: str = typer.Argument(..., help="The suite whose run the clinicians rate."),
+        run: str = typer.Option(..., "--run", help="The jury-scored run whose answers to rate."),
+        raters: str = typer.Option(..., "--raters", help="Raters, comma-separated (`medhelm-local raters add`)."),
+        instances: int | None = typer.Option(None, "--instances", min=1, help="Answers to rate (default: as many "
+                                             "as Bonett's method plans for --target-width)."),
+        overlap: int = typer.Option(2, "--overlap", min=2, help="Raters per answer."),
+        seed: int = typer.Option(0, "--seed", help="Seed of the sample and of each rater's order."),
+        target_width: float = typer.Option(0.3, "--target-width", help="Full width of the ICC's 95 % interval to "
+                                           "plan for (without --instances)."),
+        expected_icc: float = typer.Option(0.47, "--expected-icc", help="The ICC expected (MedHELM's jury reached "
+                                           "0.47 with clinicians)."),
+        output: Path | None = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of suite stores."),
+        store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file instead of --suite."),
+    ) -> None:
+        """Start a rating campaign: a seeded sample of a run's answers, each assigned to --overlap raters, rated
+        blind in the viewer (`medhelm-local serve`); `judge validate SUITE --campaign ID` then compares."""
+        from medhelm_local.audit import audit_log_for
+        from medhelm_local.policy.identity import current_actor
+        from medhelm_local.raters.campaigns import create_campaign, size_campaign
+        from medhelm_local.raters.registry import rater_registry
+
+        names = [n.strip() for n in raters.split(",") if n.strip()]
+        active = {r.name for r in rater_registry().raters() if r.active}
+        unknown = [n for n in names if n not in active]
+        if unknown:
+            raise ConfigError(f"not active raters: {', '.join(unknown)}", where="option --raters",
+                              fix=f"add them with `medhelm-local raters add NAME --role clinician` (active now: "
+                                  f"{', '.join(sorted(active)) or 'none'})")
+        settings = settings_from(ctx, output_dir=output)
+        audit = audit_log_for(settings)
+        path = store_path_for(settings, suite, store)
+        handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
+        try:
+            planned = size_campaign(handle.con, run, overlap, expected_icc, target_width)
+            if instances is None:
+                count, sizing = planned.chosen, planned.reasoning()
+            else:
+                count, sizing = instances, planned.reasoning(instances)
+            made = create_campaign(handle.con, run, names, count, overlap, seed, sizing, current_actor())
+        finally:
+            handle.close()
+        audit.append("campaign.created", {"store": str(path), "campaign": made.campaign_id, "run": run,
+                                          "raters": names, "instances": made.instances, "overlap": overlap,
+                                          "seed": seed})
+        out.print(sizing, highlight=False, soft_wrap=True)
+        out.print(f"[green]Started {made.campaign_id}[/]: {made.instances} answers of {run}, each to {overlap} of "
+                  f"{', '.join(names)} (seed {seed}, rubric {made.rubric}). Raters rate in the viewer "
+                  f"(`medhelm-local serve {suite}`); then `medhelm-local judge validate {suite} --campaign "
+                  f"{made.campaign_id}`.", soft_wrap=True)
+
     @judge.command("validate")
     def validate(
         ctx: typer.Context,
         suite: str | None = typer.Argument(None, help="The suite whose jury to check (leave out when the ratings file "
                                                       "carries the jury's ratings)."),
-        ratings: Path = typer.Option(..., "--ratings", dir_okay=False, exists=False,
+        ratings: Path | None = typer.Option(None, "--ratings", dir_okay=False, exists=False,
                                      help="Clinicians' ratings: CSV with clinician (or username), instance_id, run_id "
                                           "(with a suite), and score and/or the rubric's criteria; the jury's too as "
                                           "llm_<criterion> columns or rater `jury`. MedHELM's published layout is "
                                           "read as it is."),
         run: str | None = typer.Option(None, "--run", help="The run the file rates, when it has no run_id column."),
         jury: str | None = typer.Option(None, "--jury", help="Whose ratings to compare (default: the run's jury)."),
+        campaign: str | None = typer.Option(None, "--campaign", help="Instead of --ratings: the clinicians' ratings "
+                                            "of a rating campaign, read from the suite's store."),
         benchmark: list[str] | None = typer.Option(None, "--benchmark", help="Only these benchmarks (repeatable): "
                                                    "MedHELM's headline pools aci_bench and medi_qa."),
         rubric: str | None = typer.Option(None, "--rubric", help="Without a suite: the rubric whose criteria and scale "
@@ -184,7 +251,17 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.annotate.validate import validate_file, validation_report
         from medhelm_local.run.jury_runs import jury_scored_runs
 
-        if suite is None and store is None:
+        if (ratings is None) == (campaign is None):
+            raise ConfigError("give the clinicians' ratings: --ratings FILE or --campaign ID (one of them)",
+                              where="options --ratings / --campaign",
+                              fix="name a ratings file, or a campaign the raters rated in the viewer")
+        if campaign is not None:
+            if suite is None and store is None:
+                raise ConfigError("a campaign's ratings are in a suite's store, and no suite was named",
+                                  where="argument SUITE", fix="name the suite (or --store) the campaign belongs to")
+            report = _campaign_validation(settings_from(ctx, output_dir=output), suite, store, campaign, jury,
+                                          benchmark or ())
+        elif suite is None and store is None:
             report = validate_file(ratings, rubric, run, benchmark or ())
         else:
             if rubric is not None:
@@ -195,7 +272,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
             try:
                 judged = jury_scored_runs(handle.con)
-                report = validation_report(handle.con, judged, ratings, run, jury, benchmark or ())
+                report = validation_report(handle.con, judged, ratings, run, jury,  # type: ignore[arg-type]
+                                           benchmark or ())
             finally:
                 handle.close()
         if as_json:

@@ -118,6 +118,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         helm_runs: list[Path] | None = _HELM,
     ) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
+        from medhelm_local.raters.gate import RaterGate
+        from medhelm_local.raters.web import rating_desk
         from medhelm_local.report.live import LiveStores
         from medhelm_local.report.server import new_token, read_token
         from medhelm_local.report.stores import reading
@@ -129,6 +131,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         paths = report_stores(settings, suites, stores)
         token = read_token(token_file) if token_file is not None else new_token()
         live = LiveStores(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
+        desk = rating_desk(settings, paths)
         with reading(", ".join(str(p) for p in paths)):
             live.report()  # every store opens and reads before anything listens: bad input stops here
         sock = bind(host, port)
@@ -144,10 +147,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             if host not in ("127.0.0.1", "localhost", "::1"):
                 err.print(f"Warning: listening on {host}, not only on this machine; anyone who can reach it and "
                           "holds the token can read these results.", soft_wrap=True)
+            out.print(f"Raters sign in with their own links ({url}rate/signin?link=...), and see only the rating "
+                      "pages.", soft_wrap=True)
             out.print("Press Ctrl+C to stop.")
             out.file.flush()
 
-        run_viewer(live, sock, token, announce)
+        run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(app, desk, port, loopback))
 
 
 def _instances(text: str) -> int | None:

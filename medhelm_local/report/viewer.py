@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.report.live import LiveStores
-from medhelm_local.report.server import create_app, is_loopback
+from medhelm_local.report.server import ASGIApp, create_app, is_loopback
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -46,12 +46,16 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
-def serve(live: LiveStores, sock: socket.socket, token: str, announce: Callable[[str], None]) -> None:
-    """Serve until interrupted; `announce` gets the base URL once the socket is listening."""
+def serve(live: LiveStores, sock: socket.socket, token: str, announce: Callable[[str], None],
+          front: Callable[[ASGIApp, int, bool], ASGIApp] | None = None) -> None:
+    """Serve until interrupted; `announce` gets the base URL once the socket is listening. `front` (given the
+    viewer, its port and whether it is on loopback) puts pages of a later stage in front (the rating pages)."""
     import uvicorn
 
     host, port = sock.getsockname()[:2]
     app = create_app(live, token, port, loopback=is_loopback(host))
+    if front is not None:
+        app = front(app, port, is_loopback(host))
     # No access log: request lines would put paths (and a first visit's token) in a log.
     config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, server_header=False,
                             date_header=False, lifespan="off", ws="none", http="h11", loop="asyncio",

@@ -29,7 +29,7 @@ StoreKind = Literal["suite", "audit"]
 Kind = Literal["text", "int", "float", "bool", "timestamp"]
 Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 AUDIT_SCHEMA_VERSION = 1
 
 _SQL_TYPES: dict[Kind, str] = {"text": "VARCHAR", "int": "INTEGER", "float": "DOUBLE", "bool": "BOOLEAN",
@@ -231,6 +231,37 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("detail_json", "text", "json_label"),
         _c("computed_at", "timestamp", "keep", required=True, stamp=True),
     ), key=("run_id", "metric"), artifact="aggregates", since=2),
+    # Clinicians' rating campaigns (raters/campaigns.py): no export artifact, so nothing here leaves the
+    # appliance. A campaign rates one run's answers; each sampled instance is assigned to `overlap` raters.
+    Table("rating_campaigns", (
+        _c("campaign_id", "text", "keep", required=True),
+        _RUN_ID,
+        _c("rubric", "text", "keep", required=True),
+        _c("seed", "int", "keep", required=True),
+        _c("overlap", "int", "keep", required=True),
+        _c("raters_json", "text", "keep", required=True),
+        _c("sizing", "text", "keep", required=True),  # how the number of instances was chosen, as printed
+        _c("created_by", "text", "keep", required=True),
+        _c("created_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("campaign_id",), since=5),
+    # `position`: the order the rater sees the instance in, drawn per rater so no two share an order.
+    Table("rating_assignments", (
+        _c("campaign_id", "text", "keep", required=True),
+        _c("rater", "text", "keep", required=True),
+        _INSTANCE_ID,
+        _c("position", "int", "keep", required=True),
+    ), key=("campaign_id", "rater", "instance_id"), since=5),
+    # A clinician's rating of one answer: {criterion: score} (empty when skipped), and their comment, free
+    # text that can quote the answer. Rewritten when the rater changes their mind; the audit log keeps each.
+    Table("clinician_ratings", (
+        _c("campaign_id", "text", "keep", required=True),
+        _c("rater", "text", "keep", required=True),
+        _INSTANCE_ID,
+        _c("ratings_json", "text", "keep", required=True),
+        _c("skipped", "bool", "keep", required=True),
+        _c("comment", "text", "text", carries="completions"),
+        _c("rated_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("campaign_id", "rater", "instance_id"), since=5),
 )
 
 # Changes a migration cannot derive from `since` (a column that stopped being NOT NULL), by the

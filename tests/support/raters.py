@@ -1,0 +1,92 @@
+"""A jury-scored suite store, raters added and a campaign started through the CLI, and HTTP as a rater's browser.
+
+The store is written through the store API (support.report_store): one MedicationQA run of a model named
+`local/secret-model`, rated by one judge of the jury `medhelm`, whose ratings vary by instance.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from conftest import run_cli
+
+from medhelm_local.store.keys import Kek
+from support.report_store import FakeRun, Rating, write_store
+
+MODEL = "local/secret-model"
+JUDGE = "judge-visible-only-to-admins"
+
+
+def jury_store(folder: Path, kek: Kek, n: int = 8) -> tuple[Path, str]:
+    """A suite store `ward` with one jury-scored run of n answers: (path, run id)."""
+    path = folder / "ward.duckdb"
+    ids = write_store(path, kek, "ward", [FakeRun(
+        MODEL, "medication_qa", n, values=[0.5] * n, seed=3,
+        prompt=lambda i: f"Patient question {i}: can I take drug {i} with food? <script>alert(1)</script>",
+        ratings=lambda i: [Rating(JUDGE, {"accuracy": 1 + i % 5, "completeness": 1 + (i * 3) % 5,
+                                          "clarity": 5 - i % 3})])])
+    return path, ids[0]
+
+
+def add_rater(name: str, env: dict[str, str], role: str = "clinician") -> str:
+    """`raters add NAME`; the sign-in token of the link it printed."""
+    done = run_cli("raters", "add", name, "--role", role, env=env)
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"/rate/signin\?link=(\S+)", done.stdout)
+    assert found is not None, done.stdout
+    return found.group(1)
+
+
+@dataclass
+class Browser:
+    """A rater's HTTP client: keeps the session cookie, follows no redirect."""
+
+    base: str
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def request(self, path: str, form: dict[str, str] | None = None, method: str | None = None,
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+        """One request: status, headers (lower-case names; set-cookie values joined by newlines), body text."""
+        data = urlencode(form).encode() if form is not None else None
+        sent = {**(headers or {})}
+        if self.cookies:
+            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if data is not None:
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        request = urllib.request.Request(self.base + path.lstrip("/"), data=data, headers=sent,
+                                         method=method or ("POST" if data is not None else "GET"))
+        opener = urllib.request.build_opener(_NoRedirect)
+        try:
+            response: Any = opener.open(request, timeout=30)
+        except urllib.error.HTTPError as exc:
+            response = exc
+        with response:
+            got = {k.lower(): v for k, v in response.headers.items()}
+            got["set-cookie"] = "\n".join(response.headers.get_all("Set-Cookie") or [])
+            for line in got["set-cookie"].splitlines():
+                name, _, rest = line.partition("=")
+                self.cookies[name.strip()] = rest.split(";", 1)[0]
+            return response.status if hasattr(response, "status") else response.code, got, response.read().decode()
+
+    def sign_in(self, link: str) -> int:
+        """POST the sign-in form as the sign-in page does; the status."""
+        return self.request("/rate/signin", {"link": link})[0]
+
+    def csrf(self, path: str) -> str:
+        """The CSRF token of the rating form at `path`."""
+        status, _, body = self.request(path)
+        assert status == 200, body
+        found = re.search(r'name="csrf" value="([0-9a-f]+)"', body)
+        assert found is not None, body
+        return found.group(1)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
