@@ -48,6 +48,7 @@ from medhelm_local.report.model import (
 )
 from medhelm_local.report.paired import Paired, pair, paired_difference
 from medhelm_local.report.stores import UNPLACED
+from medhelm_local.report.ties import column_ties
 from medhelm_local.report.winrate import mean_win_rates
 from medhelm_local.taxonomy import load_taxonomy
 
@@ -273,12 +274,13 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     by_key = {r.key: r for r in runs}
     comparisons = _comparisons(main, cells, by_key, [r.model for r in board.rows], chosen, scores,
                                registry) if scores is not None else []
+    ties = column_ties(main, cells, by_key, models, scores, registry) if scores is not None else {}
     published = _published(runs, columns, cells, registry)
     return Report(datetime.now(UTC).replace(microsecond=0), tuple(stores), tuple(external_sources), tuple(runs),
                   metrics, tuple(columns), cells, board, tuple(taxonomy), chosen, tuple(comparisons), published,
                   tuple(_cost(local_columns, local, metrics, board.rows)),
                   tuple(g for g in GROUPS if any(c.group == g for c in columns)),
-                  {c.metric: registry[c.metric] for c in columns if c.metric in registry})
+                  {c.metric: registry[c.metric] for c in columns if c.metric in registry}, ties)
 
 
 def _published(runs: Sequence[RunInfo], columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell],

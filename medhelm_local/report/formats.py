@@ -61,7 +61,8 @@ def _column(column: Column) -> dict[str, Any]:
 def _board(report: Report, board: Board) -> dict[str, Any]:
     return {"columns": [c.key for c in board.columns], "overall": board.overall,
             "overall_is": board.overall_label[1], "rows": [
-        asdict(row) | {"cells": {c.key: asdict(report.cells[(c.key, row.model)]) for c in board.columns
+        asdict(row) | {"cells": {c.key: asdict(report.cells[(c.key, row.model)]) | {
+            "rank_group": report.rank_group(c.key, row.model)} for c in board.columns
                                  if (c.key, row.model) in report.cells}} for row in board.rows]}
 
 
@@ -78,6 +79,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         "taxonomy": [asdict(r) for r in report.taxonomy],
         "baseline": report.baseline,
         "comparisons": [asdict(c) for c in report.comparisons],
+        "tie_groups": {key: {"correction": groups.correction, "ranks": {m: asdict(r) | {"label": r.label}
+                                                                        for m, r in groups.ranks.items()},
+                             "pairs": [asdict(p) for p in groups.pairs]} for key, groups in report.ties.items()},
         "published": _board(report, report.published) if report.published else None,
         "cost": [asdict(p) for p in report.cost],
         "runs": [asdict(r) | {"metrics": {m: asdict(s) for m, s in report.metrics.get(r.key, {}).items()}}
@@ -92,7 +96,7 @@ def to_json(report: Report) -> str:
 
 
 CSV_FIELDS = ("model", "external", "benchmark", "benchmark_name", "metric", "main", "group", "direction", "value",
-              "ci_low", "ci_high", "interval", "n", "n_scored", "n_failed", "normalised", "runs")
+              "ci_low", "ci_high", "interval", "n", "n_scored", "n_failed", "normalised", "runs", "rank_group")
 
 
 def to_csv(report: Report) -> str:
@@ -111,7 +115,7 @@ def to_csv(report: Report) -> str:
                              csv_text(column.group), csv_text(column.direction or ""), _csv(cell.value),
                              _csv(cell.ci_low), _csv(cell.ci_high), csv_text(cell.interval), _csv(cell.n),
                              _csv(cell.n_scored), _csv(cell.n_failed), _csv(cell.normalised),
-                             csv_text(" ".join(cell.runs))])
+                             csv_text(" ".join(cell.runs)), report.rank_group(column.key, model) or ""])
     return buffer.getvalue()
 
 
@@ -151,7 +155,9 @@ def _cell_text(report: Report, column: Column, model: str) -> str:
         return "–"
     failed = f", {cell.n_failed} failed" if cell.n_failed else ""
     counts = f" (n={cell.n_scored}{failed})" if cell.n_scored is not None else ""
-    return f"{number(cell.value)} {interval(cell.ci_low, cell.ci_high)}".strip() + counts
+    rank = report.rank_group(column.key, model)
+    return (f"{number(cell.value)} {interval(cell.ci_low, cell.ci_high)}".strip() + counts
+            + (f" rank {rank}" if rank else ""))
 
 
 def _md_board(report: Report, board: Board, title: str) -> list[str]:
@@ -164,6 +170,9 @@ def _md_board(report: Report, board: Board, title: str) -> list[str]:
     if categories:
         lines.append("Per category, macro: the mean of its subcategories; MedHELM: the plain mean of its benchmarks, "
                      "as MedHELM computes its category scores.")
+    if report.ties and board is report.leaderboard:
+        lines.append("Rank 1-3: the model's tie group on that benchmark (paired sign-flip permutation tests on the "
+                     "instances both models scored, Holm-corrected over the benchmark's pairs at 5 %).")
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in board.rows:
         cells = [md_text(row.model) + (" (published)" if row.external else ""),

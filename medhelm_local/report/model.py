@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
+    from medhelm_local.metrics.tie_groups import TieGroups
 
 # Taxonomy rows: a category's two scores, then its subcategories.
 CATEGORY = "category"  # the macro average: the mean of its subcategories (each subcategory weighs the same)
@@ -278,6 +279,13 @@ class Report:
     cost: tuple[CostPoint, ...]
     groups: tuple[str, ...] = field(default=())  # metric groups with columns, in registry order
     specs: Mapping[str, Metric] = field(default_factory=dict)  # the registry's declaration of each metric shown
+    ties: Mapping[str, TieGroups] = field(default_factory=dict)  # main column key -> its models' rank groups
+
+    def rank_group(self, column: str, model: str) -> str | None:
+        """A model's rank group on a main column ('1-3'), None where it was not tested."""
+        groups = self.ties.get(column)
+        rank = groups.ranks.get(model) if groups is not None else None
+        return rank.label if rank is not None else None
 
     @property
     def models(self) -> list[str]:
