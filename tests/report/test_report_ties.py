@@ -12,11 +12,12 @@ from support.report_store import FakeRun, write_store
 
 from medhelm_local.report import render_text
 from medhelm_local.report.model import Report
+from medhelm_local.report.site import write_site
 from medhelm_local.report.sources import open_sources
 from medhelm_local.store.keys import Kek
 
 
-def _report(tmp_path: Path, kek: Kek) -> Report:
+def _report(tmp_path: Path, kek: Kek, site: Path | None = None) -> Report:
     # 12 instances. strong answers all; noisy_a answers 0-2 and noisy_b 3-5 (the same accuracy, different instances):
     # noisy_a vs noisy_b differ +1 on three and -1 on three, p = 1; strong vs either differs +1 on nine,
     # p = 2/2^9 = 0.0039, Holm x3 = 0.0117 < 0.05.
@@ -29,7 +30,10 @@ def _report(tmp_path: Path, kek: Kek) -> Report:
         FakeRun("local/noisy_b", "pubmed_qa", 12, values=values({3, 4, 5}))])
     sources = open_sources([tmp_path / "s.duckdb"], kek)
     try:
-        return sources.report()
+        report = sources.report()
+        if site is not None:
+            write_site(report, sources.by_run(), site)
+        return report
     finally:
         sources.close()
 
@@ -46,8 +50,11 @@ def test_noise_ties_and_a_clearly_better_model_ranks_alone(tmp_path: Path, kek: 
 
 
 def test_every_format_shows_the_rank_groups(tmp_path: Path, kek: Kek) -> None:
-    report = _report(tmp_path, kek)
+    report = _report(tmp_path, kek, tmp_path / "site")
     [column] = [c for c in report.leaderboard.columns if c.benchmark == "pubmed_qa"]
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert page.count("rank 2-3</span>") == 2 and page.count("rank 1</span>") == 1
+    assert "Holm" in (tmp_path / "site" / "methods.html").read_text(encoding="utf-8")
     markdown = render_text(report, "md")
     assert "rank 2-3" in markdown and "Holm" in markdown
     rows = list(csv.DictReader(io.StringIO(render_text(report, "csv"))))
