@@ -89,6 +89,8 @@ class Completion:
     # The reply as HELM's output processors leave it, where that differs from `text` (a chat template opened the
     # reasoning block, so HELM keeps the reasoning): what HELM's strict metrics read. Not stored.
     helm_text: str | None = None
+    # The model build that answered, as the server named it (client.completions.served_model).
+    served_model: str | None = None
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
 
     def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
               seed: int = 1, context: int | None = None, judge: str = "good", unsure: bool = False,
-              answer: str | None = None, reasoning: str = "none") -> FakeServer:
+              answer: str | None = None, reasoning: str = "none", build: str | None = None) -> FakeServer:
         port_file = tmp_path / f"fake-port-{len(started)}"
         args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
                 "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
@@ -133,6 +133,8 @@ def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
             args += ["--answer", answer]
         if reasoning != "none":
             args += ["--reasoning", reasoning]
+        if build is not None:
+            args += ["--build", build]
         proc = subprocess.Popen(args)
         deadline = time.monotonic() + 10
         while not port_file.exists():

@@ -34,6 +34,7 @@ from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
+from medhelm_local.store.model_builds import model_builds
 from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs
 
 T = TypeVar("T")
@@ -156,6 +157,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         try:
             summary = get_run(handle.con, run_id)
             outcome = RunOutcome(summary, run_aggregates(handle.con, run_id), 0, 0, 0.0)
+            builds = model_builds(handle.con, run_id)
             wanted = instances or (None if failed else 0)
             rows = instance_rows(handle.con, run_id, wanted, failed, full) if (instances or failed) else []
             if rows:
@@ -167,9 +169,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         finally:
             handle.close()
         if as_json:
-            print_json(outcome_json(outcome) | {"store": str(path), "instances": rows})
+            print_json(outcome_json(outcome) | {"store": str(path), "instances": rows,
+                                                "model_builds": builds.as_json()})
             return
         out.print(results_table([outcome], title=f"{summary.run_entry}"))
+        for line in builds.lines():
+            out.print(line, highlight=False, soft_wrap=True, markup=False)
         for agg in outcome.aggregates:
             mean = "-" if agg.mean is None else f"{agg.mean:.3f}"
             out.print(f"  {agg.metric}: {mean} over {agg.n_scored} scored, {agg.n_failed} failed, "

@@ -96,6 +96,7 @@ class ModelClient:
         self._api = API_STYLES[deployment.api]
         self._url = deployment.base_url + self._api.path
         self._slots = asyncio.Semaphore(self.limit)
+        self._listed: dict[str, Any] = {}  # what GET /models said of this model (check_reachable)
 
     async def aclose(self) -> None:
         """Release pooled connections."""
@@ -129,10 +130,13 @@ class ModelClient:
                 f"the server answered HTTP {status} to GET /models", where=self.deployment.base_url,
                 fix="check base_url ends in /v1 and the API key file, if the server needs one")
         try:
-            return [str(m["id"]) for m in json.loads(raw)["data"]]
+            listed = [m for m in json.loads(raw)["data"] if isinstance(m, dict)]
+            names = [str(m["id"]) for m in listed]
         except (ValueError, KeyError, TypeError):
             raise EndpointUnreachableError("the server at this URL does not speak the OpenAI API",
                                            where=self.deployment.base_url, fix=fix) from None
+        self._listed = next((m for m in listed if str(m["id"]) == self.model), {})
+        return names
 
     async def complete(self, prompt: Prompt, model: str | None = None) -> Completion:
         """Send one prompt (to `model`, default the deployment's), retrying transient failures; always
@@ -195,4 +199,19 @@ class ModelClient:
         return Completion(prompt.instance_id, ok=True, text=reply.text, finish_reason=reply.finish_reason,
                           prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                           latency_s=latency, attempts=attempts, logprobs_json=reply.logprobs_json,
-                          reasoning=reply.reasoning, helm_text=reply.helm_text)
+                          reasoning=reply.reasoning, helm_text=reply.helm_text,
+                          served_model=served_model(body, self._listed))
+
+
+def served_model(body: dict[str, Any], listed: dict[str, Any]) -> str | None:
+    """The model build a reply came from, as the server names it: the reply's `model`, then in brackets its
+    system_fingerprint or, without one, the weights /v1/models listed for the model (vLLM's `root`) where they
+    differ from its name. None when the reply names no model."""
+    name = body.get("model")
+    if not isinstance(name, str) or not name:
+        return None
+    build = body.get("system_fingerprint")
+    root = listed.get("root")
+    if not (isinstance(build, str) and build) and isinstance(root, str) and root not in ("", name):
+        build = root
+    return f"{name[:200]} [{build[:200]}]" if isinstance(build, str) and build else name[:200]

@@ -46,7 +46,7 @@ def completion_row(run_id: str, c: Completion, options: int | None = None) -> tu
                   finish_reason=c.finish_reason, prompt_tokens=c.prompt_tokens,
                   completion_tokens=c.completion_tokens, latency_s=c.latency_s, attempts=c.attempts,
                   error_type=c.error_type, error_message=c.error_message, logprobs_json=c.logprobs_json,
-                  confidence=confidence, reasoning=c.reasoning)
+                  confidence=confidence, reasoning=c.reasoning, served_model=c.served_model)
 
 
 def score_row(run_id: str, s: Score) -> tuple[object, ...]:

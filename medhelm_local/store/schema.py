@@ -187,6 +187,11 @@ SUITE_TABLES: tuple[Table, ...] = (
         # A reasoning model's thinking (<think> or reasoning_content), apart from the answer in `text`: never
         # scored. It can quote the prompt, so it leaves only where both prompts and completions may.
         _c("reasoning", "text", "text", since=4, carries="prompts"),
+        # The model build that answered, as the server named it: the reply's `model` field, then in brackets the
+        # reply's system_fingerprint or, failing that, the weights /v1/models listed for it (vLLM's `root`) where
+        # that differs from the name. Per answer, so a model swapped mid-run or between runs shows up.
+        # NULL for failed requests and for answers stored before v5.
+        _c("served_model", "text", "keep", since=5),
     ), key=("run_id", "instance_id"), artifact="completions", indexed=False),
     Table("scores", (
         _RUN_ID, _INSTANCE_ID,

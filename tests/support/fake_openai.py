@@ -31,7 +31,10 @@ replies stopped by max_tokens inside `<think>`, finish_reason "length"; the rest
 the reasoning's tokens with the answer's, as servers do.
 
 Run: python tests/support/fake_openai.py --port-file F [--delay 0.2] [--fault-rate 0.3] [--seed 1] [--context N]
-     [--judge good] [--unsure] [--answer TEXT] [--reasoning inline]
+     [--judge good] [--unsure] [--answer TEXT] [--reasoning inline] [--build REV]
+
+With `--build REV` it reports serving model build REV (each reply's system_fingerprint, and the root of its
+/v1/models entry), so a test can swap the model behind a name between two runs.
 """
 
 from __future__ import annotations
@@ -84,6 +87,7 @@ class FakeServerState:
     shapes: Counter[str] = field(default_factory=Counter)  # message roles and request options seen
     context: int | None = None  # the model's context in tokens (one per character); None: no tokenizer
     longest_prompt: int = 0  # the most tokens a prompt that was answered had
+    build: str | None = None  # the model build it serves: its replies' system_fingerprint, its listing's root
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -283,7 +287,8 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 return
             method, path, raw = request
             if method == "GET" and path.endswith("/models"):
-                models = {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+                listed = {"id": "fake", "object": "model"} | ({"root": f"/models/{state.build}"} if state.build else {})
+                models = {"object": "list", "data": [listed]}
                 writer.write(_http(200, json.dumps(models).encode()))
             elif method == "GET" and path == "/stats":
                 writer.write(_http(200, json.dumps(state.stats()).encode()))
@@ -328,6 +333,8 @@ async def _handle(state: FakeServerState, reader: asyncio.StreamReader, writer: 
                 else:
                     reply = _reply(path, body, state.judge, state.seed, state.unsure, state.answer,
                                    state.reasoning)
+                    if state.build:
+                        reply["system_fingerprint"] = state.build
                     writer.write(_http(200, json.dumps(reply).encode()))
             else:
                 writer.write(_http(404, b'{"error": {"message": "not found"}}'))
@@ -371,10 +378,11 @@ def main() -> None:
     parser.add_argument("--unsure", action="store_true", help="every option letter among the top logprobs")
     parser.add_argument("--answer", default=None, help="the answer to every request that is not a rating request")
     parser.add_argument("--reasoning", choices=REASONING_MODES, default="none")
+    parser.add_argument("--build", default=None, help="the model build it reports (system_fingerprint, root)")
     args = parser.parse_args()
     state = FakeServerState(args.delay, args.fault_rate, tuple(args.faults.split(",")), args.seed, args.hang,
                             context=args.context, judge=args.judge, unsure=args.unsure, answer=args.answer,
-                            reasoning=args.reasoning)
+                            reasoning=args.reasoning, build=args.build)
     # A test server has nothing to flush: leave at once on SIGTERM, without cancelling
     # hundreds of in-flight handlers one by one.
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
