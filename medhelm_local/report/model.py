@@ -67,6 +67,7 @@ class RunInfo:
     updated_at: datetime | None = None
     external: bool = False
     not_comparable: str | None = None  # why its scores cannot be set beside published MedHELM results
+    served: tuple[tuple[str, int], ...] = ()  # the model builds its answers came from, with their counts
 
     @property
     def slug(self) -> str:

@@ -22,6 +22,7 @@ from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.integrity import is_damage
 from medhelm_local.store.keys import Kek
+from medhelm_local.store.model_builds import builds_by_run
 from medhelm_local.store.schema import SCHEMA_VERSION
 from medhelm_local.taxonomy import load_taxonomy
 
@@ -137,6 +138,7 @@ class StoreReader:
     def runs(self) -> list[RunInfo]:
         """Every run in the store with its benchmark's place and its counts."""
         found = []
+        served = builds_by_run(self.con)
         for row in self.con.execute(_RUNS_SQL).fetchall():
             (run_id, suite, entry, scenario, args, model, deployment, main, access, declared, updated, n, ok,
              failed) = row
@@ -149,7 +151,7 @@ class StoreReader:
                 task_type=benchmark.get("task_type") or "", category=category, subcategory=subcategory,
                 access=access, main_metric=main, run_entry=entry,
                 args=run_args, n_instances=n, n_completed=ok, n_failed=failed, updated_at=updated,
-                not_comparable=_not_comparable(scenario, run_args, benchmark)))
+                not_comparable=_not_comparable(scenario, run_args, benchmark), served=served.get(run_id, ())))
         return found
 
     def metrics(self) -> dict[str, dict[str, MetricSummary]]:

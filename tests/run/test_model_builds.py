@@ -71,6 +71,24 @@ def test_a_run_resumed_on_another_build_is_flagged(tmp_path: Path, data_root: Pa
 
 def test_the_build_comes_from_the_fingerprint_else_the_listed_weights() -> None:
     assert served_model({"model": "qwen", "system_fingerprint": "b4351"}, {"root": "/w/qwen"}) == "qwen [b4351]"
-    assert served_model({"model": "qwen"}, {"id": "qwen", "root": "/models/qwen-2025-06"}) == "qwen [/models/qwen-2025-06]"
+    listed = {"id": "qwen", "root": "/models/qwen-2025-06"}
+    assert served_model({"model": "qwen"}, listed) == "qwen [/models/qwen-2025-06]"
     assert served_model({"model": "qwen"}, {"id": "qwen", "root": "qwen"}) == "qwen"
     assert served_model({"choices": []}, {}) is None
+
+
+def test_the_report_run_page_shows_the_build_and_a_swap(tmp_path: Path, data_root: Path, kek_file: Path,
+                                                        fake_server: Callable[..., FakeServer]) -> None:
+    before = fake_server(build="rev-a")
+    first = _run(tmp_path, data_root, kek_file, before, "pubmed_qa", 3)
+    before.process.terminate()
+    before.process.wait(timeout=10)
+    second = _run(tmp_path, data_root, kek_file, fake_server(build="rev-b"), "med_qa", 3)
+    config = tmp_path / next(p.name for p in tmp_path.glob("config-*.toml"))
+    done = run_cli("-c", str(config), "report", "s", "--out", str(tmp_path / "site"),
+                   env={"MEDHELM_KEK_FILE": str(kek_file)})
+    assert done.returncode == 0, done.stderr
+    [page] = [p for p in (tmp_path / "site").rglob("*.html") if second in p.name]
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    assert "<code>local/m [rev-b]</code> (3 answers)" in text
+    assert f"Run <code>{first}</code> (s) of the same model and deployment met <code>local/m [rev-a]</code>" in text
