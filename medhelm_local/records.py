@@ -42,6 +42,7 @@ class Instance:
     references: tuple[Reference, ...]
     split: str = "test"
     extra: Mapping[str, str] = field(default_factory=_frozen)
+    slices: Mapping[str, str] = field(default_factory=_frozen)  # the card's slice keys -> this instance's values
 
     @property
     def correct_references(self) -> tuple[Reference, ...]:

@@ -36,6 +36,7 @@ from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
 from medhelm_local.store.model_builds import model_builds
 from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs
+from medhelm_local.store.slices import run_slices, slice_lines, slices_json
 
 T = TypeVar("T")
 
@@ -158,6 +159,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             summary = get_run(handle.con, run_id)
             outcome = RunOutcome(summary, run_aggregates(handle.con, run_id), 0, 0, 0.0)
             builds = model_builds(handle.con, run_id)
+            sliced = run_slices(handle.con, run_id)
             wanted = instances or (None if failed else 0)
             rows = instance_rows(handle.con, run_id, wanted, failed, full) if (instances or failed) else []
             if rows:
@@ -170,7 +172,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             handle.close()
         if as_json:
             print_json(outcome_json(outcome) | {"store": str(path), "instances": rows,
-                                                "model_builds": builds.as_json()})
+                                                "model_builds": builds.as_json(), "slices": slices_json(sliced)})
             return
         out.print(results_table([outcome], title=f"{summary.run_entry}"))
         for line in builds.lines():
@@ -179,6 +181,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             mean = "-" if agg.mean is None else f"{agg.mean:.3f}"
             out.print(f"  {agg.metric}: {mean} over {agg.n_scored} scored, {agg.n_failed} failed, "
                       f"{agg.n_pending} pending")
+        for line in slice_lines(sliced):
+            out.print(line, highlight=False, soft_wrap=True, markup=False)
         for line in judge_lines(outcome.aggregates):
             out.print(line, highlight=False)
         for table in classification_tables(outcome.aggregates):

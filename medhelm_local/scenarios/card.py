@@ -218,6 +218,9 @@ class Card(_Strict):
     rubric: str | None = Field(None, description="What the LLM jury rates (jury_score): a shipped rubric's name, e.g. "
                                "clinical_note, or a rubric file relative to the card")
     notes: str | None = Field(None, description="How this benchmark differs from MedHELM's, for `benchmarks show`")
+    slices: list[str] = Field(default_factory=list, description="Columns of the card's data file to aggregate every "
+                              "metric by as well (e.g. section_header, age_band, sex): each value's mean with its "
+                              "interval and counts, and the largest gap between values")
     not_comparable: CardComparability | None = Field(None, description="Set when its scores cannot be set beside "
                                                      "published MedHELM results: why, and what makes a run comparable")
 
@@ -236,6 +239,11 @@ class Card(_Strict):
             raise ValueError(f"columns.long names '{self.columns.long}', which the prompt template does not place")
         if self.prompt.few_shot and self.prompt.few_shot.file and self.prompt.few_shot.file == self.data.file:
             raise ValueError("prompt.few_shot.file is the evaluated data file: examples must come from elsewhere")
+        if self.slices and self.data.file is None:
+            raise ValueError("slices name columns of the card's own data file (data.file); a card read by a reader "
+                             "hook has none")
+        if len(set(self.slices)) != len(self.slices):
+            raise ValueError("slices names a column twice")
         unknown = sorted(set(self.not_comparable.unless) - set(self.args)) if self.not_comparable else []
         if unknown:
             raise ValueError(f"not_comparable.unless names argument(s) the card does not take: {', '.join(unknown)}")

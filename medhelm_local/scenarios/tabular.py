@@ -102,6 +102,9 @@ def read_rows(path: Path) -> Iterator[dict[str, str]]:
                                   fix="check it is a complete Parquet file") from None
 
 
+BLANK_SLICE = "(blank)"  # the slice of instances whose slice column is empty
+
+
 def named_columns(card: Card) -> list[str]:
     """Every data column the card uses: id, reference, choices and the template's placeholders."""
     columns = card.columns
@@ -115,7 +118,7 @@ def named_columns(card: Card) -> list[str]:
         named += columns.choices
     elif columns.choices:
         named.append(columns.choices)
-    return list(dict.fromkeys(named))
+    return list(dict.fromkeys([*named, *card.slices]))
 
 
 def _choices(card: Card, row: dict[str, str]) -> list[str]:
@@ -186,7 +189,8 @@ def row_instances(card: Card, rows: Iterable[dict[str, str]], where: str,
                                       fix="give every row its own id, or leave columns.id out of the card to number "
                                           "rows")
         text, extra = _fill(card, values)
-        yield Instance(str(ident), text, references, extra=extra)
+        slices = MappingProxyType({k: row[k].strip() or BLANK_SLICE for k in card.slices})
+        yield Instance(str(ident), text, references, extra=extra, slices=slices)
     if empty:
         raise DatasetCorruptError("the data file holds no rows", where=where,
                                   fix="add data, or point at the right file")

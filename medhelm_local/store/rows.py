@@ -15,7 +15,8 @@ def instance_row(run_id: str, ordinal: int, inst: Instance) -> tuple[object, ...
     return row_of("instances", run_id=run_id, instance_id=inst.id, ordinal=ordinal, split=inst.split,
                   input=inst.input, references_json=json.dumps([{"text": r.text, "correct": r.correct}
                                                                 for r in inst.references]),
-                  extra_json=json.dumps(dict(inst.extra)))
+                  extra_json=json.dumps(dict(inst.extra)),
+                  slices_json=json.dumps(dict(inst.slices), sort_keys=True) if inst.slices else None)
 
 
 def request_row(run_id: str, p: Prompt) -> tuple[object, ...]:

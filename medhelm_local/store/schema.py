@@ -160,6 +160,9 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("input", "text", "text", required=True),
         _c("references_json", "text", "json_text", required=True),
         _c("extra_json", "text", "json_text", required=True),
+        # The card's slice keys and this instance's values ({"sex": "F"}): labels that travel with the slice
+        # aggregates, so redacted like every label. NULL when the card names no slices.
+        _c("slices_json", "text", "json_label", since=5),
     ), key=("run_id", "instance_id"), artifact="prompts", indexed=False),
     Table("requests", (
         _RUN_ID, _INSTANCE_ID,
