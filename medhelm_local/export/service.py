@@ -39,6 +39,7 @@ from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
 from medhelm_local.export.public_check import REESTABLISH, public_standing
 from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
+from medhelm_local.export.slices import slices_artifact
 from medhelm_local.export.target import Target, open_target
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
@@ -189,7 +190,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
             runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq,
             handled_as_private=private))
         scrubber = scrubber_for(policy.export.redaction.style, pack)
-        files = _build(plan, runs, scrubber, handle.con)
+        files = _build(plan, runs, scrubber, handle.con, policy.export.min_slice_size)
         store_id = handle.store_id
     finally:
         handle.close()
@@ -232,7 +233,8 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
 Writer = Callable[[Path, str], None]
 
 
-def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any) -> dict[str, Writer]:
+def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any,
+           min_slice_size: int) -> dict[str, Writer]:
     """Every artifact file of the bundle, built (and redacted) now, written later."""
     files: dict[str, Writer] = {}
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
@@ -253,6 +255,9 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         shaper = Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
+            sliced = slices_artifact(run_ids, shaper, con, min_slice_size)
+            if sliced:
+                files["slices.json"] = _json(sliced)
         elif artifact == "report":
             files["report"] = _tree(report_tree(con, plan.report_contents, access,
                                                 lambda name, how: Shaper(name, how, scrubber, access)))

@@ -62,6 +62,7 @@ class SlicedMetric:
     key: str
     values: tuple[SliceValue, ...]
     gap: SliceGap | None
+    suppressed: int = 0  # values left out for having fewer instances than a minimum (an export's min_slice_size)
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,16 @@ def largest_gap(key: str, scored: Mapping[str, Sequence[float]], samples: int = 
     return SliceGap(key, high, low, means[high] - means[low], float(ci_low), float(ci_high))
 
 
-def slice_metric(metric: str, key: str, outcomes: Sequence[InstanceOutcome]) -> SlicedMetric:
-    """One metric of one run by one slice key, values in order of their names."""
+def slice_metric(metric: str, key: str, outcomes: Sequence[InstanceOutcome], min_size: int = 1) -> SlicedMetric:
+    """One metric of one run by one slice key, values in order of their names. A value with fewer than `min_size`
+    instances is left out (counted in `suppressed`), from the gap too, so nothing of it can be worked back."""
     groups: dict[str, list[InstanceOutcome]] = {}
     for outcome in outcomes:
         if key in outcome.slices:
             groups.setdefault(outcome.slices[key], []).append(outcome)
+    small = [v for v, members in groups.items() if len(members) < min_size]
+    for value in small:
+        del groups[value]
     values, scored = [], {}
     for value in sorted(groups):
         members = groups[value]
@@ -110,4 +115,4 @@ def slice_metric(metric: str, key: str, outcomes: Sequence[InstanceOutcome]) -> 
         values.append(SliceValue(key, value, len(members), len(scores), sum(1 for o in members if o.failed),
                                  float(np.mean(scores)) if scores else None, low, high))
         scored[value] = scores
-    return SlicedMetric(metric, key, tuple(values), largest_gap(key, scored))
+    return SlicedMetric(metric, key, tuple(values), largest_gap(key, scored), len(small))

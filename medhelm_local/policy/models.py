@@ -129,6 +129,9 @@ class ExportPolicy(_Strict):
     who_may_export: dict[str, list[Artifact]] = Field(description="Role -> artifacts it may export")
     redaction: RedactionRules
     access_levels: AccessLevelRules
+    min_slice_size: int = Field(10, ge=1, le=100_000, description="A slice (the instances with one value of a card's "
+                                "slice key) with fewer instances is suppressed in exports: neither its value nor its "
+                                "figures leave, and the largest gap is taken over the other slices")
 
     @field_validator("who_may_export")
     @classmethod

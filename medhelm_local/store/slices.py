@@ -10,8 +10,9 @@ from medhelm_local.metrics.slices import InstanceOutcome, SlicedMetric, slice_me
 from medhelm_local.store.queries import run_metric_names
 
 
-def run_slices(con: Any, run_id: str) -> list[SlicedMetric]:
-    """Every mean-aggregated metric of a run by every slice key its instances carry (empty: the card names none)."""
+def run_slices(con: Any, run_id: str, min_size: int = 1) -> list[SlicedMetric]:
+    """Every mean-aggregated metric of a run by every slice key its instances carry (empty: the card names none);
+    values with fewer than `min_size` instances suppressed."""
     rows = con.execute("SELECT instance_id, slices_json FROM instances WHERE run_id = ? AND slices_json IS NOT NULL "
                        "ORDER BY ordinal", [run_id]).fetchall()
     if not rows:
@@ -30,7 +31,7 @@ def run_slices(con: Any, run_id: str) -> list[SlicedMetric]:
                                   [run_id, metric]).fetchall())
         outcomes = [InstanceOutcome(values, scores.get(i), i in failed or (i in scores and scores[i] is None))
                     for i, values in slices.items()]
-        found += [slice_metric(metric, key, outcomes) for key in keys]
+        found += [slice_metric(metric, key, outcomes, min_size) for key in keys]
     return found
 
 
@@ -39,7 +40,7 @@ def slices_json(sliced: list[SlicedMetric]) -> list[dict[str, Any]]:
     from dataclasses import asdict
 
     return [{"metric": s.metric, "key": s.key, "values": [asdict(v) | {"n_pending": v.n_pending} for v in s.values],
-             "largest_gap": asdict(s.gap) if s.gap else None} for s in sliced]
+             "largest_gap": asdict(s.gap) if s.gap else None, "suppressed": s.suppressed} for s in sliced]
 
 
 def slice_lines(sliced: list[SlicedMetric]) -> list[str]:
