@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import duckdb
 
+from medhelm_local.metrics.slices import SlicedMetric
 from medhelm_local.report.model import MetricSummary, RunInfo, StoreInfo
 from medhelm_local.report.site import DEFAULT_INSTANCES, build_site
 from medhelm_local.report.sources import Sources
@@ -41,6 +42,10 @@ ShaperFor = Callable[[str, Mapping[str, str]], Shaper]
 
 class ShapedReader(StoreReader):
     """A store as an exported report may show it: only the runs and parts that may leave, shaped."""
+
+    def slices(self) -> dict[str, list[SlicedMetric]]:
+        """None: slices leave only in the bundle's slices.json, where small ones are suppressed and labels redacted."""
+        return {}
 
     def __init__(self, handle: StoreHandle, contents: Mapping[str, Mapping[str, str]], access: Mapping[str, str],
                  shaper_for: ShaperFor) -> None:

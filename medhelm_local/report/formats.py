@@ -79,6 +79,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         "taxonomy": [asdict(r) for r in report.taxonomy],
         "baseline": report.baseline,
         "comparisons": [asdict(c) for c in report.comparisons],
+        "slices": {key: [{"metric": s.metric, "key": s.key, "values": [asdict(v) for v in s.values],
+                          "largest_gap": asdict(s.gap) if s.gap else None} for s in found]
+                   for key, found in report.slices.items()},
         "tie_groups": {key: {"correction": groups.correction, "ranks": {m: asdict(r) | {"label": r.label}
                                                                         for m, r in groups.ranks.items()},
                              "pairs": [asdict(p) for p in groups.pairs]} for key, groups in report.ties.items()},

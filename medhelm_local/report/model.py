@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
+    from medhelm_local.metrics.slices import SlicedMetric
     from medhelm_local.metrics.tie_groups import TieGroups
 
 # Taxonomy rows: a category's two scores, then its subcategories.
@@ -281,6 +282,7 @@ class Report:
     groups: tuple[str, ...] = field(default=())  # metric groups with columns, in registry order
     specs: Mapping[str, Metric] = field(default_factory=dict)  # the registry's declaration of each metric shown
     ties: Mapping[str, TieGroups] = field(default_factory=dict)  # main column key -> its models' rank groups
+    slices: Mapping[str, tuple[SlicedMetric, ...]] = field(default_factory=dict)  # run key -> main metric by slice
 
     def rank_group(self, column: str, model: str) -> str | None:
         """A model's rank group on a main column ('1-3'), None where it was not tested."""

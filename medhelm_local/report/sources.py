@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -78,8 +79,11 @@ class Sources:
 
     def report(self, baseline: str | None = None) -> Report:
         """The report over everything read."""
-        return build_report(self._runs, self._metrics, self.stores(),
-                            self.external.sources if self.external else (), self.scores, baseline)
+        built = build_report(self._runs, self._metrics, self.stores(),
+                             self.external.sources if self.external else (), self.scores, baseline)
+        sliced = {run_id: tuple(found) for reader in self.readers for run_id, found in reader.slices().items()}
+        return replace(built, slices={r.key: sliced[r.run_id] for r in self._runs
+                                      if not r.external and r.run_id in sliced and sliced[r.run_id]})
 
     def close(self) -> None:
         """Close every store."""

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from medhelm_local.errors import ConfigError, StoreCorruptError, StoreError, StoreSchemaError
+from medhelm_local.metrics.slices import SlicedMetric
 from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
 from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle, open_store
@@ -24,6 +25,7 @@ from medhelm_local.store.integrity import is_damage
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.model_builds import builds_by_run
 from medhelm_local.store.schema import SCHEMA_VERSION
+from medhelm_local.store.slices import run_slices
 from medhelm_local.taxonomy import load_taxonomy
 
 UNPLACED = "Not in MedHELM's taxonomy"
@@ -168,6 +170,16 @@ class StoreReader:
                                                           metric=a.metric, detail=a.detail)
                                   for a in compute_aggregates(self.con, run_id)}
         return by_run
+
+    def slices(self) -> dict[str, list[SlicedMetric]]:
+        """Per run whose card names slice keys, its main metric per slice value (store.slices)."""
+        found: dict[str, list[SlicedMetric]] = {}
+        runs = dict(self.con.execute("SELECT run_id, main_metric FROM runs WHERE run_id IN (SELECT DISTINCT run_id "
+                                     "FROM instances WHERE slices_json IS NOT NULL)").fetchall())
+        for run_id, main in sorted(runs.items()):
+            if self.scope is None or run_id in self.scope:
+                found[run_id] = [s for s in run_slices(self.con, run_id) if s.metric == main]
+        return found
 
     def failures(self, run_id: str) -> list[FailureCount]:
         """A run's failed requests by reason, then each metric's unscorable instances by reason."""

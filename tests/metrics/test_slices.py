@@ -107,3 +107,13 @@ def test_show_gives_every_metric_per_slice_value_and_the_largest_gap(
     assert ages == {"40+": (pytest.approx(4 / 6), 6), "<40": (pytest.approx(2 / 5), 5), "(blank)": (0.0, 1)}
     text = run_cli("-c", str(config), "show", run_id, "--suite", "s", env=env).stdout
     assert "exact_match by sex:" in text and "largest gap: F - M = 0.667" in " ".join(text.split())
+    # The report: a slice table on the benchmark's page, and the slices in its JSON.
+    done = run_cli("-c", str(config), "report", "s", "--out", str(tmp_path / "site"), env=env)
+    assert done.returncode == 0, done.stderr
+    [page] = [p for p in (tmp_path / "site").rglob("*.html") if "triage_slices" in p.name and "run" not in str(p)]
+    html = " ".join(page.read_text(encoding="utf-8").split())
+    assert "<h2>Slices</h2>" in html and "by <code>sex</code>" in html and "F − M =" in html
+    assert '<span class="value">0.667</span>' in html
+    data = json.loads(run_cli("-c", str(config), "report", "s", "--format", "json", env=env).stdout)
+    [found] = data["slices"].values()
+    assert {(s["key"], v["value"]): v["n"] for s in found for v in s["values"]}[("sex", "F")] == 6
