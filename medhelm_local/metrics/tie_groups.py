@@ -6,6 +6,8 @@
                  difference's sign is a fair coin. Statistic: the (subset-weighted) sum of differences;
                  two-sided p-value: the share of sign patterns whose sum is at least as far from 0.
                    - exact, over all 2^m sign patterns, when at most 16 differences are non-zero;
+                   - exact from the binomial distribution when every non-zero difference has the same
+                     size (0/1 scores on one subset): the sum is that size times 2 Binomial(m, 1/2) - m;
                    - otherwise 10,000 seeded random sign patterns, p = (1 + as far) / (1 + 10,000); when
                      the differences take few distinct magnitudes (0/1 scores give one), a pattern's sum
                      is drawn as one binomial count per magnitude, which is the same distribution;
@@ -93,7 +95,10 @@ def sign_flip_p(differences: Any, seed: int = 0) -> tuple[float, str]:
         patterns = ((np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1) * 2 - 1
         sums = np.abs(patterns @ d)
         return float(np.mean(sums >= observed - tolerance)), "exact"
-    magnitudes, counts = np.unique(np.abs(d), return_counts=True)
+    sizes = np.abs(d)
+    if bool(np.all(sizes == sizes[0])):
+        return _binomial_two_sided(d.size, int(np.sum(d > 0))), "exact"
+    magnitudes, counts = np.unique(sizes, return_counts=True)
     rng = np.random.default_rng(seed)
     if magnitudes.size <= _FEW_MAGNITUDES:
         # Flipping c differences of magnitude a gives a * (2 * Binomial(c, 1/2) - c).
@@ -111,6 +116,21 @@ def sign_flip_p(differences: Any, seed: int = 0) -> tuple[float, str]:
             sums[start:start + size] = np.abs(signs @ d)
     hits = int(np.sum(sums >= observed - tolerance))
     return (1 + hits) / (1 + DRAWS), "monte-carlo"
+
+
+def _binomial_two_sided(m: int, k: int) -> float:
+    """P(|2B - m| >= |2k - m|) for B ~ Binomial(m, 1/2): the sign-flip p-value of m equal-sized differences, k
+    of them positive. Summed in log space, so it holds for any m."""
+    low = min(k, m - k)
+    if 2 * low >= m:
+        return 1.0
+    i = np.arange(low + 1, dtype=float)
+    # log C(m, i) - m log 2, built up term by term: C(m, i + 1) = C(m, i) (m - i) / (i + 1).
+    steps = np.log(m - i[:-1]) - np.log(i[:-1] + 1)
+    logs = np.concatenate(([0.0], np.cumsum(steps))) - m * math.log(2)
+    top = float(logs.max())
+    tail = math.exp(top) * float(np.exp(logs - top).sum())
+    return min(1.0, 2 * tail)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.metrics.tie_groups import TieGroups, tie_groups
 from medhelm_local.report.model import Cell, Column, RunInfo
-from medhelm_local.report.paired import pair
 
 if TYPE_CHECKING:
     from medhelm_local.report.build import ScoreValues
@@ -28,15 +27,38 @@ def column_ties(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell]
         present = [m for m in models if (column.key, m) in cells]
         if len(present) < 2:
             continue
-        by_subset = {m: {runs[key].subset: values.get((key, column.metric)) for key in cells[(column.key, m)].runs}
-                     for m in present}
+        by_subset: dict[Any, dict[str, tuple[Any, Any]]] = {}
+        for m in present:
+            for key in cells[(column.key, m)].runs:
+                scored = values.get((key, column.metric))
+                if scored is not None:
+                    by_subset.setdefault(runs[key].subset, {})[m] = scored
         paired: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
-        for i, a in enumerate(present):
-            for b in present[i + 1:]:
-                for subset, mine in by_subset[a].items():
-                    theirs = by_subset[b].get(subset)
-                    if mine is not None and theirs is not None:
-                        matched = pair(mine[0], mine[1], theirs[0], theirs[1])
-                        paired.setdefault((a, b), []).append((matched.a, matched.b))
+        for scored_by_model in by_subset.values():
+            for pair_, matched in _aligned(present, scored_by_model).items():
+                paired.setdefault(pair_, []).append(matched)
         found[column.key] = tie_groups(present, paired, column.direction == "higher")
     return found
+
+
+def _aligned(models: Sequence[str], scored: Mapping[str, tuple[Any, Any]]) -> dict[tuple[str, str], tuple[Any, Any]]:
+    """Every pair of models' scores on the instances both scored, in one subset: the models' scores laid out once
+    on the subset's instance keys (NaN where a model has none), then each pair masked, rather than matching ids
+    pair by pair."""
+    import numpy as np
+
+    have = [m for m in models if m in scored]
+    keys, inverse = np.unique(np.concatenate([np.asarray(scored[m][0]) for m in have]), return_inverse=True)
+    grid = np.full((len(have), keys.size), np.nan)
+    start = 0
+    for row, m in enumerate(have):
+        size = len(scored[m][0])
+        grid[row, inverse[start:start + size]] = np.asarray(scored[m][1], dtype=float)
+        start += size
+    present = ~np.isnan(grid)
+    out = {}
+    for i, a in enumerate(have):
+        for j in range(i + 1, len(have)):
+            both = present[i] & present[j]
+            out[(a, have[j])] = (grid[i, both], grid[j, both])
+    return out

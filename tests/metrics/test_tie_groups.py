@@ -35,11 +35,25 @@ def test_exact_matches_binomial_count_with_a_tie_at_the_observed_sum() -> None:
     assert p == pytest.approx(352 / 1024)
 
 
-def test_monte_carlo_agrees_with_the_exact_binomial_p_value() -> None:
+def test_equal_sized_differences_use_the_exact_binomial_p_value() -> None:
     # 40 differences of +-1 (26 up, 14 down, sum 12): exact p = P(|2 Bin(40,1/2) - 40| >= 12) = 0.0807.
-    p, method = sign_flip_p([1] * 26 + [-1] * 14, seed=3)
+    p, method = sign_flip_p([1] * 26 + [-1] * 14)
+    assert method == "exact"
+    assert p == pytest.approx(_two_sided_binomial(40, 12), rel=1e-9)
+    assert sign_flip_p([1] * 20 + [-1] * 20) == (1.0, "exact")
+    assert sign_flip_p([0.5] * 30) == (pytest.approx(2 / 2 ** 30), "exact")
+    big = sign_flip_p([1.0] * 5200 + [-1.0] * 4800)[0]  # 10,000 instances, sum 400: z = 4, p ~ 6.3e-5
+    assert big == pytest.approx(_two_sided_binomial(10_000, 400), rel=1e-6)
+
+
+def test_monte_carlo_agrees_with_the_exact_p_value() -> None:
+    # Differences of 1 and 2 (two sizes): 20 of +1, 10 of -1, 6 of +2, 4 of -2 (sum 14). The exact p counts the
+    # sign patterns of both sizes: sum over plus-counts of the two binomials with |sum| >= 14.
+    exact = sum(math.comb(30, i) * math.comb(10, j) for i in range(31) for j in range(11)
+                if abs((2 * i - 30) + 2 * (2 * j - 10)) >= 14) / 2 ** 40
+    p, method = sign_flip_p([1] * 20 + [-1] * 10 + [2] * 6 + [-2] * 4, seed=3)
     assert method == "monte-carlo"
-    assert p == pytest.approx(_two_sided_binomial(40, 12), abs=0.01)
+    assert p == pytest.approx(exact, abs=0.01)
 
 
 def test_many_continuous_differences_use_the_normal_approximation() -> None:
