@@ -48,7 +48,7 @@ from medhelm_local.report.model import (
 )
 from medhelm_local.report.paired import Paired, pair, paired_difference
 from medhelm_local.report.stores import UNPLACED
-from medhelm_local.report.ties import column_ties
+from medhelm_local.report.ties import column_grids, column_ties, with_win_rate_intervals
 from medhelm_local.report.winrate import mean_win_rates
 from medhelm_local.taxonomy import load_taxonomy
 
@@ -274,7 +274,11 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     by_key = {r.key: r for r in runs}
     comparisons = _comparisons(main, cells, by_key, [r.model for r in board.rows], chosen, scores,
                                registry) if scores is not None else []
-    ties = column_ties(main, cells, by_key, models, scores, registry) if scores is not None else {}
+    ties = {}
+    if scores is not None:
+        grids = column_grids(main, cells, by_key, models, scores, registry)
+        ties = column_ties(main, grids)
+        board = with_win_rate_intervals(board, cells, grids)
     published = _published(runs, columns, cells, registry)
     return Report(datetime.now(UTC).replace(microsecond=0), tuple(stores), tuple(external_sources), tuple(runs),
                   metrics, tuple(columns), cells, board, tuple(taxonomy), chosen, tuple(comparisons), published,

@@ -179,7 +179,8 @@ def _md_board(report: Report, board: Board, title: str) -> list[str]:
     lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in board.rows:
         cells = [md_text(row.model) + (" (published)" if row.external else ""),
-                 f"{number(row.win_rate.value)} ({row.win_rate.columns} cols)", number(row.macro),
+                 f"{number(row.win_rate.value)} {interval(row.win_rate.ci_low, row.win_rate.ci_high)} "
+                 f"({row.win_rate.columns} cols)".replace("  ", " "), number(row.macro),
                  *([number(row.medhelm)] if categories else []),
                  *(number(v) for c in categories for v in (row.categories[c], row.categories_medhelm.get(c))),
                  *(_cell_text(report, c, row.model) for c in board.columns), str(row.n), str(row.n_failed)]

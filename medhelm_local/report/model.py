@@ -159,6 +159,8 @@ class WinRate:
 
     value: float | None
     columns: int
+    ci_low: float | None = None  # the bootstrap 95 % interval (report.ties), where per-instance scores were read
+    ci_high: float | None = None
 
 
 @dataclass(frozen=True)

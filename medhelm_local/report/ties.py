@@ -1,64 +1,140 @@
-"""The leaderboard's tie groups: per main column, every pair of local models tested on the instances both
-scored (metrics.tie_groups), runs paired by benchmark subset as the paired comparisons pair them."""
+"""The leaderboard's uncertainty: per main column, every pair of local models tested on the instances both
+scored (metrics.tie_groups: tie groups), and the mean win rate's bootstrap interval. Runs pair by benchmark
+subset as the paired comparisons pair them.
+
+Mean win rate interval: 200 seeded resamples. In each, every column's instances are drawn again with
+replacement (the same draw for every model, since they answered the same instances; within each subset of a
+column), each model's cell is recomputed from the drawn instances it scored (subsets averaged equally, as its
+cell is), and the mean win rate is computed by HELM's rule; the interval is the 2.5th to 97.5th percentile. A
+column whose metric is not a mean of per-instance scores (macro-F1) keeps its values in every resample.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.metrics.tie_groups import TieGroups, tie_groups
-from medhelm_local.report.model import Cell, Column, RunInfo
+from medhelm_local.report.model import Board, Cell, Column, RunInfo
+from medhelm_local.report.winrate import mean_win_rates
 
 if TYPE_CHECKING:
     from medhelm_local.report.build import ScoreValues
 
+WIN_RATE_SAMPLES = 200
 
-def column_ties(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell], runs: Mapping[str, RunInfo],
-                models: Sequence[str], scores: ScoreValues, registry: Mapping[str, Metric]) -> dict[str, TieGroups]:
-    """Tie groups of the models with a cell in each ranked main column whose metric is a mean of per-instance
-    scores (a macro-F1 has no per-instance difference to test, so such a column has none)."""
+
+@dataclass(frozen=True)
+class Grid:
+    """One subset of a column: its models' scores laid out on the subset's instances (NaN where one has none)."""
+
+    models: tuple[str, ...]
+    scores: Any  # models x instances
+
+
+def grid(models: Sequence[str], scored: Mapping[str, tuple[Any, Any]]) -> Grid:
+    """The scores of `models` (those in `scored`: instance keys, values) on the union of their instances."""
+    have = [m for m in models if m in scored]
+    keys, inverse = np.unique(np.concatenate([np.asarray(scored[m][0]) for m in have]), return_inverse=True)
+    table = np.full((len(have), keys.size), np.nan)
+    start = 0
+    for row, m in enumerate(have):
+        size = len(scored[m][0])
+        table[row, inverse[start:start + size]] = np.asarray(scored[m][1], dtype=float)
+        start += size
+    return Grid(tuple(have), table)
+
+
+def _pairs(found: Grid) -> dict[tuple[str, str], tuple[Any, Any]]:
+    """Every pair of models' scores on the instances both scored."""
+    present = ~np.isnan(found.scores)
+    out = {}
+    for i, a in enumerate(found.models):
+        for j in range(i + 1, len(found.models)):
+            both = present[i] & present[j]
+            out[(a, found.models[j])] = (found.scores[i, both], found.scores[j, both])
+    return out
+
+
+def column_grids(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell], runs: Mapping[str, RunInfo],
+                 models: Sequence[str], scores: ScoreValues, registry: Mapping[str, Metric]) -> dict[str, list[Grid]]:
+    """Per ranked main column whose metric is a mean of per-instance scores, its subsets' grids."""
     testable = [c for c in columns if c.direction in ("higher", "lower") and c.metric in registry
                 and registry[c.metric].aggregation == "mean"]
     values = scores([(runs[key], c.metric) for c in testable for m in models if (c.key, m) in cells
                      for key in cells[(c.key, m)].runs])
-    found: dict[str, TieGroups] = {}
+    found: dict[str, list[Grid]] = {}
     for column in testable:
-        present = [m for m in models if (column.key, m) in cells]
-        if len(present) < 2:
-            continue
         by_subset: dict[Any, dict[str, tuple[Any, Any]]] = {}
-        for m in present:
-            for key in cells[(column.key, m)].runs:
+        for m in models:
+            for key in cells[(column.key, m)].runs if (column.key, m) in cells else ():
                 scored = values.get((key, column.metric))
                 if scored is not None:
                     by_subset.setdefault(runs[key].subset, {})[m] = scored
+        found[column.key] = [grid(models, s) for s in by_subset.values()]
+    return found
+
+
+def column_ties(columns: Sequence[Column], grids: Mapping[str, list[Grid]]) -> dict[str, TieGroups]:
+    """Tie groups of the models with scores in each column that has grids."""
+    found: dict[str, TieGroups] = {}
+    for column in columns:
+        subsets = grids.get(column.key)
+        present = list(dict.fromkeys(m for g in subsets or () for m in g.models))
+        if not subsets or len(present) < 2:
+            continue
         paired: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
-        for scored_by_model in by_subset.values():
-            for pair_, matched in _aligned(present, scored_by_model).items():
+        for subset in subsets:
+            for pair_, matched in _pairs(subset).items():
                 paired.setdefault(pair_, []).append(matched)
         found[column.key] = tie_groups(present, paired, column.direction == "higher")
     return found
 
 
-def _aligned(models: Sequence[str], scored: Mapping[str, tuple[Any, Any]]) -> dict[tuple[str, str], tuple[Any, Any]]:
-    """Every pair of models' scores on the instances both scored, in one subset: the models' scores laid out once
-    on the subset's instance keys (NaN where a model has none), then each pair masked, rather than matching ids
-    pair by pair."""
-    import numpy as np
+def _resampled(subsets: Sequence[Grid], models: Sequence[str], samples: int, rng: Any) -> dict[str, Any]:
+    """Per model, `samples` bootstrap values of its cell (NaN where a resample drew none of its instances)."""
+    per_model: dict[str, list[Any]] = {}
+    for subset in subsets:
+        present = ~np.isnan(subset.scores)
+        filled = np.where(present, subset.scores, 0.0)
+        n = subset.scores.shape[1]
+        # How often each instance is drawn in each resample (samples x instances), counted in one bincount.
+        drawn = rng.integers(0, n, size=(samples, n)) + (np.arange(samples) * n)[:, None]
+        counts = np.bincount(drawn.ravel(), minlength=samples * n).reshape(samples, n).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (counts @ filled.T) / (counts @ present.T)  # samples x models
+        for i, m in enumerate(subset.models):
+            per_model.setdefault(m, []).append(means[:, i])
+    return {m: np.nanmean(np.vstack(v), axis=0) if len(v) > 1 else v[0] for m, v in per_model.items()
+            if m in models}
 
-    have = [m for m in models if m in scored]
-    keys, inverse = np.unique(np.concatenate([np.asarray(scored[m][0]) for m in have]), return_inverse=True)
-    grid = np.full((len(have), keys.size), np.nan)
-    start = 0
-    for row, m in enumerate(have):
-        size = len(scored[m][0])
-        grid[row, inverse[start:start + size]] = np.asarray(scored[m][1], dtype=float)
-        start += size
-    present = ~np.isnan(grid)
-    out = {}
-    for i, a in enumerate(have):
-        for j in range(i + 1, len(have)):
-            both = present[i] & present[j]
-            out[(a, have[j])] = (grid[i, both], grid[j, both])
-    return out
+
+def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell], grids: Mapping[str, list[Grid]],
+                            samples: int = WIN_RATE_SAMPLES, seed: int = 0) -> Board:
+    """The board with each row's mean win rate given its bootstrap interval (rows and values unchanged)."""
+    models = [row.model for row in board.rows]
+    rng = np.random.default_rng(seed)
+    keys = [(column.key, column.direction) for column in board.columns]
+    kept = [{m: cells[(key, m)].value if (key, m) in cells else None for m in models} for key, _ in keys]
+    drawn = {key: _resampled(grids[key], models, samples, rng) for key, _ in keys if grids.get(key)}
+    # Per column and model, its values over the resamples (its cell's value throughout where not redrawn).
+    series = [{m: (drawn[key][m].tolist() if key in drawn and m in drawn[key] and fixed[m] is not None
+                   else [fixed[m]] * samples) for m in models} for (key, _), fixed in zip(keys, kept, strict=True)]
+    rates: dict[str, list[float]] = {m: [] for m in models}
+    for b in range(samples):
+        columns = [({m: (None if v[m][b] is None or v[m][b] != v[m][b] else v[m][b]) for m in models}, direction)
+                   for v, (_, direction) in zip(series, keys, strict=True)]
+        for m, rate in mean_win_rates(models, columns).items():
+            if rate.value is not None:
+                rates[m].append(rate.value)
+    rows = []
+    for row in board.rows:
+        found = rates[row.model]
+        low, high = (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if len(found) == samples \
+            and row.win_rate.value is not None else (None, None)
+        rows.append(replace(row, win_rate=replace(row.win_rate, ci_low=low, ci_high=high)))
+    return replace(board, rows=tuple(rows))
