@@ -117,3 +117,18 @@ def test_show_gives_every_metric_per_slice_value_and_the_largest_gap(
     data = json.loads(run_cli("-c", str(config), "report", "s", "--format", "json", env=env).stdout)
     [found] = data["slices"].values()
     assert {(s["key"], v["value"]): v["n"] for s in found for v in s["values"]}[("sex", "F")] == 6
+
+
+def test_a_card_names_slices_only_of_its_own_data_file_each_once(tmp_path: Path) -> None:
+    from medhelm_local.errors import ConfigError, DatasetCorruptError
+    from medhelm_local.scenarios.datafiles import DataRoot
+    from medhelm_local.scenarios.registry import load_spec
+
+    card = _card(tmp_path / "cards") / "triage.yaml"
+    assert load_spec(card).card.slices == ["sex", "age_band"]
+    card.write_text(card.read_text().replace("slices: [sex, age_band]", "slices: [sex, sex]"))
+    with pytest.raises(ConfigError, match="slices names a column twice"):
+        load_spec(card)
+    card.write_text(card.read_text().replace("slices: [sex, sex]", "slices: [sex, ward]"))
+    with pytest.raises(DatasetCorruptError, match="ward"):
+        list(load_spec(card).create().reading(DataRoot(tmp_path))[1])
