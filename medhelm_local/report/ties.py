@@ -103,7 +103,8 @@ def _resampled(subsets: Sequence[Grid], models: Sequence[str], samples: int, rng
         filled = np.where(present, subset.scores, 0.0)
         n = subset.scores.shape[1]
         # How often each instance is drawn in each resample (samples x instances), counted in one bincount.
-        drawn = rng.integers(0, n, size=(samples, n)) + (np.arange(samples) * n)[:, None]
+        index = np.int32 if samples * n < 2 ** 31 else np.int64  # half the memory and time of int64 where it fits
+        drawn = rng.integers(0, n, size=(samples, n), dtype=index) + (np.arange(samples, dtype=index) * n)[:, None]
         counts = np.bincount(drawn.ravel(), minlength=samples * n).reshape(samples, n).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = (counts @ filled.T) / (counts @ present.T)  # samples x models
