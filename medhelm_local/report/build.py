@@ -233,6 +233,22 @@ def _cost(columns: Sequence[Column], runs: Sequence[RunInfo], metrics: Mapping[s
     return points
 
 
+def _read_once(scores: ScoreValues) -> ScoreValues:
+    """`scores` with what it returned kept: the comparisons and the tie groups read the same per-instance scores,
+    which on a large suite is most of a report's reading."""
+    kept: dict[tuple[str, str], tuple[Any, Any]] = {}
+    asked: set[tuple[str, str]] = set()
+
+    def read(wanted: Sequence[tuple[RunInfo, str]]) -> dict[tuple[str, str], tuple[Any, Any]]:
+        new = [(run, metric) for run, metric in wanted if (run.key, metric) not in asked]
+        if new:
+            kept.update(scores(new))
+            asked.update((run.key, metric) for run, metric in new)
+        return {(run.key, metric): kept[(run.key, metric)] for run, metric in wanted if (run.key, metric) in kept}
+
+    return read
+
+
 def _check_unique(runs: Sequence[RunInfo]) -> None:
     seen: dict[str, RunInfo] = {}
     for run in runs:
@@ -272,6 +288,7 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     board = _board(main, cells, local, models, local_columns, by_taxonomy)
     chosen = baseline or board.rows[0].model
     by_key = {r.key: r for r in runs}
+    scores = _read_once(scores) if scores is not None else None
     comparisons = _comparisons(main, cells, by_key, [r.model for r in board.rows], chosen, scores,
                                registry) if scores is not None else []
     ties = {}
