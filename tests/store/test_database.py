@@ -28,7 +28,7 @@ MARKER = "PHIMARKER-7Q2X-JONES-555-0199"
 
 
 def _rows(n: int, run: str = "run-1") -> list[tuple[object, ...]]:
-    return [(run, f"i{i}", i, "test", f"Patient {MARKER} note {i}", "[]", "{}") for i in range(n)]
+    return [(run, f"i{i}", i, "test", f"Patient {MARKER} note {i}", "[]", "{}", None) for i in range(n)]
 
 
 def test_store_is_created_encrypted_and_reopens(tmp_path: Path, kek: Kek) -> None:
