@@ -22,6 +22,7 @@ from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
+from medhelm_local.store.run_ids import resolve_run_id, resolve_run_ids
 
 SUITE_COMMAND = "suite"
 
@@ -127,7 +128,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     def suite_(
         ctx: typer.Context,
         suite: str = typer.Argument(..., help="The suite whose stored answers to judge."),
-        run: list[str] | None = typer.Option(None, "--run", help="Only this run (repeatable)."),
+        run: list[str] | None = typer.Option(None, "--run", help="Only this run (repeatable; a unique beginning of "
+                                                                 "its id will do)."),
         jury: str | None = typer.Option(None, "--jury", help="The jury (default: the jury setting, or a run's "
                                                              "jury_config_path)."),
         retry_failed: bool = typer.Option(False, "--retry-failed", help="Also ask again where a judge's answer "
@@ -146,7 +148,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         path = store_path_for(settings, suite, store)
         handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
         try:
-            runs, warnings = stored_judging(handle.con, settings, allowlist, jury, run)
+            named = resolve_run_ids(handle.con, run, where="--run") if run else None
+            runs, warnings = stored_judging(handle.con, settings, allowlist, jury, named)
             if not runs:
                 raise ConfigError("no run of this suite is scored by a jury", where=str(path),
                                   fix="jury-scored benchmarks are those whose main metric is jury_score (on any "
@@ -272,7 +275,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
             try:
                 judged = jury_scored_runs(handle.con)
-                report = validation_report(handle.con, judged, ratings, run, jury,  # type: ignore[arg-type]
+                whole = resolve_run_id(handle.con, run, where="--run") if run else None
+                report = validation_report(handle.con, judged, ratings, whole, jury,  # type: ignore[arg-type]
                                            benchmark or ())
             finally:
                 handle.close()

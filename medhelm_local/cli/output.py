@@ -131,15 +131,22 @@ def results_table(outcomes: Sequence[RunOutcome], title: str = "Results") -> Tab
 
 
 def runs_table(runs: Sequence[RunSummary], store: str) -> Table:
-    """Runs of a store with their progress."""
+    """Runs of a store with their progress; each id whole (never cut to fit), its shortest unique prefix in bold."""
     from rich.table import Table
+    from rich.text import Text
+
+    from medhelm_local.store.run_ids import shortest_unique_prefixes
 
     table = Table(title=f"Runs in {store}")
-    for col in ("run id", "suite", "benchmark", "model", "deployment", "main metric", "score", "n", "ok", "failed",
-                "updated"):
-        table.add_column(col)
+    prefixes = shortest_unique_prefixes([r.run_id for r in runs])
+    # The id is what `show`, `export` and `judge --run` take: the other columns fold or shrink before it does.
+    table.add_column("run id", no_wrap=True, min_width=max((len(r.run_id) for r in runs), default=6))
+    for col in ("suite", "benchmark", "model", "deployment", "main metric", "score", "n", "ok", "failed", "updated"):
+        table.add_column(col, overflow="fold")
     for r in runs:
-        table.add_row(r.run_id, r.suite, r.scenario, r.model, r.deployment, r.main_metric, _fmt(r.main_score),
+        shown = Text(r.run_id)
+        shown.stylize("bold", 0, len(prefixes[r.run_id]))
+        table.add_row(shown, r.suite, r.scenario, r.model, r.deployment, r.main_metric, _fmt(r.main_score),
                       str(r.n_instances), str(r.n_ok), f"[red]{r.n_failed}[/]" if r.n_failed else "0",
                       r.updated_at.strftime("%Y-%m-%d %H:%M"))
     return table

@@ -35,7 +35,8 @@ from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, load_kek
 from medhelm_local.store.model_builds import model_builds
-from medhelm_local.store.queries import find_run, get_run, instance_rows, list_runs
+from medhelm_local.store.queries import get_run, instance_rows, list_runs
+from medhelm_local.store.run_ids import ambiguous, matching_run_ids, resolve_run_id, stored_run_ids
 from medhelm_local.store.slices import run_slices, slice_lines, slices_json
 
 T = TypeVar("T")
@@ -90,16 +91,20 @@ def _readable(settings: Settings, paths: list[Path], read: Callable[[StoreHandle
     return done
 
 
-def _store_holding(settings: Settings, run_id: str) -> Path:
-    """The suite store that holds a run, searched as `runs list` lists them (unreadable stores skipped)."""
+def _store_holding(settings: Settings, typed: str) -> tuple[Path, str]:
+    """The suite store holding the run a whole id or a prefix names, and its whole id, searched as `runs list`
+    lists them (unreadable stores skipped); a prefix that begins runs in several stores is ambiguous."""
     paths = _stores(settings, None, None)
-    found = _readable(settings, paths, lambda handle: find_run(handle.con, run_id) is not None)
-    for path, holds in found:
-        if holds:
-            return path
+    found = _readable(settings, paths, lambda handle: matching_run_ids(typed, stored_run_ids(handle.con)))
+    exact = [(path, typed) for path, ids in found if ids == [typed]]
+    candidates = exact[:1] or [(path, run_id) for path, ids in found for run_id in ids]
+    if len({run_id for _, run_id in candidates}) > 1:
+        raise ambiguous(typed, [f"{run_id} ({path.stem})" for path, run_id in candidates], str(settings.output_dir))
+    if candidates:
+        return candidates[0]
     skipped = len(paths) - len(found)
     unread = f"; {skipped} store(s) there could not be read (see the warnings above)" if skipped else ""
-    raise RunEntryError(f"no suite store in the output folder holds run '{run_id}'{unread}",
+    raise RunEntryError(f"no suite store in the output folder holds run '{typed}' (whole or its beginning){unread}",
                         where=str(settings.output_dir),
                         fix="list run ids with `medhelm-local runs list`, or name the store with --suite / --store")
 
@@ -137,7 +142,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     @app.command()
     def show(
         ctx: typer.Context,
-        run_id: str = typer.Argument(..., help="Run id, as printed by `runs list`."),
+        typed: str = typer.Argument(..., metavar="RUN_ID",
+                                    help="Run id as printed by `runs list`, or any prefix of it that names one run."),
         suite: str | None = typer.Option(None, "--suite", "-s",
                                          help="Suite whose store holds the run (default: the store that has it)."),
         output: Path | None = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of suite stores."),
@@ -153,9 +159,13 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         per-instance rows on request."""
         settings = settings_from(ctx, output_dir=output)
         named = suite is not None or store is not None
-        path = store_path_for(settings, suite or "default", store) if named else _store_holding(settings, run_id)
+        if named:
+            path, run_id = store_path_for(settings, suite or "default", store), typed
+        else:
+            path, run_id = _store_holding(settings, typed)
         handle = _open(settings, path)
         try:
+            run_id = resolve_run_id(handle.con, run_id, where=str(path))
             summary = get_run(handle.con, run_id)
             outcome = RunOutcome(summary, run_aggregates(handle.con, run_id), 0, 0, 0.0)
             builds = model_builds(handle.con, run_id)

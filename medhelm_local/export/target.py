@@ -10,6 +10,7 @@ from medhelm_local.errors import StoreNotFoundError
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek
+from medhelm_local.store.run_ids import ambiguous, matching_run_ids, one_run_id, stored_run_ids
 from medhelm_local.store.suites import is_suite_name, suite_store_path
 
 
@@ -25,29 +26,37 @@ class Target:
         return f"run {self.run_id} in {self.store}" if self.run_id else f"suite store {self.store}"
 
 
-def _has_run(path: Path, kek: Kek, run_id: str) -> bool:
+def _matching(path: Path, kek: Kek, typed: str) -> list[str]:
     handle = open_store(path, kek, read_only=True)
     try:
-        return handle.con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone() != (0,)
+        return matching_run_ids(typed, stored_run_ids(handle.con))
     finally:
         handle.close()
 
 
 def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) -> Target:
-    """`name` as a suite (its store) or a run id (in --store, or in any store in the output folder)."""
+    """`name` as a suite (its store) or a run id or its unique beginning (in --store, or in any store in the
+    output folder)."""
     if store is not None:
         if not store.exists():
             raise StoreNotFoundError("no store exists at this path", where=str(store), fix="check --store")
-        return Target(store, None if _suite_of(store, kek) == name else name)
+        if _suite_of(store, kek) == name:
+            return Target(store, None)
+        # No match: the export itself says there is no such run (and records the attempt).
+        return Target(store, one_run_id(name, _matching(store, kek, name), str(store)) or name)
     if is_suite_name(name):  # anything else is looked up as a run id only, never used as a path
         suite_store = suite_store_path(settings.output_dir, name)
         if suite_store.exists():
             return Target(suite_store, None)
     audit = audit_path().resolve()
     candidates = sorted(p for p in settings.output_dir.glob("*.duckdb") if p.resolve() != audit)
-    for path in candidates:
-        if _has_run(path, kek, name):
-            return Target(path, name)
+    matches = [(path, _matching(path, kek, name)) for path in candidates]
+    exact = [Target(path, name) for path, ids in matches if ids == [name]]
+    found = exact[:1] or [Target(path, run_id) for path, ids in matches for run_id in ids]
+    if len(found) > 1:
+        raise ambiguous(name, [f"{t.run_id} ({t.store.stem})" for t in found], str(settings.output_dir))
+    if found:
+        return found[0]
     suites = ", ".join(p.stem for p in candidates) or "none"
     raise StoreNotFoundError(f"'{name}' is neither a suite nor a run id in the output folder (suites: {suites})",
                              where=str(settings.output_dir),

@@ -146,6 +146,24 @@ def test_show_finds_the_store_and_shows_prompt_reference_and_whole_answer(
     assert missing.returncode == 2 and "no suite store in the output folder holds run" in missing.stderr
 
 
+def test_a_run_is_named_by_any_unique_beginning_of_its_id_and_the_table_never_cuts_one(
+        keyed: Path, data_root: Path, fake_server: Callable[..., FakeServer]) -> None:
+    config, env = _setup(keyed, data_root, {"local": fake_server()})
+    pubmed = _run(config, env, "pubmed_qa:model=local/m,model_deployment=local", "--suite", "a", "-m", "3")
+    medqa = _run(config, env, "med_qa:model=local/m,model_deployment=local", "--suite", "b", "-m", "3")
+    pubmed_id, medqa_id = pubmed["runs"][0]["run"]["run_id"], medqa["runs"][0]["run"]["run_id"]
+    shown = json.loads(run_cli("-c", str(config), "show", pubmed_id[:6], "--json", env=env).stdout)
+    assert shown["run"]["run_id"] == pubmed_id and shown["store"].endswith("a.duckdb")
+    in_store = run_cli("-c", str(config), "show", medqa_id[:5], "--suite", "b", "--json", env=env)
+    assert json.loads(in_store.stdout)["run"]["run_id"] == medqa_id
+    _run(config, env, "pubmed_qa:model=local/other,model_deployment=local", "--suite", "a", "-m", "3")
+    twice = run_cli("-c", str(config), "show", "pubmed_qa-local_", env=env)
+    assert twice.returncode == 2 and "begins 2 run ids" in twice.stderr and pubmed_id in twice.stderr
+    assert "type more of the id" in twice.stderr and "Traceback" not in twice.stderr
+    listed = run_cli("-c", str(config), "runs", "list", "--suite", "a", env={**env, "COLUMNS": "80"}).stdout
+    assert pubmed_id in listed, "the id a user must type is printed whole even in a narrow terminal"
+
+
 def test_every_request_failing_exits_6_and_some_failing_is_said_on_stderr(
         keyed: Path, data_root: Path, fake_server: Callable[..., FakeServer]) -> None:
     dead = fake_server(fault_rate=1.0, faults="500")
