@@ -1,4 +1,4 @@
-"""How a run reports progress: one line per run entry and a total, or nothing (quiet and JSON modes)."""
+"""How a run reports progress: one line per run entry, a total and one per judge, or nothing (quiet and JSON modes)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,14 @@ class Progress(Protocol):
         """Run number `run` finished one instance (answered, or stored as failed)."""
         ...
 
+    def judging(self, judge: str, more: int) -> None:
+        """`more` ratings are now expected of this judge (a run learns them as answers arrive)."""
+        ...
+
+    def judged(self, judge: str, ok: bool) -> None:
+        """The judge rated one answer, or its rating is stored as failed."""
+        ...
+
     def finish(self) -> None:
         """Everything finished or stopped."""
         ...
@@ -28,6 +36,12 @@ class NoProgress:
         """Ignore."""
 
     def advance(self, run: int, ok: bool) -> None:
+        """Ignore."""
+
+    def judging(self, judge: str, more: int) -> None:
+        """Ignore."""
+
+    def judged(self, judge: str, ok: bool) -> None:
         """Ignore."""
 
     def finish(self) -> None:

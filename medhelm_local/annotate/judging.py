@@ -139,11 +139,13 @@ class JudgePool:
     """The judges' deployments while a pass (or a run) lasts: per judge a client, a queue and its workers."""
 
     def __init__(self, writer: StoreWriter, allowlist: PolicyAllowlist, clients: dict[str, ModelClient] | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, expect_on_submit: bool = False) -> None:
         self.writer = writer
         self.allowlist = allowlist
         self.clients = clients if clients is not None else {}
         self.progress = progress or NoProgress()
+        # A run learns what its judges owe as answers arrive; a judge pass knows it ahead and says so itself.
+        self.expect_on_submit = expect_on_submit
         self.judges: dict[str, Judge] = {}
         self.queues: dict[str, asyncio.Queue[_Work]] = {}
         self.outcomes: Counter[tuple[str, str, bool]] = Counter()  # (run, judge, ok) this invocation
@@ -176,6 +178,8 @@ class JudgePool:
         """Queue one answer to each judge of the run's jury (or the named ones); waits while their queues are full."""
         prompts = judge_prompts(run.rubric, item)
         for judge in judges if judges is not None else run.jury.judge_names:
+            if self.expect_on_submit:
+                self.progress.judging(judge, 1)
             gathering = _Gathering(run, item, judge in replace, [None] * len(prompts))
             for index, prompt in enumerate(prompts):
                 await self.queues[judge].put((gathering, index, prompt))
@@ -214,7 +218,7 @@ class JudgePool:
                 if gathering.replace else []
             self.writer.put_group([*dropped, ("ratings", row)])
             self.outcomes[(run.run_id, judge.name, ok)] += 1
-            self.progress.advance(run.index, ok)
+            self.progress.judged(judge.name, ok)
 
     def sent(self, run_id: str) -> dict[str, dict[str, int]]:
         """Per judge, the ratings requested for a run in this invocation: how many rated, how many failed."""

@@ -52,7 +52,11 @@ err = LazyConsole(stderr=True)
 
 
 class BarProgress:
-    """Rich progress bars: one per run entry and a total; done/total, rate, failures, ETA."""
+    """Rich progress bars: one per run entry, a total, and one per judge; done/total, rate, failures, ETA.
+
+    The bars stay open until `finish`, which the run and the judge pass call once the last rating is stored:
+    generation done is not the run done while its judges still rate.
+    """
 
     def __init__(self, console: LazyConsole = err) -> None:
         self._console = console
@@ -60,6 +64,8 @@ class BarProgress:
         self._tasks: list[TaskID] = []
         self._total: TaskID | None = None
         self._failed: list[int] = []
+        self._judges: dict[str, TaskID] = {}
+        self._judge_failed: dict[str, int] = {}
 
     def start(self, runs: list[tuple[str, int, int]]) -> None:
         """Open a bar per run and a total; instances done in an earlier invocation start them off."""
@@ -97,6 +103,26 @@ class BarProgress:
                 continue
             speed = self._progress.tasks[task].speed
             self._progress.update(task, advance=1, failed=failed, rate=f"{speed:.1f}/s" if speed else "")
+
+    def judging(self, judge: str, more: int) -> None:
+        """A bar for the judge (opened on first use) expects `more` ratings."""
+        if self._progress is None:
+            return
+        task = self._judges.get(judge)
+        if task is None:
+            self._judges[judge] = self._progress.add_task(f"judge {judge}"[:60], total=more, failed=0, rate="")
+            self._judge_failed[judge] = 0
+        else:
+            self._progress.update(task, total=(self._progress.tasks[task].total or 0) + more)
+
+    def judged(self, judge: str, ok: bool) -> None:
+        """The judge's bar moves one rating on (a failed one counted as failed)."""
+        task = self._judges.get(judge)
+        if self._progress is None or task is None:
+            return
+        self._judge_failed[judge] += 0 if ok else 1
+        speed = self._progress.tasks[task].speed
+        self._progress.update(task, advance=1, failed=self._judge_failed[judge], rate=f"{speed:.1f}/s" if speed else "")
 
     def finish(self) -> None:
         """Close the bars."""

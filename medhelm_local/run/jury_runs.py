@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -163,7 +164,10 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
     progress = progress or NoProgress()
     owed = {r.run_id: pending_judgings(store.con, r.run_id, r.jury.name, r.jury.judge_names, retry_content)
             for r in runs}
-    progress.start([(f"judging {r.run_id}", sum(len(p.judges) for p in owed[r.run_id]), 0) for r in runs])
+    progress.start([])  # no answers are generated: a bar per judge, not per run
+    per_judge = Counter(judge for r in runs for pending in owed[r.run_id] for judge in pending.judges)
+    for judge, count in sorted(per_judge.items()):
+        progress.judging(judge, count)
     writer = StoreWriter(store)
     pool = JudgePool(writer, allowlist, progress=progress)
 

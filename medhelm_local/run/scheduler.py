@@ -111,7 +111,7 @@ class _Suite:
         self.generating = list(self.clients)
         self.waiting_room = 2 * sum(self.clients[name].limit for name in self.generating)
         if self.judged:
-            self.pool = JudgePool(self.writer, self.allowlist, self.clients)
+            self.pool = JudgePool(self.writer, self.allowlist, self.clients, self.progress, expect_on_submit=True)
             for judged in self.judged.values():
                 self.pool.add(judged.jury)
 
