@@ -10,6 +10,9 @@ One row per (rater, answer), in a CSV file:
                   rubric's scale; the jury's as `llm_<criterion>` (MedHELM's columns) or `llm_score`
     ignored       MedHELM's `specialty`, `team`, `entry_id`, `user_label`, `question`, `answer`
 
+A row with no rater and no rating (a row of `judge validate --template`'s file left unfilled) is
+skipped.
+
 So MedHELM's `medhelm_human_annotation.csv` and `output.csv` (`username, ..., instance_id,
 dataset_name, model_key, ..., accuracy, completeness, clarity, llm_accuracy, ...`) are read as they
 are. The whole file is checked before anything is computed: an unknown column, a value off the
@@ -126,6 +129,28 @@ def _value(text: str, column: str, line: int, rubric: Rubric, path: Path) -> flo
     return value
 
 
+def write_template(path: Path, rubric: Rubric, answers: list[tuple[str, str]], clinicians: list[str]) -> int:
+    """Write the ratings file to fill in: a row per (clinician, run id, instance id), a blank cell per rubric
+    criterion; a new file only (never over one that may hold ratings). Returns the rows written."""
+    if path.exists():
+        raise fail("a file already exists there, and it may hold ratings", path, "give a new file name")
+    header = ["clinician", "run_id", "instance_id", *rubric.criterion_names]
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        with partial.open("x", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(header)
+            rows = [[who, run_id, instance_id, *([""] * len(rubric.criterion_names))]
+                    for who in clinicians or [""] for run_id, instance_id in answers]
+            writer.writerows(rows)
+        partial.rename(path)  # the file appears whole, or not at all
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise fail(f"the template cannot be written ({exc.strerror or exc})", path,
+                   "choose a folder you may write to, and a name not in use") from None
+    return len(rows)
+
+
 def runs_named(path: Path, default_run: str | None) -> list[str]:
     """The run ids a ratings file names (its run_id column, else the default)."""
     _, rows = _rows(path)
@@ -145,6 +170,8 @@ def read_ratings_file(path: Path, rubric: Rubric, default_run: str | None, needs
     found = RatingsFile(path, scored, jury_columns=bool(jury_cols))
     jury_lines: dict[AnswerKey, int] = {}
     for line, row in rows:
+        if not row.get(rater_col) and not any(row.get(c) for c in (*scored, *jury_cols)):
+            continue  # a template row nobody filled in: no rater, no rating
         run_id = row.get("run_id") or default_run or ""
         instance_id, rater = row.get("instance_id", ""), row.get(rater_col, "")
         if not instance_id:

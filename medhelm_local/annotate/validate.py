@@ -254,6 +254,30 @@ def ratings_report(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, benchma
     return _report(ratings, store_jury, rouge, rubric, "store")
 
 
+def template_answers(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple[Rubric, str | None, str]],
+                     runs: Sequence[str]) -> tuple[Rubric, list[tuple[str, str]]]:
+    """The rubric and the (run id, instance id) of every stored answer a clinician can rate, of the jury-scored
+    runs named (default: all of them, which must share one rubric), in each run's instance order. `judged` is
+    the store's jury-scored runs (run/jury_runs.py's `jury_scored_runs`)."""
+    choices = ", ".join(sorted(judged)) or "none"
+    unknown = [r for r in runs if r not in judged]
+    if unknown or not judged:
+        raise ConfigError(f"{', '.join(unknown) or 'the store'} has no jury-scored run to rate", where="--run",
+                          fix=f"name runs of jury-scored benchmarks; this store's: {choices}")
+    named = list(runs) or sorted(judged)
+    rubrics = sorted({judged[n][0].name for n in named})
+    if len(rubrics) != 1:
+        raise ConfigError(f"the runs are rated on different rubrics ({', '.join(rubrics)})", where="--run",
+                          fix="write a template per rubric: name its runs with --run")
+    answers = [(run_id, row[0]) for run_id in named for row in con.execute(
+        "SELECT c.instance_id FROM completions c JOIN instances i USING (run_id, instance_id) "
+        "WHERE c.run_id = ? AND c.ok ORDER BY i.ordinal", [run_id]).fetchall()]
+    if not answers:
+        raise ConfigError("the runs have no answers yet, so there is nothing to rate", where="--run",
+                          fix="run the suite first (`medhelm-local run`)")
+    return judged[named[0]][0], answers
+
+
 def _check_ids(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, path: Path) -> None:
     known: dict[str, set[str]] = {}
     bad = []

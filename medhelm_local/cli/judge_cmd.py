@@ -117,6 +117,32 @@ def _campaign_validation(settings: Settings, suite: str | None, store: Path | No
         handle.close()
 
 
+def _write_template(ctx: typer.Context, settings_from: Callable[..., Settings], template: Path, suite: str | None,
+                    store: Path | None, output: Path | None, run: str | None, clinicians: list[str],
+                    ratings: Path | None) -> None:
+    from medhelm_local.annotate.ratings_file import write_template
+    from medhelm_local.annotate.validate import template_answers
+    from medhelm_local.run.jury_runs import jury_scored_runs
+
+    if ratings is not None or (suite is None and store is None):
+        raise ConfigError("--template writes the file to fill in from a suite's answers", where="--template",
+                          fix="name the SUITE (or --store), without --ratings: `judge validate SUITE --template FILE`")
+    settings = settings_from(ctx, output_dir=output)
+    path = store_path_for(settings, suite or "", store)
+    handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
+    try:
+        runs = [resolve_run_id(handle.con, run, where="--run")] if run else []
+        rubric, answers = template_answers(handle.con, jury_scored_runs(handle.con), runs)
+    finally:
+        handle.close()
+    written = write_template(template, rubric, answers, clinicians)
+    out.print(f"Wrote {template}: {written} row(s) to fill in, rubric {rubric.name}; rate "
+              f"{', '.join(rubric.criterion_names)} with whole points from {rubric.scale.min} to {rubric.scale.max}"
+              f"{'' if clinicians else ', and put who rated in the clinician column'}. Rows left blank are skipped. "
+              f"Then: medhelm-local judge validate {suite or '--store ' + str(store)} --ratings {template}",
+              highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     """Add `judge` (and `judge validate`) to the app."""
     judge = typer.Typer(cls=_SuiteByDefault, no_args_is_help=True,
@@ -236,7 +262,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                           "(with a suite), and score and/or the rubric's criteria; the jury's too as "
                                           "llm_<criterion> columns or rater `jury`. MedHELM's published layout is "
                                           "read as it is."),
-        run: str | None = typer.Option(None, "--run", help="The run the file rates, when it has no run_id column."),
+        run: str | None = typer.Option(None, "--run", help="The run the file rates, when it has no run_id column "
+                                                           "(with --template: only this run's answers)."),
+        template: Path | None = typer.Option(None, "--template", dir_okay=False,
+                                             help="Instead of checking: write the ratings file for clinicians to fill "
+                                                  "in (a row per answer, a blank cell per rubric criterion) to this "
+                                                  "new CSV file."),
+        clinician: list[str] | None = typer.Option(None, "--clinician", help="With --template: a row per answer for "
+                                                                              "each clinician named (repeatable)."),
         jury: str | None = typer.Option(None, "--jury", help="Whose ratings to compare (default: the run's jury)."),
         campaign: str | None = typer.Option(None, "--campaign", help="Instead of --ratings: the clinicians' ratings "
                                             "of a rating campaign, read from the suite's store."),
@@ -254,10 +287,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.annotate.validate import validate_file, validation_report
         from medhelm_local.run.jury_runs import jury_scored_runs
 
+        if template is not None:
+            _write_template(ctx, settings_from, template, suite, store, output, run, clinician or [], ratings)
+            return
         if (ratings is None) == (campaign is None):
             raise ConfigError("give the clinicians' ratings: --ratings FILE or --campaign ID (one of them)",
                               where="options --ratings / --campaign",
-                              fix="name a ratings file, or a campaign the raters rated in the viewer")
+                              fix="name a ratings file, or a campaign the raters rated in the viewer (a file to fill "
+                                  "in: --template FILE)")
         if campaign is not None:
             if suite is None and store is None:
                 raise ConfigError("a campaign's ratings are in a suite's store, and no suite was named",

@@ -202,3 +202,32 @@ def test_hostile_ratings_files(tmp_path: Path, kind: str) -> None:
         read_ratings_file(path, load_rubric("clinical_text"), "run", needs_run=False)
 
     assert str(path) in caught.value.message
+
+
+def test_the_template_lists_every_answer_with_the_rubrics_criteria_and_reads_back_once_filled_in(
+        tmp_path: Path, judged: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    config, env, run = judged
+    template = tmp_path / "to_rate.csv"
+    written = run_cli("-c", str(config), "judge", "validate", "ward", "--template", str(template),
+                      "--run", run["run_id"][:12], "--clinician", "dr_a", "--clinician", "dr_b", env=env)
+    assert written.returncode == 0, written.stderr
+    assert "accuracy" in written.stdout and "--ratings" in written.stdout
+    with template.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["clinician", "run_id", "instance_id", "accuracy", "completeness", "clarity"]
+    assert len(rows) == 2 * N and {r["instance_id"] for r in rows} == set(run["scores"])
+    assert all(r["run_id"] == run["run_id"] and not r["accuracy"] for r in rows), "ids filled in, ratings blank"
+
+    rng = random.Random(7)
+    for n, row in enumerate(rows):  # dr_a rates every answer; dr_b the first 20, the rest left blank
+        if row["clinician"] == "dr_a" or n % N < 20:
+            row.update(accuracy=str(rng.randint(1, 5)), completeness=str(rng.randint(1, 5)),
+                       clarity=str(rng.randint(1, 5)))
+    filled = _clinicians(tmp_path / "filled.csv", run["run_id"], {}, rows=rows)
+    checked = run_cli("-c", str(config), "judge", "validate", "ward", "--ratings", str(filled), "--json", env=env)
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout)["clinicians"] == ["dr_a", "dr_b"]
+
+    again = run_cli("-c", str(config), "judge", "validate", "ward", "--template", str(filled), env=env)
+    assert again.returncode == 2 and "may hold ratings" in again.stderr, "a filled-in file is never overwritten"
+    assert "dr_a" in filled.read_text()
