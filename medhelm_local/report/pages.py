@@ -31,7 +31,11 @@ Mode = Literal["static", "server"]
 
 @dataclass(frozen=True)
 class Links:
-    """Where a page's links point: relative files (static, `depth` folders below the root) or server URLs."""
+    """Where a page's links point: relative files (static, `depth` folders below the root) or server URLs.
+
+    A page has the same path in both (`runs/<run>.html`), so a link copied from the viewer names the same page
+    in a static report, and the other way round.
+    """
 
     mode: Mode
     depth: int = 0
@@ -42,17 +46,15 @@ class Links:
 
     def page(self, name: str) -> str:
         """A top-level page: index, taxonomy, compare, published, methods, or a download (report.json)."""
-        if self.mode == "server":
-            return "/" if name == "index" else f"/{name}"
         return self._root + (name if "." in name else f"{name}.html")
 
     def benchmark(self, name: str) -> str:
         """One benchmark's page."""
-        return f"{self._root}benchmarks/{slug(name)}" + (".html" if self.mode == "static" else "")
+        return f"{self._root}benchmarks/{slug(name)}.html"
 
     def run(self, run: RunInfo) -> str:
         """One run's page."""
-        return f"{self._root}runs/{run.slug}" + (".html" if self.mode == "static" else "")
+        return f"{self._root}runs/{run.slug}.html"
 
     def asset(self, name: str) -> str:
         """A stylesheet or script of our own."""

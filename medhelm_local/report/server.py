@@ -249,9 +249,15 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
             return await data(lambda: Response(render(live.report()), media_type=media))
         return endpoint
 
-    routes = [Route("/", top("index")), *(Route(f"/{n}", top(n)) for n in ("taxonomy", "compare", "published",
-                                                                        "methods")),
-              Route("/benchmarks/{name}", benchmark), Route("/runs/{name}", run),
+    async def moved(request: Request) -> Response:
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(f"{request.url.path}.html{query}", status_code=308)
+
+    # The static report's paths (`runs/<run>.html`); the older extension-less ones redirect there.
+    tops = ("index", "taxonomy", "compare", "published", "methods")
+    routes = [Route("/", top("index")), *(Route(f"/{n}.html", top(n)) for n in tops),
+              Route("/benchmarks/{name}.html", benchmark), Route("/runs/{name}.html", run),
+              *(Route(f"/{n}", moved) for n in tops[1:]), Route("/benchmarks/{name}", moved), Route("/runs/{name}", moved),
               Route("/runs/{name}/instances", instances), Route("/plots/{name}.svg", plot),
               Route("/assets/{name}", asset), Route("/report.json", download(to_json, "application/json")),
               Route("/report.csv", download(to_csv, "text/csv; charset=utf-8"))]

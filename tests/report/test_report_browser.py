@@ -136,9 +136,9 @@ def test_the_viewer_pages_load_in_the_browser_after_the_token_link(browser: Any,
         browser.get(viewer.link)
         assert browser.current_url == viewer.base  # the token is gone from the address bar
         assert "Leaderboard" in _text(browser) and "local/small" in _text(browser)
-        browser.get(viewer.base + "compare")
+        browser.get(viewer.base + "compare")  # an older path: redirected to compare.html
         assert "Paired comparisons" in _text(browser) and "local/small" in _text(browser)
-        browser.get(viewer.base + f"runs/{JUDGED}")
+        browser.get(viewer.base + f"runs/{JUDGED}.html")  # the static report's path
         cards = _wait_for(browser, "article.instance")
         assert "Explains drug 0 well." in cards[0].text
         _shot(browser, "viewer-instances")

@@ -51,7 +51,7 @@ def test_nothing_is_served_without_the_token_and_everything_with_it(store: Path,
     before = _state(store.parent)
     with serving("--store", str(store), "--port", "0", env={"MEDHELM_KEK_FILE": str(kek_file)}) as viewer:
         assert viewer.base.startswith("http://127.0.0.1:")
-        for path in ("/", f"/runs/{RUN}", f"/runs/{RUN}/instances?page=1", "/report.json", "/assets/style.css",
+        for path in ("/", f"/runs/{RUN}.html", f"/runs/{RUN}", f"/runs/{RUN}/instances?page=1", "/report.json", "/assets/style.css",
                      "/plots/heatmap.svg"):
             status, headers, body = viewer.get(path)
             assert status == 401 and b"local/a" not in body and b"Question" not in body, path
@@ -76,7 +76,14 @@ def test_nothing_is_served_without_the_token_and_everything_with_it(store: Path,
         assert failed["total"] == 5 and all(i["ok"] is False for i in failed["instances"])
         judged = json.loads(viewer.authorised("/runs/pubmed_qa-local_b-ward/instances?page=1")[2])
         assert judged["instances"][0]["ratings"][0]["ratings"]["accuracy"] == {"score": 3, "explanation": "plausible"}
-        assert viewer.authorised("/runs/nosuch")[0] == 404
+        assert viewer.authorised("/runs/nosuch.html")[0] == 404
+        # A page has the static report's path; the older extension-less ones redirect there, query and all.
+        status, _, body = viewer.authorised("/index.html")
+        assert status == 200 and b'href="/benchmarks/pubmed_qa.html"' in body and b'href="/taxonomy.html"' in body
+        status, _, body = viewer.authorised("/benchmarks/pubmed_qa.html")
+        assert status == 200 and f'href="/runs/{RUN}.html"'.encode() in body
+        status, headers, _ = viewer.authorised("/compare?baseline=local/a")
+        assert status == 308 and headers["location"] == "/compare.html?baseline=local/a"
         # Issue 29, finding 8: a huge page number was a 500 that said to restore the store from backup.
         for number in ("99999999999999999999999999", "1000000001", "x", "9" * 5000):
             status, _, body = viewer.authorised(f"/runs/{RUN}/instances?page={number}")
