@@ -20,7 +20,7 @@ from pathlib import Path
 from medhelm_local.errors import ConfigError
 from medhelm_local.safe_parse import Limits, decode, read_bounded
 
-# Far above any policy file or dictionary the project ships (the largest, surnames.txt, is ~0.7 MB); a
+# Far above any policy file or dictionary the project ships (the largest is redaction's surnames.txt); a
 # file larger than this is a mistake or an attack, and is refused before it is read into memory.
 MAX_TRUST_FILE_BYTES = 32 << 20
 

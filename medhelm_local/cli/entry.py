@@ -27,15 +27,15 @@ def harmless_programs() -> list[str]:
 def main() -> None:
     """Install the guard, then run the command."""
     # No pydantic plugins: they are code from any installed package's entry points, run inside validation,
-    # and looking for them scans every installed distribution (~15 ms at each start).
+    # and looking for them scans every installed distribution at each start.
     os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
     # pyarrow's buffers (the store writer's batches) from the system allocator, not mimalloc, which keeps what
-    # is freed: 11-15 MB less peak memory over a 20,000-instance run, no more CPU (measured side by side).
+    # is freed: a long run's peak memory is lower, for no more CPU (docs/performance.md).
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    # Loading the program makes ~80,000 objects that live as long as it does, and next to no garbage (~700
-    # objects in cycles): the cycle collector would only walk them, over and over (a full pass: ~45 ms here).
-    # So it is off while modules load, and what they made is then frozen out of its reach for the rest of the
-    # command. On bench/suite.py: 10 % less time before the first request, 4 % less CPU (paired runs).
+    # Loading the program makes tens of thousands of objects that live as long as it does, and next to no
+    # garbage: the cycle collector would only walk them, over and over. So it is off while modules load, and
+    # what they made is then frozen out of its reach for the rest of the command (bench/suite.py: an earlier
+    # first request and less CPU; docs/performance.md).
     gc.disable()
     from medhelm_local.client.allowlist import Allowlist
     from medhelm_local.policy.guard import install_guard

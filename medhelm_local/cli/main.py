@@ -102,8 +102,8 @@ class _LogFile(logging.FileHandler):
 
 # Each top-level command and the module that registers it (modules register in this order). A command that runs
 # loads only its own module: building every command's options from its signature (typer), and loading modules it
-# does not use, took ~30 ms of each start (bench/suite.py). tests/cli/test_commands.py holds this table to what
-# each module registers.
+# does not use, was a noticeable part of each start (bench/suite.py). tests/cli/test_commands.py holds this table
+# to what each module registers.
 COMMANDS: dict[str, str] = {
     "run": "run_cmd", "show": "runs_cmd", "runs": "runs_cmd", "judge": "judge_cmd", "store": "store_cmd",
     "doctor": "admin_cmd", "keys": "admin_cmd", "data": "data_cmd", "taxonomy": "catalog_cmd",

@@ -197,7 +197,7 @@ _NOT_METRICS = frozenset({"registry", "aggregate", "extract", "scoring"})
 @functools.cache
 def _load_builtins() -> None:
     # Every other module of this package declares metrics on import. Once: listing the package's
-    # files costs ~1 ms, and metrics are looked up per card and per aggregate.
+    # files costs a directory read, and metrics are looked up per card and per aggregate.
     package = importlib.import_module(_METRIC_PACKAGE)
     for module in pkgutil.iter_modules(package.__path__):
         if module.name not in _NOT_METRICS:

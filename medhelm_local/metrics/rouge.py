@@ -22,7 +22,7 @@ STEMS_CACHED = 1 << 16
 
 @lru_cache(maxsize=1)
 def _scorer() -> Any:
-    # Imported on first use: it pulls in nltk (~0.3 s), which commands that score nothing should not pay.
+    # Imported on first use: it pulls in nltk, a slow import that commands scoring nothing should not pay.
     from nltk.stem import porter  # type: ignore[import-untyped]
     from rouge_score import rouge_scorer, tokenize, tokenizers  # type: ignore[import-untyped]
 

@@ -257,7 +257,8 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
     tops = ("index", "taxonomy", "compare", "published", "methods")
     routes = [Route("/", top("index")), *(Route(f"/{n}.html", top(n)) for n in tops),
               Route("/benchmarks/{name}.html", benchmark), Route("/runs/{name}.html", run),
-              *(Route(f"/{n}", moved) for n in tops[1:]), Route("/benchmarks/{name}", moved), Route("/runs/{name}", moved),
+              *(Route(f"/{n}", moved) for n in tops[1:]), Route("/benchmarks/{name}", moved),
+              Route("/runs/{name}", moved),
               Route("/runs/{name}/instances", instances), Route("/plots/{name}.svg", plot),
               Route("/assets/{name}", asset), Route("/report.json", download(to_json, "application/json")),
               Route("/report.csv", download(to_csv, "text/csv; charset=utf-8"))]

@@ -55,15 +55,13 @@ from medhelm_local.store.rows import completion_row, instance_row, request_row, 
 from medhelm_local.store.writer import StoreWriter
 
 log = logging.getLogger("medhelm_local.run")
-# Instances read, prompted and written at a time per run. Each batch holds the event loop while it is
-# read (~60 us an instance), replies wait meanwhile, and every run's producer starts at once: batches of 256
-# delayed a 3-endpoint suite's first requests by 0.1-0.3 s, and batches of 64 held each reply's next request
-# 8.8 ms on average, 16 7.0-7.7 ms (bench/suite.py).
+# Instances read, prompted and written at a time per run. Each batch holds the event loop while it is read, and
+# every run's producer starts at once, so replies wait on it: small batches let a reply's next request leave
+# sooner, large ones delay a suite's first requests (docs/performance.md, "Decisions behind constants").
 BATCH = 16
-# The store's first commit waits this long after the first rows (seconds). That commit loads pyarrow (~0.1 s
-# holding the interpreter): made at once, it ran while the first requests went out and their replies came
-# back, slowing both; a moment later the event loop is idle, waiting on the servers. bench/suite.py, six
-# paired runs: the first round's replies 60 ms late instead of 143, the requests 2.2 % quicker.
+# The store's first commit waits this long after the first rows (seconds). That commit loads pyarrow, holding
+# the interpreter: made at once, it ran while the first requests went out and their replies came back, slowing
+# both; a moment later the event loop is idle, waiting on the servers (docs/performance.md).
 FIRST_COMMIT_AFTER = 0.1
 
 

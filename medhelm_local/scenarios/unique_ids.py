@@ -43,7 +43,7 @@ class IdTally:
         return repeats
 
     def _repeated_hashes(self) -> frozenset[int]:
-        # Sorted as Python ints (~40 bytes each, for a moment, where the set held ~100 bytes an id all along);
-        # numpy would sort the array in place, but importing it here puts ~0.1 s before a run's first request.
+        # Sorted as Python ints (for a moment, and smaller than the set that held them all along); numpy would
+        # sort the array in place, but importing it here delays a run's first request.
         ordered = sorted(self._hashes)
         return frozenset(a for a, b in pairwise(ordered) if a == b)

@@ -17,23 +17,19 @@ from medhelm_local.store.schema import SCHEMAS, StoreKind
 
 log = logging.getLogger("medhelm_local.store")
 
-# DuckDB reads, writes and checkpoints a text column 2,048 values at a time, holding the whole vector in one
-# allocation rounded up to a power of two: 2,048 notes of 60 KB failed to commit under 128 MB
-# (tests/store/test_writer.py), and 2,200 of 100 KB could not be read back under 256 MB ("failed to allocate
-# data of size 256.0 MiB"). A store's memory limit must leave room for that.
+# DuckDB reads, writes and checkpoints a text column a vector of values at a time, holding the whole vector in
+# one allocation rounded up to a power of two: a store's memory limit must leave room for that, or a commit or
+# a read fails ("failed to allocate"; tests/store/test_writer.py, the sizes in docs/performance.md).
 VECTOR_ROWS = 2048
 _MAX_STRING = re.compile(r"Max String Length: (\d+)")
 
-# For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that
-# hands freed memory back soon, 48 MB of DuckDB memory (DuckDB otherwise keeps every page it reads or
-# writes, up to 80 % of RAM; a run never reads them back; beyond the limit it evicts or spills,
-# encrypted), and a checkpoint every 2 MB of write-ahead log (each checkpoint's memory grows with the
-# log it folds in) keep a 100,000-instance run's peak RSS near a 1,000-instance run's (bench/memory.py:
-# 1,062 MB before any of this; 298 MB with 128 MB and 4 MB, 258-266 MB with 48 MB and 2 MB, no slower).
-# What a run must hold at once stays far below: a transaction holds at most ~4 MB of text
-# (store/writer.py), and a store with longer texts than ~16 KB is opened with more (run/plan.py
-# store_memory_for: DuckDB checkpoints 2,048 texts at a time), and one with shorter texts with less (32 MB up
-# to 9 KB, 40 MB up to 12 KB).
+# For a run, which streams rows in through one writer thread: one DuckDB thread, an allocator that hands
+# freed memory back soon, a small DuckDB memory limit (DuckDB otherwise keeps every page it reads or writes,
+# up to most of RAM; a run never reads them back; beyond the limit it evicts or spills, encrypted), and
+# frequent checkpoints (each checkpoint's memory grows with the log it folds in) keep a long run's peak
+# memory near a short run's, no slower (bench/memory.py; the history in docs/performance.md). What a run
+# must hold at once stays below the limit: a transaction's text is bounded (store/writer.py), a store of
+# longer texts is opened with more, and one of shorter texts with less (run/plan.py store_memory_for).
 # The store_memory_limit setting replaces all of these.
 STREAMING: dict[str, str | int | float | list[str]] = {
     "threads": 1, "allocator_background_threads": "true", "allocator_flush_threshold": "4MB",

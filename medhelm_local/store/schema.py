@@ -309,7 +309,7 @@ def table(name: str) -> Table:
 
 
 # Looked up for every row written, so kept per declaration in force, found by identity: hashing the
-# declaration (every table and column) cost ~150 us a row, most of a judged run's store CPU (bench/jury.py).
+# declaration (every table and column) per row was most of a judged run's store CPU (bench/jury.py).
 _INDEX: list[tuple[tuple[Table, ...], dict[str, Table]]] = []
 
 

@@ -56,7 +56,7 @@ def row_of(table: str, **values: Any) -> tuple[Any, ...]:
     if not values.keys() <= spec.given_set:
         unknown = sorted(set(values) - spec.given_set)
         raise KeyError(f"table {table} has no column(s) {', '.join(unknown)}")
-    return tuple(map(values.get, spec.given_names))  # map, not a generator: 2.7 µs a row against 6.2
+    return tuple(map(values.get, spec.given_names))  # map, not a generator: per row, measurably cheaper
 
 
 class _ArrowStream:

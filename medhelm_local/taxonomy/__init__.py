@@ -56,7 +56,7 @@ class Taxonomy:
 def load_taxonomy() -> Taxonomy:
     """The shipped taxonomy (read once)."""
     text = resources.files(__package__).joinpath("medhelm_taxonomy.yaml").read_text("utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~10x faster
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: read at every start
     categories = []
     for cat in data["categories"]:
         subs = tuple(

@@ -51,8 +51,8 @@ def test_nothing_is_served_without_the_token_and_everything_with_it(store: Path,
     before = _state(store.parent)
     with serving("--store", str(store), "--port", "0", env={"MEDHELM_KEK_FILE": str(kek_file)}) as viewer:
         assert viewer.base.startswith("http://127.0.0.1:")
-        for path in ("/", f"/runs/{RUN}.html", f"/runs/{RUN}", f"/runs/{RUN}/instances?page=1", "/report.json", "/assets/style.css",
-                     "/plots/heatmap.svg"):
+        for path in ("/", f"/runs/{RUN}.html", f"/runs/{RUN}", f"/runs/{RUN}/instances?page=1", "/report.json",
+                     "/assets/style.css", "/plots/heatmap.svg"):
             status, headers, body = viewer.get(path)
             assert status == 401 and b"local/a" not in body and b"Question" not in body, path
             assert headers["www-authenticate"].startswith("Bearer")
