@@ -18,9 +18,9 @@ from medhelm_local.metrics.registry import Metric
 from medhelm_local.records import Aggregate
 
 BOOTSTRAP_SAMPLES = 1000
-# Resamples drawn per block: 1,000 x 100,000 draws at once would take 800 MB (bench/memory.py); the
-# calibration interval holds about five arrays of a block's size at once, so a block stays ~0.8 MB each
-# (at 500,000 draws a block, a 100,000-instance run's figures peaked ~15 MB higher).
+# Resamples drawn per block: every resample of a long run drawn at once would take most of a small host's
+# memory; the calibration interval holds about five arrays of a block's size at once, so a block stays small
+# (bench/memory.py; a larger block raised a long run's peak: docs/performance.md).
 _BLOCK_CELLS = 100_000
 
 

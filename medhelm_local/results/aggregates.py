@@ -27,7 +27,7 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
     from medhelm_local.results.figures import compute_figures, read_run  # run-level figures (latency, cost, ...)
 
     # One query for what the run is and its counts, one a metric: a run's queries are most of the time its
-    # aggregates take (~0.5 ms each), and a suite's last runs are summarised after its last reply (bench/suite.py).
+    # aggregates take, and a suite's last runs are summarised after its last reply (bench/suite.py).
     run = read_run(con, run_id)
     if not run:
         return []

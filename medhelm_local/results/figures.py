@@ -34,7 +34,7 @@ def read_run(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any]:
     """What a run is (entry, settings, benchmark, parsed) and its counts: instances `n`, answers `completed` (ok or
     failed), `failed`; {} for no such run. One query: a run's queries are most of what its aggregates take."""
     # The counts as scalar subqueries on the parameter: correlated with the runs row, DuckDB counted every run's
-    # rows and joined (2-5 ms against ~1 ms).
+    # rows and joined, several times slower (docs/performance.md).
     row = con.execute("SELECT scenario, model, deployment, scenario_args, main_metric, settings, benchmark_json, "
                       "(SELECT count(*) FROM instances WHERE run_id = $run), "
                       "(SELECT count(*) FROM completions WHERE run_id = $run), "
@@ -131,8 +131,8 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
 
     params = {"run": run["run_id"], "metric": run["main"]}
     # Both sides of the join carry only ids and numbers: joined whole, a 100,000-instance run's reference texts
-    # sat in the join's hash table (+87 MB peak, bench/memory.py); its logprobs passing through the join took
-    # that query's peak from +13 to +24 MB.
+    # sat in the join's hash table, and its logprobs passing through the join raised that query's peak too
+    # (bench/memory.py; docs/performance.md).
     answered = ("FROM (SELECT instance_id, confidence FROM completions WHERE run_id = $run AND ok) c JOIN (SELECT "
                 "instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IS NOT NULL) s "
                 "USING (instance_id)")

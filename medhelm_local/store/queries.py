@@ -106,7 +106,7 @@ def stored_progress(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> d
 
 
 # Completions and instances are counted per run before they meet the runs table: joined row by row, a
-# 100,000-instance run's summary built a hash table of every completion (+45 MB peak at the end of a run).
+# long run's summary built a hash table of every completion, raising the peak at the end of a run.
 _SUMMARY_SQL = """
 WITH c AS (SELECT run_id, count(*) FILTER (WHERE ok) AS n_ok, count(*) FILTER (WHERE NOT ok) AS n_failed,
                   avg(latency_s) FILTER (WHERE ok) AS latency, sum(prompt_tokens) AS tokens_in,
@@ -169,8 +169,8 @@ def store_aggregates(con: duckdb.DuckDBPyConnection, by_run: Mapping[str, Iterab
                    n=a.n, n_scored=a.n_scored, n_failed=a.n_failed,
                    detail_json=json.dumps(a.detail, sort_keys=True) if a.detail else None)
             for run_id, aggregates in by_run.items() for a in aggregates]
-    # As one Arrow batch and one commit: executemany, or one VALUES list, costs 2-3 ms a row on an encrypted
-    # store, and the six runs of bench/suite.py's store took 29-30 ms with a commit each, 7-14 ms with one.
+    # As one Arrow batch and one commit: executemany, or one VALUES list, costs a commit's worth a row on an
+    # encrypted store, and a commit per run added up over a suite (bench/suite.py; docs/performance.md).
     if rows:
         insert_rows(con, "run_metrics", rows)
 
