@@ -28,7 +28,7 @@ from medhelm_local.annotate.parse import read_reply
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.annotate.rubric_items import ItemGrader
 from medhelm_local.annotate.store import BATCH, Pending, judged_texts
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.store.database import ALIAS

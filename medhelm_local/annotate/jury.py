@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from medhelm_local.errors import ConfigError, DeploymentError
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.settings import Deployment, JuryJudge, Settings
 from medhelm_local.yaml_lines import load_located, validate_located
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from medhelm_local.audit.chain import AuditRecord, ChainProblem
 from medhelm_local.errors import ConfigError, MedhelmWarning
-from medhelm_local.policy.models import AuditPolicy
+from medhelm_local.policy.file_schemas import AuditPolicy
 
 _SYSLOG_AUTHPRIV_INFO = 10 * 8 + 6  # facility authpriv (security messages), severity info
 _TAG = "medhelm-local-audit"

@@ -15,7 +15,7 @@ from medhelm_local.settings import Settings
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
-    from medhelm_local.client.allowlist import Allowlist
+    from medhelm_local.client.allowed_hosts import Allowlist
     from medhelm_local.data.stage import StagePlan
     from medhelm_local.export.signing import SigningKey
 

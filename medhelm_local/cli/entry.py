@@ -37,7 +37,7 @@ def main() -> None:
     # what they made is then frozen out of its reach for the rest of the command (bench/suite.py: an earlier
     # first request and less CPU; docs/performance.md).
     gc.disable()
-    from medhelm_local.client.allowlist import Allowlist
+    from medhelm_local.client.allowed_hosts import Allowlist
     from medhelm_local.policy.guard import install_guard
 
     install_guard(Allowlist([]), on_refusal=REFUSALS.append, programs=harmless_programs())

@@ -9,7 +9,7 @@ import typer
 
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.errors import ConfigError, IntegrityError
-from medhelm_local.policy.models import ARTIFACTS, Artifact
+from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
 from medhelm_local.settings import Settings
 
 

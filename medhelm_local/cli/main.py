@@ -46,7 +46,7 @@ def _root(
 def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
     """Settings for a command: its flags over environment over the config file; logging set up; the
     policy loaded (a policy that does not validate stops the command) and its allowlist enforced."""
-    from medhelm_local.policy.allowlist import allowlist_for
+    from medhelm_local.policy.egress_allowlist import allowlist_for
     from medhelm_local.policy.guard import active_guard
 
     root = ctx.find_root()

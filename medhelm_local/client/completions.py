@@ -25,7 +25,7 @@ import socket
 import time
 from typing import Any
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.api import API_STYLES
 from medhelm_local.client.http import HttpClient
 from medhelm_local.client.wire import HttpError, ReplyTooLargeError

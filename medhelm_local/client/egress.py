@@ -2,12 +2,12 @@
 
 `client.http.HttpClient` asks `refusal` first for every request it sends (evaluation, judges, `doctor`,
 `data stage`); the audit hook (`policy.guard`) is the second layer, under every library. The
-allowlist comes from the policy's egress.yaml only (`policy.allowlist.allowlist_for`).
+allowlist comes from the policy's egress.yaml only (`policy.egress_allowlist.allowlist_for`).
 """
 
 from __future__ import annotations
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.errors import EgressRefusedError
 
 

@@ -38,7 +38,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.egress import refusal
 from medhelm_local.client.wire import Connection, HttpError, Response
 from medhelm_local.errors import ConfigError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.http import HttpClient
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.wire import HttpError, Response

@@ -25,7 +25,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.data.download import Fetch, Progress, fetch_files
 from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError
 from medhelm_local.export.bundle import MANIFEST, SIGNATURE, write_manifest

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from medhelm_local.policy.file_schemas import ARTIFACTS, ON_REQUEST, Artifact, Treatment
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import ARTIFACTS, ON_REQUEST, Artifact, Treatment
 from medhelm_local.policy.rules import ExportDecision, export_treatment, stricter
 
 

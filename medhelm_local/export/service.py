@@ -41,9 +41,9 @@ from medhelm_local.export.scrubber import Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
 from medhelm_local.export.slices import slices_artifact
 from medhelm_local.export.target import Target, open_target
+from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import ARTIFACTS, Artifact
 from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.redact.pack import read_rule_pack
 from medhelm_local.report.exported import report_tree

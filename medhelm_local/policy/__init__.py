@@ -22,7 +22,7 @@ _HOMES = {
     "POLICY_FILES": "loader", "Policy": "loader", "load_policy": "loader", "policy_summary": "loader",
     "EGRESS_DEFAULT": "rules", "ExportDecision": "rules", "ceiling": "rules", "export_treatment": "rules",
     "level_treatment": "rules", "may_leave_unredacted": "rules",
-    "PolicyAllowlist": "allowlist", "allowlist_for": "allowlist",
+    "PolicyAllowlist": "egress_allowlist", "allowlist_for": "egress_allowlist",
     "EgressGuard": "guard", "GuardRefusedError": "guard", "install_guard": "guard", "active_guard": "guard",
 }
 

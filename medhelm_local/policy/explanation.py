@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
+from medhelm_local.policy.file_schemas import ARTIFACTS
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import ARTIFACTS
 from medhelm_local.policy.networkpolicy import RenderedLayer, describe_peer, describe_ports, disagreements
 from medhelm_local.policy.rules import EGRESS_DEFAULT, level_treatment
 from medhelm_local.redact.quality import residual_risk

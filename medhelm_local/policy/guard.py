@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from medhelm_local.client.allowlist import Allowlist, canonical_host
+from medhelm_local.client.allowed_hosts import Allowlist, canonical_host
 from medhelm_local.errors import EgressRefusedError
 
 log = logging.getLogger("medhelm_local.policy.guard")

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from medhelm_local.errors import ConfigError
-from medhelm_local.policy.models import AuditPolicy, EgressPolicy, ExportPolicy, RetentionPolicy, RolesPolicy
+from medhelm_local.policy.file_schemas import AuditPolicy, EgressPolicy, ExportPolicy, RetentionPolicy, RolesPolicy
 from medhelm_local.trusted_files import decode_text, read_regular
 from medhelm_local.yaml_lines import LocatedYaml, parse_located, validate_located
 

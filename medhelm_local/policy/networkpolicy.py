@@ -26,8 +26,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.policy.file_schemas import EgressEntry
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import EgressEntry
 
 # Where the chart mounts its account of the NetworkPolicy it rendered (pods of the release only).
 RENDERED_PATH = Path("/etc/medhelm-local/networkpolicy.json")

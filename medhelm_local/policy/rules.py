@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from medhelm_local.policy.file_schemas import ARTIFACTS, PublicRules, Treatment
 from medhelm_local.policy.loader import Policy
-from medhelm_local.policy.models import ARTIFACTS, PublicRules, Treatment
 
 EGRESS_DEFAULT: Final[Literal["deny"]] = "deny"
 _ORDER: Final[dict[Treatment, int]] = {"never": 0, "redacted": 1, "as_is": 2}

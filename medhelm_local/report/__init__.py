@@ -3,15 +3,15 @@ comparisons, published results side by side; a static HTML report, JSON/CSV/Mark
 read-only local viewer.
 
     open_sources(store paths, kek, helm_runs=...) -> Sources      stores read-only, schemas checked
-    Sources.report(baseline=None) -> Report                      the read model (report.model)
+    Sources.report(baseline=None) -> Report                      the read model (report.read_model)
     write_site(report, sources.by_run(), folder)                 the static HTML report
     render_text(report, "json" | "csv" | "md" | "latex")          for scripts and papers
     create_app(...)  (report.server)                             the viewer, behind a token
 """
 
 from medhelm_local.report.formats import FORMATS, render_text
-from medhelm_local.report.model import Report
+from medhelm_local.report.inputs import Sources, open_sources
+from medhelm_local.report.read_model import Report
 from medhelm_local.report.site import write_site
-from medhelm_local.report.sources import Sources, open_sources
 
 __all__ = ["FORMATS", "Report", "Sources", "open_sources", "render_text", "write_site"]

@@ -27,7 +27,8 @@ from typing import Any
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS, Metric, all_metrics
-from medhelm_local.report.model import (
+from medhelm_local.report.paired import Paired, pair, paired_difference
+from medhelm_local.report.read_model import (
     BENCHMARK_MEAN,
     CATEGORY,
     CATEGORY_MEDHELM,
@@ -46,7 +47,6 @@ from medhelm_local.report.model import (
     StoreInfo,
     TaxonomyRow,
 )
-from medhelm_local.report.paired import Paired, pair, paired_difference
 from medhelm_local.report.stores import UNPLACED
 from medhelm_local.report.ties import column_grids, column_ties, with_win_rate_intervals
 from medhelm_local.report.winrate import mean_win_rates

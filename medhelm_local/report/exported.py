@@ -20,9 +20,9 @@ from typing import Any, Protocol
 import duckdb
 
 from medhelm_local.metrics.slices import SlicedMetric
-from medhelm_local.report.model import MetricSummary, RunInfo, StoreInfo
+from medhelm_local.report.inputs import Sources
+from medhelm_local.report.read_model import MetricSummary, RunInfo, StoreInfo
 from medhelm_local.report.site import DEFAULT_INSTANCES, build_site
-from medhelm_local.report.sources import Sources
 from medhelm_local.report.stores import StoreReader
 from medhelm_local.store.database import StoreHandle
 

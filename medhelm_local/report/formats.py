@@ -16,7 +16,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from medhelm_local.report.model import (
+from medhelm_local.report.read_model import (
     CATEGORY,
     CATEGORY_MEDHELM,
     NOT_COMPARABLE_MARK,

@@ -20,7 +20,7 @@ from typing import Any
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import all_metrics
-from medhelm_local.report.model import MetricSummary, RunInfo, slug
+from medhelm_local.report.read_model import MetricSummary, RunInfo, slug
 from medhelm_local.report.stores import UNPLACED
 from medhelm_local.safe_parse import Limits, load_json
 from medhelm_local.taxonomy import load_taxonomy

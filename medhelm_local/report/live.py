@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from medhelm_local.report.model import Report, RunInfo
+from medhelm_local.report.inputs import RunReader, Sources, open_sources
+from medhelm_local.report.read_model import Report, RunInfo
 from medhelm_local.report.site import plot_svg
-from medhelm_local.report.sources import RunReader, Sources, open_sources
 from medhelm_local.report.stores import StoreReader, open_stores
 from medhelm_local.store.keys import Kek
 

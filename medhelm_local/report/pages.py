@@ -22,7 +22,7 @@ import jinja2
 from markupsafe import Markup
 
 from medhelm_local.report.formats import interval, number
-from medhelm_local.report.model import Report, RunInfo, slug
+from medhelm_local.report.read_model import Report, RunInfo, slug
 
 PAGE_SIZE = 100  # instances per page of the per-instance browser
 ASSETS = ("style.css", "instances.js", "favicon.svg")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from medhelm_local.report.model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, CostPoint, TaxonomyRow
+from medhelm_local.report.read_model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, CostPoint, TaxonomyRow
 
 
 def _config_dir() -> Path:

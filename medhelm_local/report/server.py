@@ -34,8 +34,8 @@ from starlette.routing import Route
 from medhelm_local.errors import ConfigError, MedhelmError, StoreLockedError
 from medhelm_local.report.formats import to_csv, to_json
 from medhelm_local.report.live import LiveStores
-from medhelm_local.report.model import Report, RunInfo, slug
 from medhelm_local.report.pages import ASSETS, PAGE_SIZE, Links, asset_text, instance_page
+from medhelm_local.report.read_model import Report, RunInfo, slug
 from medhelm_local.report.site import benchmark_page, run_page, top_page
 from medhelm_local.report.stores import reading
 

@@ -29,7 +29,7 @@ from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS
 from medhelm_local.output_paths import output_error
 from medhelm_local.report.formats import to_csv, to_json
-from medhelm_local.report.model import Report, RunInfo, slug
+from medhelm_local.report.inputs import RunReader
 from medhelm_local.report.pages import (
     ASSETS,
     PAGE_SIZE,
@@ -42,7 +42,7 @@ from medhelm_local.report.pages import (
     script_data,
 )
 from medhelm_local.report.plots import cost_svg, heatmap_svg
-from medhelm_local.report.sources import RunReader
+from medhelm_local.report.read_model import Report, RunInfo, slug
 
 MARKER = ".medhelm-local-report"
 Sink = Callable[[str, str], None]  # (path relative to the report's folder, text): where each file goes

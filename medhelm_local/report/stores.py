@@ -18,7 +18,7 @@ import duckdb
 
 from medhelm_local.errors import ConfigError, StoreCorruptError, StoreError, StoreSchemaError
 from medhelm_local.metrics.slices import SlicedMetric
-from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
+from medhelm_local.report.read_model import FailureCount, JudgeSummary, MetricSummary, RunInfo, StoreInfo
 from medhelm_local.results.aggregates import compute_aggregates
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.integrity import is_damage

@@ -19,7 +19,7 @@ import numpy as np
 
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.metrics.tie_groups import TieGroups, tie_groups
-from medhelm_local.report.model import Board, Cell, Column, RunInfo
+from medhelm_local.report.read_model import Board, Cell, Column, RunInfo
 from medhelm_local.report.winrate import mean_win_rates
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from medhelm_local.report.model import WinRate
+from medhelm_local.report.read_model import WinRate
 
 
 def column_win_rates(values: Mapping[str, float | None], higher_is_better: bool) -> dict[str, float]:

@@ -1,7 +1,7 @@
 """The run stage: run entries and where they come from, planning, and the suite scheduler.
 
     entries.py    MedHELM run entries (`benchmark:arg=value,model=...,model_deployment=...`)
-    sources.py    entries from the command line, MedHELM conf files and YAML suite files
+    entry_sources.py    entries from the command line, MedHELM conf files and YAML suite files
     plan.py       entries resolved against settings, the egress allowlist and the data
     connections.py each deployment's connections, opened while the store opens
     scheduler.py  every entry of a command at once, each deployment kept full, streamed in batches

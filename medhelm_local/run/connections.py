@@ -16,7 +16,7 @@ from types import TracebackType
 
 from medhelm_local.client.completions import concurrency_limit
 from medhelm_local.client.http import open_sockets
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.run.plan import PlannedRun
 
 # How long connecting ahead may take. On a hospital network a connection takes milliseconds; one that takes

@@ -25,7 +25,7 @@ def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | 
     """Evaluate run entries (or a suite file, or conf files) into the suite's encrypted store and return what the
     runs produced; calling it again with the same arguments resumes. Failed requests are stored and counted,
     not raised: see `SuiteRun.outcomes` (`all_failed`) and `SuiteRun.failed`. Errors are `MedhelmError`s."""
-    from medhelm_local.policy.allowlist import allowlist_for
+    from medhelm_local.policy.egress_allowlist import allowlist_for
     from medhelm_local.policy.guard import active_guard
     from medhelm_local.scenarios.registry import register_cards
 

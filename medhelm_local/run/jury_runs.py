@@ -31,7 +31,7 @@ from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, r
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
 from medhelm_local.metrics.jury import JURY_SCORE
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Aggregate
 from medhelm_local.results.aggregates import compute_aggregates

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError, DeploymentError
-from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist, allowlist_for
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.scenarios import Benchmark, DataRoot, create
 from medhelm_local.scenarios.data_read import DataRead

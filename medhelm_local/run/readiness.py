@@ -15,7 +15,7 @@ from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.engines import model_offered, offers_tokenize
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import MedhelmError
-from medhelm_local.policy.allowlist import allowlist_for
+from medhelm_local.policy.egress_allowlist import allowlist_for
 from medhelm_local.scenarios import DataRoot
 from medhelm_local.scenarios.catalog import benchmark_status
 from medhelm_local.settings import Settings

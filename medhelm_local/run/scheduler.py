@@ -41,7 +41,7 @@ from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.tokenizer import ServerTokenizer
 from medhelm_local.errors import MedhelmError
-from medhelm_local.policy.allowlist import PolicyAllowlist
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Completion, Instance, Prompt
 from medhelm_local.results.outcomes import RunOutcome, Summaries

@@ -22,15 +22,15 @@ from medhelm_local.audit.log import audit_log_for
 from medhelm_local.errors import RunEntryError
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.run.entries import RunEntry, parse_run_entry
+from medhelm_local.run.entry_sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
-from medhelm_local.run.sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.store.database import connect, open_store
 from medhelm_local.store.keys import load_kek
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
 
-    from medhelm_local.policy.allowlist import PolicyAllowlist
+    from medhelm_local.policy.egress_allowlist import PolicyAllowlist
     from medhelm_local.results.outcomes import RunOutcome
     from medhelm_local.settings import Settings
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import FakeServer, write_policy_dir
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import EgressRefusedError, EndpointUnreachableError
-from medhelm_local.policy.allowlist import allowlist_for
+from medhelm_local.policy.egress_allowlist import allowlist_for
 from medhelm_local.records import Prompt
 from medhelm_local.settings import Deployment, Settings
 

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from support.tls import self_signed, server_context
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.http import HttpClient, _tls, open_sockets
 from medhelm_local.client.wire import HttpError, ReplyTooLargeError

@@ -20,7 +20,7 @@ from medhelm_local.client import loop
 # outcome, the audit events the connections raised, and the guard's refusals.
 PROBE = """
 import asyncio, json, sys
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.client.http import HttpClient
 from medhelm_local.client.wire import HttpError
 from medhelm_local.client.loop import run

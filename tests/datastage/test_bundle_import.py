@@ -12,7 +12,7 @@ from conftest import run_cli
 from support.mirror_server import serve_mirror
 from support.staging import mirror_folders, published_mirror, served_plan
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.data.stage import stage
 from medhelm_local.export.signing import SigningKey, public_key_path, write_signing_key
 from medhelm_local.scenarios import DataRoot, create

@@ -15,7 +15,7 @@ from support.mirror_server import Mirror, serve_mirror
 from support.staging import mirror_folders, served_plan
 from support.tls import self_signed
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.data import download
 from medhelm_local.data.stage import DATA_BUNDLE_FORMAT, stage, work_folder
 from medhelm_local.errors import ConfigError, DataStageError, EgressRefusedError, IntegrityError

@@ -10,7 +10,7 @@ from conftest import FakeServer, run_cli, write_config
 from support.mirror_server import serve_mirror
 from support.staging import mirror_folders, published_mirror, served_plan, staging_policy
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.data.stage import stage
 from medhelm_local.export.signing import public_key_path, write_signing_key
 from medhelm_local.scenarios import get, names

@@ -37,7 +37,7 @@ from support.tls import self_signed
 from medhelm_local.export.signing import load_public_key
 from medhelm_local.policy.loader import load_policy
 from medhelm_local.policy.networkpolicy import chart_values, values_file
-from medhelm_local.run.sources import SuiteFile, read_suite
+from medhelm_local.run.entry_sources import SuiteFile, read_suite
 from medhelm_local.settings import Deployment, load_settings
 
 helm_python = pytest.importorskip("helm_python", reason="install the test extra: pip install -e '.[test]'")

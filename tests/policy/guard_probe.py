@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.policy.guard import GuardRefusedError, install_guard
 
 ALLOWED, REFUSED, WORK = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])

@@ -21,7 +21,7 @@ import pytest
 from conftest import FakeServer, dev_audit_log, run_cli, write_config, write_policy_dir
 
 from medhelm_local.audit.log import AuditLog
-from medhelm_local.client.allowlist import Allowlist
+from medhelm_local.client.allowed_hosts import Allowlist
 from medhelm_local.policy.guard import EgressGuard, GuardRefusedError
 from medhelm_local.store.keys import Kek
 

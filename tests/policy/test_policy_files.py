@@ -18,8 +18,8 @@ from medhelm_local.policy import (
     may_leave_unredacted,
     render_text,
 )
-from medhelm_local.policy.allowlist import PolicyAllowlist, allowlist_for
-from medhelm_local.policy.models import SensitiveRules
+from medhelm_local.policy.egress_allowlist import PolicyAllowlist, allowlist_for
+from medhelm_local.policy.file_schemas import SensitiveRules
 from medhelm_local.settings import Deployment, Settings
 
 

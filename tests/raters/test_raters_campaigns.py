@@ -124,7 +124,7 @@ def test_validate_reads_a_campaigns_ratings_from_the_store_as_from_a_file(tmp_pa
 
 def test_clinicians_ratings_are_in_no_export_artifact() -> None:
     """Ratings stay on the appliance until a policy names them: no artifact an export builds reads their tables."""
-    from medhelm_local.policy.models import ARTIFACTS
+    from medhelm_local.policy.file_schemas import ARTIFACTS
     from medhelm_local.store.schema import artifact_tables, table
 
     exported = {t.name for artifact in ARTIFACTS for t in artifact_tables(artifact)}

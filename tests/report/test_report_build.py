@@ -12,7 +12,7 @@ import pytest
 from medhelm_local.metrics import registry
 from medhelm_local.records import TaskType
 from medhelm_local.report.build import build_report
-from medhelm_local.report.model import MetricSummary, RunInfo
+from medhelm_local.report.read_model import MetricSummary, RunInfo
 
 
 def _register(name: str, direction: str, low: float, high: float, group: str = "quality", unit: str = "") -> None:

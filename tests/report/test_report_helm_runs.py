@@ -14,9 +14,9 @@ from support.report_store import FakeRun, write_store
 from medhelm_local.errors import ConfigError
 from medhelm_local.report.formats import to_markdown
 from medhelm_local.report.helm_runs import read_external, run_folders
+from medhelm_local.report.inputs import open_sources
 from medhelm_local.report.pages import Links
 from medhelm_local.report.site import top_page
-from medhelm_local.report.sources import open_sources
 from medhelm_local.store.keys import Kek
 
 

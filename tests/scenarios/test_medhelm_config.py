@@ -13,7 +13,7 @@ from conftest import REPO, run_cli
 from medhelm_local.annotate.quoting import quote_answer
 from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
 from medhelm_local.records import TaskType
-from medhelm_local.run.sources import entries_from_conf
+from medhelm_local.run.entry_sources import entries_from_conf
 from medhelm_local.scenarios import DataRoot
 from medhelm_local.scenarios.registry import CONFIGURABLE, create, load_spec
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from medhelm_local.client.allowlist import canonical_host
+from medhelm_local.client.allowed_hosts import canonical_host
 
 AccessLevel = Literal["public", "gated", "private"]
 Artifact = Literal["aggregates", "scores", "completions", "prompts", "ratings", "report"]

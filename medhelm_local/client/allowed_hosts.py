@@ -1,7 +1,7 @@
 """The egress allowlist as data: (host, port) pairs, compared in one canonical form.
 
 Standard library only, so the audit-hook guard can be installed before anything heavy is imported.
-Where the pairs come from (the policy's egress.yaml) is `policy.allowlist`'s business.
+Where the pairs come from (the policy's egress.yaml) is `policy.egress_allowlist`'s business.
 """
 
 from __future__ import annotations

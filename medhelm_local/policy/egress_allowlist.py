@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from medhelm_local.client.allowlist import Allowlist, canonical_host
+from medhelm_local.client.allowed_hosts import Allowlist, canonical_host
 from medhelm_local.errors import EgressRefusedError
 from medhelm_local.policy.loader import Policy, load_policy
 from medhelm_local.settings import Deployment, Settings

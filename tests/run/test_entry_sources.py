@@ -10,7 +10,7 @@ import pytest
 from conftest import FakeServer, run_cli, write_config
 
 from medhelm_local.errors import ConfigError, RunEntryError
-from medhelm_local.run.sources import conf_path, entries_from_conf, read_conf, read_suite
+from medhelm_local.run.entry_sources import conf_path, entries_from_conf, read_conf, read_suite
 from medhelm_local.scenarios import create
 
 CONF = '''# a MedHELM-style conf

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from medhelm_local.errors import ConfigError
 from medhelm_local.report.build import build_report
 from medhelm_local.report.helm_runs import ExternalRuns, read_external
-from medhelm_local.report.model import FailureCount, JudgeSummary, MetricSummary, Report, RunInfo, StoreInfo
+from medhelm_local.report.read_model import FailureCount, JudgeSummary, MetricSummary, Report, RunInfo, StoreInfo
 from medhelm_local.report.stores import StoreReader, open_stores
 from medhelm_local.store.keys import Kek
 
