@@ -17,16 +17,14 @@ Built-in metrics register with the same decorator a hospital's own would:
 from __future__ import annotations
 
 import difflib
-import functools
-import importlib
 import math
-import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.records import Instance, TaskType
+from medhelm_local.registry import Registry
 
 Direction = Literal["higher", "lower"]
 Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
@@ -140,7 +138,9 @@ class Metric:
         return task_type in self.task_types
 
 
-_REGISTRY: dict[str, Metric] = {}
+# Every metric module of this package declares its metrics on import; the others hold shared code.
+_METRICS = Registry[Metric]("metric", "medhelm_local.metrics", same=lambda a, b: a == b,
+                            not_entries=frozenset({"registry", "aggregate", "extract", "scoring"}))
 # Families of metrics named by a pattern (the jury score on a rubric's declared scale, `jury_score_0_5`):
 # each resolver registers and returns the metric a name denotes, or None.
 _FAMILIES: list[Callable[[str], Metric | None]] = []
@@ -153,7 +153,7 @@ def add_family(resolver: Callable[[str], Metric | None]) -> None:
 
 
 def _lookup(name: str) -> Metric | None:
-    found = _REGISTRY.get(name)
+    found = _METRICS.registered(name)
     if found is None:
         for resolver in _FAMILIES:
             found = resolver(name)
@@ -181,27 +181,9 @@ def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType
 
 def add(spec: Metric) -> Metric:
     """Register a metric declared without a scorer function of its own (e.g. a jury score)."""
-    existing = _REGISTRY.get(spec.name)
-    if existing is not None and existing != spec:
-        raise ValueError(f"metric {spec.name!r} registered twice")
     if not spec.lower < spec.upper:
         raise ValueError(f"metric {spec.name!r}: its range must run from low to high")
-    _REGISTRY[spec.name] = spec
-    return spec
-
-
-_METRIC_PACKAGE = "medhelm_local.metrics"
-_NOT_METRICS = frozenset({"registry", "aggregate", "extract", "scoring"})
-
-
-@functools.cache
-def _load_builtins() -> None:
-    # Every other module of this package declares metrics on import. Once: listing the package's
-    # files costs a directory read, and metrics are looked up per card and per aggregate.
-    package = importlib.import_module(_METRIC_PACKAGE)
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name not in _NOT_METRICS:
-            importlib.import_module(f"{_METRIC_PACKAGE}.{module.name}")
+    return _METRICS.add(spec.name, spec)
 
 
 class _Known(dict[str, Metric]):
@@ -223,8 +205,7 @@ class _Known(dict[str, Metric]):
 
 def all_metrics() -> dict[str, Metric]:
     """Every registered metric by name (a family's metrics, named by their pattern, are found by `get`)."""
-    _load_builtins()
-    return _Known(sorted(_REGISTRY.items()))
+    return _Known(_METRICS.all())
 
 
 def names(task_type: TaskType | None = None) -> list[str]:
@@ -234,7 +215,7 @@ def names(task_type: TaskType | None = None) -> list[str]:
 
 def get(name: str, *, where: str = "metric name") -> Metric:
     """The metric registered as `name`, or an error listing the registered ones."""
-    _load_builtins()
+    _METRICS.load_all()
     found = _lookup(name)
     if found is None:
         close = difflib.get_close_matches(name, names(), n=1)

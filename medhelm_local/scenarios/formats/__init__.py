@@ -14,14 +14,12 @@ A hook is a function `(path, args) -> rows`, registered by name; `path` is the c
 
 from __future__ import annotations
 
-import functools
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.registry import Registry
 
 RowsFn = Callable[[Path, Mapping[str, str]], Iterable[dict[str, str]]]
 
@@ -36,33 +34,23 @@ class RowFormat:
     benchmarks: tuple[str, ...]  # MedHELM's run-entry names of the private benchmarks in this shape
 
 
-_FORMATS: dict[str, RowFormat] = {}
+_FORMATS = Registry[RowFormat]("format", __name__, same=lambda a, b: a.rows is b.rows)
 
 
 def row_format(name: str, benchmarks: tuple[str, ...]) -> Callable[[RowsFn], RowsFn]:
     """Decorator: register a function `(path, args) -> rows` as the format `name` of MedHELM's `benchmarks`."""
 
     def register(rows: RowsFn) -> RowsFn:
-        if name in _FORMATS and _FORMATS[name].rows is not rows:
-            raise ValueError(f"format {name!r} registered twice")
         summary = (rows.__doc__ or name).strip().splitlines()[0]
-        _FORMATS[name] = RowFormat(name, rows, summary, benchmarks)
+        _FORMATS.add(name, RowFormat(name, rows, summary, benchmarks))
         return rows
 
     return register
 
 
-@functools.cache
-def _load_builtins() -> None:
-    # Once: every format module registers itself on import.
-    for module in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{module.name}")
-
-
 def all_formats() -> dict[str, RowFormat]:
     """Every registered format by name."""
-    _load_builtins()
-    return dict(sorted(_FORMATS.items()))
+    return _FORMATS.all()
 
 
 def format_for(benchmark: str) -> RowFormat | None:
