@@ -3,6 +3,7 @@ when `run` judges as answers arrive and when `judge` rates a suite later. Real C
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -35,11 +36,17 @@ def test_judge_shows_a_bar_per_judge_with_its_failures_and_ends_with_every_ratin
         tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
     config = _setup(tmp_path, data_root, fake_server, jury=False)
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
-    assert run_cli("-c", str(config), "run", ENTRY, "--suite", "ward", "-q", env=env).returncode == 0
+    ran = run_cli("-c", str(config), "run", ENTRY, "--suite", "ward", "--json", env=env)
+    assert ran.returncode == 0, ran.stderr
+    run_id = json.loads(ran.stdout)["runs"][0]["run"]["run_id"]
     judged = run_cli("-c", str(config), "judge", "ward", "--jury", "local", env=env)
     assert judged.returncode == 0, judged.stderr
     assert _bar(judged.stderr, "judge-a") == (N, N, 0)
     assert _bar(judged.stderr, "judge-b") == (N, N, N), "a judge whose answers cannot be read fails, counted"
+    # --run takes a unique beginning of the id, as `show` and `export` do.
+    again = run_cli("-c", str(config), "judge", "ward", "--jury", "local", "--run", run_id[:12], "--json", env=env)
+    assert again.returncode == 0, again.stderr
+    assert [r["run_id"] for r in json.loads(again.stdout)["runs"]] == [run_id]
 
 
 def test_a_run_judging_as_it_goes_keeps_a_judge_bar_until_the_judges_are_done(
