@@ -10,6 +10,9 @@ fight over one card.
     registry.add("pubmed_qa", Reader(...))     # from the module's decorator
     registry.find("pubmed_qa")                 # registered, or its own module imported, or None
     registry.all()                             # every built-in module imported: the whole list
+
+A registry without a package (aggregation kinds, declared in two stages) imports nothing: its entries are
+those their modules registered.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """Entries by name, and the package whose modules declare the built-in ones."""
 
-    def __init__(self, kind: str, package: str, *, not_entries: frozenset[str] = frozenset(),
+    def __init__(self, kind: str, package: str | None, *, not_entries: frozenset[str] = frozenset(),
                  same: Callable[[T, T], bool] | None = None) -> None:
         self.kind = kind
         self.package = package
@@ -49,7 +52,7 @@ class Registry(Generic[T]):
     def find(self, name: str) -> T | None:
         """The entry `name`: registered already, or declared by the package's module of that name."""
         found = self._entries.get(name)
-        if found is None and name.isidentifier() and name not in self._not_entries:
+        if found is None and self.package and name.isidentifier() and name not in self._not_entries:
             module = f"{self.package}.{name}"
             try:
                 importlib.import_module(module)
@@ -61,7 +64,7 @@ class Registry(Generic[T]):
 
     def load_all(self) -> None:
         """Import every module of the package (once), so every built-in entry is registered."""
-        if self._loaded:
+        if self._loaded or not self.package:
             return
         package = importlib.import_module(self.package)
         for module in pkgutil.iter_modules(package.__path__):
@@ -73,6 +76,10 @@ class Registry(Generic[T]):
         """Every entry, built-ins included, by name."""
         self.load_all()
         return dict(sorted(self._entries.items()))
+
+    def in_order(self) -> list[T]:
+        """The entries registered so far, in the order they were registered."""
+        return list(self._entries.values())
 
     def __iter__(self) -> Iterator[str]:
         """The names registered so far (`all()` for every built-in)."""

@@ -31,3 +31,11 @@ print(readers == ["medhelm_local.scenarios.readers.pubmed_qa"], "shc_med" in all
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "True", "True"], done.stdout + done.stderr
+
+
+def test_a_registry_without_a_package_imports_nothing_and_lists_in_the_order_registered() -> None:
+    registry = Registry[int]("kind", None)
+    registry.add("b", 2)
+    registry.add("a", 1)
+    assert registry.find("mean") is None and registry.all() == {"a": 1, "b": 2}
+    assert registry.in_order() == [2, 1]

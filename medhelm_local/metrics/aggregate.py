@@ -1,8 +1,9 @@
-"""Per-run aggregates by each metric's declared aggregation, with a seeded 95 % bootstrap interval.
+"""The per-instance aggregation kinds (metrics/kinds.py), with a seeded 95 % bootstrap interval.
 
 `mean`: the mean over scored instances. `macro_f1`: the unweighted mean of per-label F1 from the
 (gold, read) labels each instance recorded; its detail holds per-label counts and the confusion
-table. `micro_f1`: 2TP / (2TP + FP + FN) from per-instance code counts. Every aggregate counts
+table. `micro_f1`: 2TP / (2TP + FP + FN) from per-instance code counts. `jury`: the metric's own
+aggregator (failures per judge), else the mean. Every aggregate counts
 the instances it could not score (failed requests and failed scorers) beside its value; nothing
 is ever imputed for them.
 """
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from medhelm_local.metrics.kinds import per_instance, per_instance_kind
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.records import Aggregate
 
@@ -167,15 +169,33 @@ def _mean(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed: int) -> Aggr
         reasons.items()))})
 
 
-_BY_KIND: dict[str, Callable[[Metric, int, Sequence[ScoreRow], int], Aggregate]] = {
-    "mean": _mean, "macro_f1": _macro_f1, "micro_f1": _micro_f1}
+Combine = Callable[[Metric, int, Sequence[ScoreRow], int], Aggregate]
+
+
+def _scored(how: Combine) -> Combine:
+    """A kind that reads the scored rows only: the others count as failed instances."""
+    def over(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
+        scored = [r for r in rows if r.ok]
+        return how(spec, n, scored, n_failed_requests + (len(rows) - len(scored)))
+
+    return over
+
+
+per_instance_kind("mean", "the mean over scored instances, with a bootstrap interval")(_scored(_mean))
+per_instance_kind("macro_f1", "the unweighted mean of per-label F1 over the read labels")(_scored(_macro_f1))
+per_instance_kind("micro_f1", "2TP / (2TP + FP + FN) over per-instance code counts")(_scored(_micro_f1))
+
+
+@per_instance_kind("jury", "a jury's ratings: the metric's own way over a run (failures per judge), else the mean")
+def _jury(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
+    if spec.aggregator is not None:  # it reads the failed rows too (which judge failed)
+        found: Aggregate = spec.aggregator(spec, n, rows, n_failed_requests)
+        return found
+    return _scored(_mean)(spec, n, rows, n_failed_requests)
 
 
 def summarise(spec: Metric, n_instances: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
-    """One metric over a run by its declared aggregation; failed scorers count as failed instances."""
-    if spec.aggregator is not None:  # its own way over a run (the jury reads its failed rows too)
-        found: Aggregate = spec.aggregator(spec, n_instances, rows, n_failed_requests)
-        return found
-    scored = [r for r in rows if r.ok]
-    n_failed = n_failed_requests + (len(rows) - len(scored))
-    return _BY_KIND[spec.aggregation](spec, n_instances, scored, n_failed)
+    """One metric over a run by its declared aggregation kind; failed scorers count as failed instances."""
+    how = per_instance(spec.aggregation).over_scores
+    assert how is not None  # per_instance() returns per-instance kinds only
+    return how(spec, n_instances, rows, n_failed_requests)

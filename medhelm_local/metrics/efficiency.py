@@ -18,7 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from medhelm_local.metrics.registry import ALL_TASKS, TEXT_TASKS, Aggregation, Direction, Group, Metric, add
+from medhelm_local.metrics.registry import ALL_TASKS, TEXT_TASKS, Direction, Group, Metric, add
 
 if TYPE_CHECKING:  # numpy is imported where figures are computed, never when a run starts
     from numpy.typing import ArrayLike
@@ -55,7 +55,7 @@ def token_cost(tokens_in: int, tokens_out: int, input_per_million: float | None,
     return tokens_in / 1e6 * (input_per_million or 0.0) + tokens_out / 1e6 * (output_per_million or 0.0)
 
 
-def _declare(name: str, title: str, direction: Direction, aggregation: Aggregation, group: Group, unit: str,
+def _declare(name: str, title: str, direction: Direction, aggregation: str, group: Group, unit: str,
              description: str, task_types: frozenset = ALL_TASKS) -> None:  # type: ignore[type-arg]
     # Unbounded: never normalised to 0-1 or averaged with scores (reports read `bounded`).
     add(Metric(name, title, direction, 0.0, math.inf, task_types, frozenset(), aggregation,

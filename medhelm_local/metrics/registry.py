@@ -2,10 +2,10 @@
 
 A metric is a name, a direction (is higher better?), a range, the task types it applies to, what
 it needs (a reference, the options, the label set, logprobs, a judge, a database), how its
-per-instance values combine over a run (mean with a bootstrap interval, macro-F1, micro-F1) and
-which reference rule it follows. Benchmarks and cards name metrics from here; an unknown metric,
-or one that cannot apply to the task, is an error listing the valid ones. Win rates read the
-direction, normalised leaderboards read the range.
+values become a run's figure (a registered aggregation kind, metrics/kinds.py: the mean with a
+bootstrap interval, macro-F1, micro-F1, ...) and which reference rule it follows. Benchmarks and
+cards name metrics from here; an unknown metric, or one that cannot apply to the task, is an error
+listing the valid ones. Win rates read the direction, normalised leaderboards read the range.
 
 Built-in metrics register with the same decorator a hospital's own would:
 
@@ -23,16 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.metrics.kinds import find_kind
 from medhelm_local.records import Instance, TaskType
 from medhelm_local.registry import Registry
 
 Direction = Literal["higher", "lower"]
 Need = Literal["reference", "options", "labels", "tolerance", "logprobs", "judge", "database"]
-# Per-instance aggregations read each instance's score; the others are run-level figures computed
-# from the stored rows when a run (or a judge pass) finishes (results/figures.py).
-Aggregation = Literal["mean", "macro_f1", "micro_f1", "jury", "agreement", "calibration", "efficiency", "cost",
-                      "robustness"]
-PER_INSTANCE: frozenset[str] = frozenset({"mean", "macro_f1", "micro_f1", "jury"})
 # What a metric is about, for reports: each group gets its own columns and its own mean win rate (as
 # HELM groups accuracy, calibration, robustness and efficiency); a cost metric makes the report draw
 # cost against score. "agreement" (how far a jury's judges agree) is about the judges, not the model:
@@ -96,7 +92,7 @@ class Metric:
     upper: float
     task_types: frozenset[TaskType]
     needs: frozenset[Need]
-    aggregation: Aggregation
+    aggregation: str  # a registered aggregation kind's name (metrics/kinds.py)
     follows: str  # the rule it follows: a published reference, or this project's documented improvement
     description: str
     scorer: Scorer | None  # None for metrics another stage fills in (the jury) and run-level figures
@@ -105,7 +101,7 @@ class Metric:
     readers: frozenset[str] = frozenset()
     group: Group = "quality"
     unit: str = ""  # shown beside values and on plot axes ("s", "USD", "tokens/s"); "" for a score
-    # A per-instance metric with its own way over a run (the jury: failures per judge, agreement):
+    # A metric of the `jury` kind with its own way over a run (failures per judge, HealthBench's themes):
     # (metric, n instances, every score row, failed requests) -> Aggregate.
     aggregator: Callable[..., Any] | None = None
     # "completion": a published rule reproduced as its system scores (HELM's strict metrics): it reads the reply as
@@ -116,7 +112,8 @@ class Metric:
     @property
     def per_instance(self) -> bool:
         """True for metrics with a value per instance (cards may name them); False for run-level figures."""
-        return self.aggregation in PER_INSTANCE
+        kind = find_kind(self.aggregation)  # a run-level kind, or one not registered, is not per instance
+        return kind is not None and kind.per_instance
 
     @property
     def bounded(self) -> bool:
@@ -140,7 +137,7 @@ class Metric:
 
 # Every metric module of this package declares its metrics on import; the others hold shared code.
 _METRICS = Registry[Metric]("metric", "medhelm_local.metrics", same=lambda a, b: a == b,
-                            not_entries=frozenset({"registry", "aggregate", "extract", "scoring"}))
+                            not_entries=frozenset({"registry", "aggregate", "kinds", "extract", "scoring"}))
 # Families of metrics named by a pattern (the jury score on a rubric's declared scale, `jury_score_0_5`):
 # each resolver registers and returns the metric a name denotes, or None.
 _FAMILIES: list[Callable[[str], Metric | None]] = []
@@ -164,7 +161,7 @@ def _lookup(name: str) -> Metric | None:
 
 def metric(name: str, *, title: str, follows: str, task_types: Iterable[TaskType],
            direction: Direction = "higher", value_range: tuple[float, float] = (0.0, 1.0),
-           needs: Iterable[Need] = (), aggregation: Aggregation = "mean", readers: Iterable[str] = (),
+           needs: Iterable[Need] = (), aggregation: str = "mean", readers: Iterable[str] = (),
            description: str | None = None, group: Group = "quality", unit: str = "",
            sees: Literal["answer", "completion"] = "answer") -> Callable[[S], S]:
     """Decorator: register `scorer` under `name` with its declaration."""

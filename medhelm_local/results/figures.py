@@ -1,6 +1,7 @@
 """Run-level figures read from the stored rows when a run (or a judge pass) finishes.
 
-Each registered metric whose aggregation is one of these kinds is computed here and stored in
+Each registered metric whose aggregation is one of these run-level kinds (metrics/kinds.py, registered
+below) is computed here and stored in
 `run_metrics` beside the per-instance aggregates, so reports read them like any other metric:
 efficiency and cost (completions, ratings, the prices recorded with the run), calibration
 (logprobs and the main metric), agreement (the judges' ratings) and robustness (perturbed runs of
@@ -12,7 +13,7 @@ agreement.py and robustness.py for what each figure means.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -22,6 +23,7 @@ from medhelm_local.metrics import efficiency as eff
 from medhelm_local.metrics.aggregate import aggregate, bootstrap_ci
 from medhelm_local.metrics.agreement import JURY_ALPHA, ordinal_alpha
 from medhelm_local.metrics.jury import JURY_SCORE, is_jury_metric
+from medhelm_local.metrics.kinds import kinds, run_level_kind
 from medhelm_local.metrics.registry import get
 from medhelm_local.metrics.robustness import PERTURBATION_ARGS, ROBUSTNESS, ROBUSTNESS_DROP
 from medhelm_local.records import Aggregate
@@ -61,6 +63,7 @@ def _busy(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> float:
     return eff.busy_seconds(np.column_stack((rows["sent"], rows["answered"])))
 
 
+@run_level_kind("efficiency", "latency, tokens and throughput from the run's completions")
 def _efficiency(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     ok, failed, p50, p95, tokens_in, tokens_out, counted, out_ok = con.execute(
         "SELECT count(*) FILTER (WHERE ok), count(*) FILTER (WHERE NOT ok), quantile_cont(latency_s, 0.5) FILTER "
@@ -86,6 +89,7 @@ def _price_cost(price: dict[str, Any], tokens_in: int, tokens_out: int, busy: fl
     return eff.token_cost(tokens_in, tokens_out, price.get("input_per_million"), price.get("output_per_million"))
 
 
+@run_level_kind("cost", "the price recorded with the run (and its jury's) applied to tokens or busy time")
 def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     figures: list[Aggregate] = []
     run_id, n = run["run_id"], run["n"]
@@ -124,6 +128,7 @@ def _cost(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate
     return figures
 
 
+@run_level_kind("calibration", "the chosen option's probability against the main metric (multiple choice)")
 def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     if run["benchmark"].get("task_type") != "multiple_choice":
         return []
@@ -173,6 +178,7 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
     return [ece, brier]
 
 
+@run_level_kind("agreement", "how far the judges of a jury agree, per rubric criterion")
 def _agreement(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     declared = run["benchmark"].get("metrics")  # absent from stores older than the metric registry
     jury = JURY_SCORE if declared is None else next(
@@ -216,6 +222,7 @@ def _siblings(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[tuple
     return [(other, args) for other, args in parsed if _clean_args(args) == _clean_args(run["args"])]
 
 
+@run_level_kind("robustness", "the main metric under the worst input perturbation, paired with the clean run")
 def _robustness(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     if "perturbation" in run["args"]:
         return []  # figures live on the clean run
@@ -246,13 +253,11 @@ def _robustness(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Agg
             Aggregate(ROBUSTNESS_DROP, run["n"], worst["n"], 0, worst["drop"], low, high, detail)]
 
 
-_KINDS: tuple[Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], list[Aggregate]], ...] = (
-    _efficiency, _cost, _calibration, _agreement, _robustness)
-
-
 def compute_figures(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggregate]:
     """Every run-level figure that can be computed for a run (`read_run`'s; see the module docstring)."""
-    return [figure for kind in _KINDS for figure in kind(con, run)] if run else []
+    if not run:
+        return []
+    return [figure for kind in kinds() if kind.over_run is not None for figure in kind.over_run(con, run)]
 
 
 def clean_sibling(con: duckdb.DuckDBPyConnection, run_id: str) -> str | None:
