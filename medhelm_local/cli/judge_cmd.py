@@ -3,7 +3,7 @@ with clinicians). Both read the suite's store; only `judge` asks anything, and o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +106,7 @@ def _print_validation(report: Any) -> None:
 
 
 def _campaign_validation(settings: Settings, suite: str | None, store: Path | None, campaign: str, jury: str | None,
-                         benchmarks: list[str]) -> Any:
+                         benchmarks: Sequence[str]) -> Any:
     from medhelm_local.raters.campaigns import campaign_report
 
     path = store_path_for(settings, suite or "", store)
@@ -301,8 +301,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                   where="argument SUITE", fix="name the suite (or --store) the campaign belongs to")
             report = _campaign_validation(settings_from(ctx, output_dir=output), suite, store, campaign, jury,
                                           benchmark or ())
-        elif suite is None and store is None:
-            report = validate_file(ratings, rubric, run, benchmark or ())
+        elif suite is None and store is None:  # --ratings was given (one of the two, checked above)
+            report = validate_file(ratings, rubric, run, benchmark or ())  # type: ignore[arg-type]
         else:
             if rubric is not None:
                 raise ConfigError("--rubric is for a ratings file checked without a suite", where="--rubric",
