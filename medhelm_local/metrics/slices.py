@@ -80,7 +80,8 @@ def _draws(values: Sequence[float], samples: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if data.size == 1:
         return np.full(samples, data[0])
-    return data[rng.integers(0, data.size, size=(samples, data.size))].mean(axis=1)
+    means: np.ndarray = data[rng.integers(0, data.size, size=(samples, data.size))].mean(axis=1)
+    return means
 
 
 def largest_gap(key: str, scored: Mapping[str, Sequence[float]], samples: int = BOOTSTRAP_SAMPLES,

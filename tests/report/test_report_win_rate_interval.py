@@ -7,8 +7,8 @@ from pathlib import Path
 
 from support.report_store import FakeRun, write_store
 
+from medhelm_local.report.inputs import open_sources
 from medhelm_local.report.read_model import Report
-from medhelm_local.report.sources import open_sources
 from medhelm_local.store.keys import Kek
 
 
