@@ -137,7 +137,8 @@ class Metric:
 
 # Every metric module of this package declares its metrics on import; the others hold shared code.
 _METRICS = Registry[Metric]("metric", "medhelm_local.metrics", same=lambda a, b: a == b,
-                            not_entries=frozenset({"registry", "aggregate", "kinds", "extract", "scoring"}))
+                            not_entries=frozenset({"registry", "aggregate", "kinds", "extract", "scoring", "slices",
+                                                         "tie_groups"}))
 # Families of metrics named by a pattern (the jury score on a rubric's declared scale, `jury_score_0_5`):
 # each resolver registers and returns the metric a name denotes, or None.
 _FAMILIES: list[Callable[[str], Metric | None]] = []

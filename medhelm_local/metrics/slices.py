@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from medhelm_local.metrics.aggregate import BOOTSTRAP_SAMPLES, bootstrap_ci
+
+if TYPE_CHECKING:  # numpy loads only where a gap is drawn: `show` of a run without slices never needs it
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class InstanceOutcome:
 
 def _draws(values: Sequence[float], samples: int, seed: int) -> np.ndarray:
     """`samples` bootstrap means of `values`, seeded."""
+    import numpy as np
+
     data = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     if data.size == 1:
@@ -90,6 +94,8 @@ def largest_gap(key: str, scored: Mapping[str, Sequence[float]], samples: int = 
     present = {v: s for v, s in scored.items() if len(s)}
     if len(present) < 2:
         return None
+    import numpy as np
+
     means = {v: float(np.mean(s)) for v, s in present.items()}
     high = max(sorted(means), key=lambda v: means[v])
     low = min(sorted(means), key=lambda v: means[v])
@@ -114,6 +120,6 @@ def slice_metric(metric: str, key: str, outcomes: Sequence[InstanceOutcome], min
         scores = [o.score for o in members if o.score is not None]
         low, high = bootstrap_ci(scores) if scores else (None, None)
         values.append(SliceValue(key, value, len(members), len(scores), sum(1 for o in members if o.failed),
-                                 float(np.mean(scores)) if scores else None, low, high))
+                                 sum(scores) / len(scores) if scores else None, low, high))
         scored[value] = scores
     return SlicedMetric(metric, key, tuple(values), largest_gap(key, scored), len(small))
