@@ -111,6 +111,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     exported = run_cli("-c", str(config), "export", "ward", "--to", str(made.bundle), "--role",
                        "compliance_officer", env=env)
     assert exported.returncode == 0, exported.stderr
+    for rater in ("a", "b"):  # so that `judge campaign` gets as far as the store
+        added = run_cli("-c", str(config), "raters", "add", rater, "--role", "clinician", env=env)
+        assert added.returncode == 0, added.stderr
     return made
 
 

@@ -410,6 +410,8 @@ TARGETS: list[Target] = [
     Target("store (judge)", (), _t_store("judge", "ward", "--store", "{store}"), ("judge suite --store",)),
     Target("store (judge validate)", (), _t_store("judge", "validate", "ward", "--store", "{store}", "--ratings",
                                                   "{w}/none.csv"), ("judge validate --store",)),
+    Target("store (judge campaign)", (), _t_store("judge", "campaign", "ward", "--store", "{store}", "--run",
+                                                  "ward_notes", "--raters", "a,b"), ("judge campaign --store",)),
     Target("store (keys rotate)", (), _t_store("keys", "rotate", "--new-kek-file", "{kek2}", "--store", "{store}"),
            ("keys rotate --store",)),
     Target("store key envelope", ("json",), _t_envelope, ()),
@@ -436,9 +438,10 @@ TARGETS: list[Target] = [
 # way as a target's (a folder of stores is opened store by store, as --store opens one).
 WRITES = {"report --out", "export --to", "redact scan --output", "redact apply --output", "redact store --out",
           "keys init --out", "keys signing-init --out", "policy chart-values --out", "store merge --into",
-          "data stage --to", "setting log_file"}
+          "data stage --to", "setting log_file", "judge validate --template"}
 FOLDERS = {"run --output", "show --output", "export --output", "report --output", "serve --output",
            "runs list --output", "judge suite --output", "judge validate --output", "store merge --output",
+           "judge campaign --output",
            "run --store", "taxonomy --data-root", "benchmarks list --data-root", "benchmarks show --data-root",
            "data import --data-root"}
 # Read by a test of its own, where the command needs more than this site has (a judged run for ratings).
