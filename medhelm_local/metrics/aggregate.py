@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.kinds import per_instance, per_instance_kind
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.records import Aggregate
@@ -197,5 +198,7 @@ def _jury(spec: Metric, n: int, rows: Sequence[ScoreRow], n_failed_requests: int
 def summarise(spec: Metric, n_instances: int, rows: Sequence[ScoreRow], n_failed_requests: int) -> Aggregate:
     """One metric over a run by its declared aggregation kind; failed scorers count as failed instances."""
     how = per_instance(spec.aggregation).over_scores
-    assert how is not None  # per_instance() returns per-instance kinds only
+    if how is None:  # per_instance() returns per-instance kinds only: a kind registered without its function
+        raise ConfigError(f"the aggregation kind '{spec.aggregation}' has no per-instance function",
+                          where=f"metric {spec.name}", fix="register the kind with per_instance_kind")
     return how(spec, n_instances, rows, n_failed_requests)
