@@ -17,8 +17,9 @@ from typing import Any
 import llama_server
 import pytest
 from conftest import CLI, run_cli, write_config
+from support.holding_proxy import HoldingProxy
 from support.jury import jury_config, write_generation_card
-from support.kill import kill_after_commits
+from support.kill import kill_while_held
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -40,7 +41,7 @@ explanation_characters: 30
 """
 
 
-def _config(tmp_path: Path, data_root: Path, server: llama_server.LlamaServer, **fields: Any) -> Path:
+def _config(tmp_path: Path, data_root: Path, server: llama_server.LlamaServer | HoldingProxy, **fields: Any) -> Path:
     deployment = {"base_url": server.base_url, "model": "tiny-llama", "engine": "llama.cpp", "max_concurrency": 4,
                   "timeout_s": 60, **fields}
     return write_config(tmp_path / "config.toml", data_root, tmp_path / "results", {"llama-local": deployment})
@@ -124,28 +125,30 @@ def test_a_generation_card_judged_through_llamacpp_structured_output(
 
 def test_sigkill_midway_then_rerun_on_llamacpp_requests_nothing_twice(
         llamacpp: llama_server.LlamaServer, tmp_path: Path, data_root: Path, kek_file: Path) -> None:
-    config = _config(tmp_path, data_root, llamacpp)
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
-    common = ["-c", str(config), "run", ENTRY, "--max-eval-instances", "30", "--concurrency", "1"]
-    whole = run_cli(*common, "--suite", "whole", "--json", env=env)
-    assert whole.returncode == 0, whole.stderr
-    run_id = json.loads(whole.stdout)["runs"][0]["run"]["run_id"]
+    with HoldingProxy(llamacpp.base_url, hold_after=1 << 62) as proxy:
+        config = _config(tmp_path, data_root, proxy)
+        common = ["-c", str(config), "run", ENTRY, "--max-eval-instances", "30", "--concurrency", "1"]
+        whole = run_cli(*common, "--suite", "whole", "--json", env=env)
+        assert whole.returncode == 0, whole.stderr
+        run_id = json.loads(whole.stdout)["runs"][0]["run"]["run_id"]
 
-    start = _settled(llamacpp)
-    proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
-    kill_after_commits(proc, lambda: llamacpp.request_count() - start >= 10,
-                       tmp_path / "results" / "killed.duckdb.wal", timeout=120)
-    listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
-    killed = listing[0]["runs"][0]
-    stored = killed["n_ok"]
-    assert 0 < stored < 30, f"expected a run killed midway, {stored} of 30 were stored"
+        # The proxy holds the 11th request, so the kill lands midway however fast the server answers.
+        proxy.hold_after_more(10)
+        proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
+        kill_while_held(proc, proxy, tmp_path / "results" / "killed.duckdb.wal")
+        proxy.release()
+        listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
+        killed = listing[0]["runs"][0]
+        stored = killed["n_ok"]
+        assert 0 < stored < 30, f"expected a run killed midway, {stored} of 30 were stored"
 
-    before = _settled(llamacpp)
-    rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
-    assert rerun.returncode == 0, rerun.stderr
-    assert _settled(llamacpp) - before == 30 - stored
-    assert json.loads(rerun.stdout)["runs"][0]["reused"] == stored
-    assert _instances(config, env, "killed", killed["run_id"]) == _instances(config, env, "whole", run_id)
+        before = _settled(llamacpp)
+        rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
+        assert rerun.returncode == 0, rerun.stderr
+        assert _settled(llamacpp) - before == 30 - stored
+        assert json.loads(rerun.stdout)["runs"][0]["reused"] == stored
+        assert _instances(config, env, "killed", killed["run_id"]) == _instances(config, env, "whole", run_id)
 
 
 def test_doctor_checks_the_llamacpp_deployment(

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 import vllm_server
 from conftest import CLI, run_cli, write_config
-from support.kill import kill_after_commits
+from support.holding_proxy import HoldingProxy
+from support.kill import kill_while_held
 
 pytestmark = pytest.mark.vllm
 
 
-def _config(tmp_path: Path, data_root: Path, server: vllm_server.VllmServer, api: str = "chat") -> Path:
+def _config(tmp_path: Path, data_root: Path, server: vllm_server.VllmServer | HoldingProxy, api: str = "chat") -> Path:
     deployment = {"base_url": server.base_url, "model": "tiny-llama", "api": api, "max_concurrency": 4,
                   "timeout_s": 60}
     return write_config(tmp_path / f"config-{api}.toml", data_root, tmp_path / "results", {"vllm-local": deployment})
@@ -67,36 +68,37 @@ def test_benchmarks_run_through_vllm_into_the_encrypted_store(
 
 def test_sigkill_midway_then_rerun_requests_nothing_twice_and_matches_uninterrupted(
         vllm: vllm_server.VllmServer, tmp_path: Path, data_root: Path, kek_file: Path) -> None:
-    config = _config(tmp_path, data_root, vllm)
     env = {"MEDHELM_KEK_FILE": str(kek_file)}
     entries = [f"{name}:model=local/tiny-llama,model_deployment=vllm-local" for name in ("pubmed_qa", "med_qa")]
-    # One request at a time: greedy float32 output then cannot depend on how requests were batched.
-    # Two benchmarks' demo subsets: the writer commits once a second, and the kill waits for two commits with
-    # many requests still to go, which one 50-item subset does not leave on a fast machine.
-    common = ["-c", str(config), "run", *entries, "--concurrency", "1"]
+    with HoldingProxy(vllm.base_url, hold_after=1 << 62) as proxy:
+        config = _config(tmp_path, data_root, proxy)
+        # One request at a time: greedy float32 output then cannot depend on how requests were batched.
+        common = ["-c", str(config), "run", *entries, "--concurrency", "1"]
 
-    whole = run_cli(*common, "--suite", "whole", "--json", env=env)
-    assert whole.returncode == 0, whole.stderr
-    whole_ids = {r["run"]["scenario"]: r["run"]["run_id"] for r in json.loads(whole.stdout)["runs"]}
-    total = sum(len(_instances(config, env, "whole", run_id)) for run_id in whole_ids.values())
-    assert total >= 80, f"the kill needs a suite long enough to stop midway, not {total} instances"
+        whole = run_cli(*common, "--suite", "whole", "--json", env=env)
+        assert whole.returncode == 0, whole.stderr
+        whole_ids = {r["run"]["scenario"]: r["run"]["run_id"] for r in json.loads(whole.stdout)["runs"]}
+        total = sum(len(_instances(config, env, "whole", run_id)) for run_id in whole_ids.values())
+        assert total > 30, f"the kill needs a suite longer than the 30 answers let through, not {total}"
 
-    start = _settled_count(vllm)
-    proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
-    kill_after_commits(proc, lambda: vllm.http_request_count() - start >= 15,
-                       tmp_path / "results" / "killed.duckdb.wal", timeout=120)
+        # The proxy holds the 31st request, so the kill lands midway however fast the server answers.
+        proxy.hold_after_more(30)
+        proc = subprocess.Popen([str(CLI), *common, "--suite", "killed", "-q"], env={**os.environ, **env})
+        kill_while_held(proc, proxy, tmp_path / "results" / "killed.duckdb.wal")
+        proxy.release()
 
-    listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
-    killed = {r["scenario"]: r for r in listing[0]["runs"]}
-    stored = sum(r["n_ok"] for r in killed.values())  # a failed answer is asked again
-    assert 0 < stored < total, f"expected a suite killed midway, {stored} of {total} were stored"
+        listing = json.loads(run_cli("-c", str(config), "runs", "list", "--suite", "killed", "--json", env=env).stdout)
+        killed = {r["scenario"]: r for r in listing[0]["runs"]}
+        stored = sum(r["n_ok"] for r in killed.values())  # a failed answer is asked again
+        assert 0 < stored < total, f"expected a suite killed midway, {stored} of {total} were stored"
 
-    before_rerun = _settled_count(vllm)
-    rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
-    assert rerun.returncode == 0, rerun.stderr
-    sent = _settled_count(vllm) - before_rerun
-    assert sent == total - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
-    assert sum(r["reused"] for r in json.loads(rerun.stdout)["runs"]) == stored
+        before_rerun = _settled_count(vllm)
+        rerun = run_cli(*common, "--suite", "killed", "--json", env=env)
+        assert rerun.returncode == 0, rerun.stderr
+        sent = _settled_count(vllm) - before_rerun
+        assert sent == total - stored, f"{stored} instances were already stored, yet the rerun sent {sent} requests"
+        assert sum(r["reused"] for r in json.loads(rerun.stdout)["runs"]) == stored
 
-    for scenario, run_id in whole_ids.items():
-        assert _instances(config, env, "killed", killed[scenario]["run_id"]) == _instances(config, env, "whole", run_id)
+        for scenario, run_id in whole_ids.items():
+            resumed = _instances(config, env, "killed", killed[scenario]["run_id"])
+            assert resumed == _instances(config, env, "whole", run_id)
