@@ -28,7 +28,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from medhelm_local.errors import ConfigError
+from medhelm_local.errors import ConfigError, StoreKeyError
+from medhelm_local.key_files import shared_with
 
 DEFAULT_SECRETS_DIR = Path("/run/secrets/medhelm-local")
 
@@ -297,6 +298,22 @@ def _refuse_retired(file_values: dict[str, Any], path: Path | None) -> None:
                               fix="remove it: every command writes to the installation's audit log")
 
 
+def _refuse_shared_secret_key(secrets_dir: Path) -> None:
+    """A KEK in the secrets directory is held to the same rule as `kek_file`: only its owner may read it."""
+    try:
+        entries = [e for e in secrets_dir.iterdir() if e.name.lower() == "medhelm_kek" and e.is_file()]
+        modes = [(entry, entry.stat()) for entry in entries]
+    except OSError:
+        return  # an unreadable directory supplies nothing; pydantic-settings reads it the same way
+    for entry, status in modes:
+        shared = shared_with(status)
+        if shared is not None:
+            raise StoreKeyError(f"the key-encryption key in the secrets directory may be read or changed by {shared}, "
+                                "so it is not used: whoever reads it can open every store", where=str(entry),
+                                fix=f"run `chmod 600 {entry}` (in Kubernetes, mount the Secret with defaultMode 0400, "
+                                    "as the Helm chart does)")
+
+
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build Settings from flags (`overrides`), environment, the config file and secrets."""
     path = config or (Path(os.environ["MEDHELM_CONFIG"]) if os.environ.get("MEDHELM_CONFIG") else None)
@@ -310,6 +327,8 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     secrets_env = os.environ.get("MEDHELM_SECRETS_DIR")
     secrets_dir = Path(secrets_env) if secrets_env else DEFAULT_SECRETS_DIR
     values = {k: v for k, v in overrides.items() if v is not None}
+    if secrets_dir.is_dir():
+        _refuse_shared_secret_key(secrets_dir)
     token = _file_values.set(file_values)
     try:
         return Settings(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from medhelm_local.errors import ConfigError
+from medhelm_local.errors import ConfigError, StoreKeyError
 from medhelm_local.settings import Deployment, default_config_path, load_settings
 
 URL = "http://127.0.0.1:8000/v1"
@@ -245,6 +245,7 @@ def test_the_secrets_dir_supplies_the_kek(tmp_path: Path, monkeypatch: pytest.Mo
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (secrets / "medhelm_kek").write_text("ab" * 32)
+    (secrets / "medhelm_kek").chmod(0o600)
     monkeypatch.setenv("MEDHELM_SECRETS_DIR", str(secrets))
 
     kek = load_settings().kek
@@ -258,6 +259,7 @@ def test_the_config_file_and_environment_rank_above_the_secrets_dir(
     secrets = tmp_path / "secrets"
     secrets.mkdir()
     (secrets / "medhelm_kek").write_text("ab" * 32)
+    (secrets / "medhelm_kek").chmod(0o400)
     (secrets / "medhelm_data_root").write_text("/secret/data")
     monkeypatch.setenv("MEDHELM_SECRETS_DIR", str(secrets))
     monkeypatch.setenv("MEDHELM_KEK", "cd" * 32)
@@ -267,6 +269,22 @@ def test_the_config_file_and_environment_rank_above_the_secrets_dir(
 
     assert settings.kek is not None and settings.kek.get_secret_value() == "cd" * 32
     assert settings.data_root == Path("/file/data")
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o606])
+def test_a_kek_in_the_secrets_dir_that_others_may_read_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int) -> None:
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    (secrets / "medhelm_kek").write_text("ab" * 32)
+    (secrets / "medhelm_kek").chmod(mode)
+    monkeypatch.setenv("MEDHELM_SECRETS_DIR", str(secrets))
+
+    with pytest.raises(StoreKeyError) as caught:
+        load_settings()
+
+    assert f"mode {mode:04o}" in str(caught.value) and "chmod 600" in str(caught.value)
+    assert "ab" * 32 not in str(caught.value)
 
 
 def test_a_secrets_dir_that_does_not_exist_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

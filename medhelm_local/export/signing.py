@@ -21,10 +21,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from medhelm_local.errors import ConfigError, SigningKeyError
+from medhelm_local.key_files import read_key_file
 from medhelm_local.safe_parse import Limits, parse_json, read_bounded
 from medhelm_local.signatures import key_id as key_id
 from medhelm_local.signatures import signature_valid as signature_valid
-from medhelm_local.store.keys import Kek, read_key_file, write_secret_file
+from medhelm_local.store.keys import Kek, write_secret_file
 
 SIGNING_FORMAT = "medhelm-local-signing-key/1"
 

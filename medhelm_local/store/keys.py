@@ -4,12 +4,7 @@ The key-encryption key (KEK) comes from a file (a mounted Kubernetes Secret) or,
 the environment. Each store has its own 32-byte data key, which DuckDB uses for AES-GCM; the data
 key is kept beside the store in `<store>.key`, wrapped with AES-256-GCM under the KEK, with the
 store id as associated data so an envelope cannot be swapped onto another store.
-
-A key file (the KEK; the sealed export signing key) is refused when anyone but its owner may read or
-write it: mode 0600 or 0400. One case is allowed: a root-owned file that only its group may read, read
-by a non-root process that is in that group. That is how Kubernetes mounts a Secret for a pod with an
-fsGroup (root owns it, the pod's group reads it); the Helm chart mounts its Secrets with mode 0400,
-which the kubelet turns into 0440 for the fsGroup.
+Who may read a key file is checked in `medhelm_local.key_files`.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ import hashlib
 import json
 import os
 import secrets
-import stat
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -30,7 +24,8 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from medhelm_local.errors import ConfigError, MedhelmError, StoreKeyError
+from medhelm_local.errors import ConfigError, StoreKeyError
+from medhelm_local.key_files import read_key_file
 from medhelm_local.settings import Settings
 
 ENVELOPE_FORMAT = "medhelm-local-store-key/1"
@@ -89,37 +84,6 @@ def load_kek(settings: Settings) -> Kek:
         where="settings kek_file / MEDHELM_KEK_FILE",
         fix="run `medhelm-local keys init --out ~/.config/medhelm-local/kek` and set MEDHELM_KEK_FILE to it",
     )
-
-
-def read_key_file(path: Path, error: type[MedhelmError], what: str, fix: str) -> bytes:
-    """A key file's bytes, read once (a regular file of at most 64 KiB); `error` if it cannot be read or someone
-    besides its owner may read it."""
-    from medhelm_local.safe_parse import Limits, read_bounded
-
-    def owner_only(status: os.stat_result) -> None:
-        # Checked on the file that was opened, so a swap between check and read changes nothing.
-        shared = _shared_with(status)
-        if shared is not None:
-            raise error(f"the {what} file may be read or changed by {shared}, so it is not used: whoever reads it "
-                        "can open what it protects", where=str(path),
-                        fix=f"run `chmod 600 {path}` so that only its owner can read it (in Kubernetes, mount the "
-                            "Secret with defaultMode 0400, as the Helm chart does)")
-
-    return read_bounded(path, f"{what} file", limits=Limits(max_bytes=64 << 10), error=error, if_missing=fix,
-                        check=owner_only)
-
-
-def _shared_with(st: os.stat_result) -> str | None:
-    """Who besides the owner may read or write a key file (with its mode), or None when nobody may."""
-    mode = stat.S_IMODE(st.st_mode)
-    if mode & 0o077 == 0:
-        return None
-    # A Secret mounted for a pod's fsGroup: root owns it, this (non-root) process is not its owner, and reads it
-    # as a member of its group, which may only read it.
-    if mode & 0o037 == 0 and st.st_uid == 0 != os.geteuid() and st.st_gid in {os.getegid(), *os.getgroups()}:
-        return None
-    who = "others" if mode & 0o007 else "its group"
-    return f"{who} (mode {mode:04o})"
 
 
 def write_new_kek(path: Path) -> Kek:
