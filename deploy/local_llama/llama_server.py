@@ -20,14 +20,11 @@ import json
 import os
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "local_vllm"))
-from vllm_server import free_port, stop_process_group, tail  # the shared process helpers
+from server_process import ServerProcess, add_start_stop, start_in_background, stop_by_pid_file  # shared
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE = REPO_ROOT / ".cache"
@@ -35,7 +32,6 @@ DEFAULT_VENV = CACHE / "llama-venv"
 WHEEL_DIR = CACHE / "llama-wheels"
 DEFAULT_MODEL_DIR = CACHE / "tiny-model"
 DEFAULT_GGUF = CACHE / "tiny-gguf" / "tiny-llama.gguf"
-DEFAULT_LOG_DIR = CACHE / "logs"
 GGUF_SCRIPT = Path(__file__).resolve().parent / "build_gguf.py"
 VLLM_SCRIPT = Path(__file__).resolve().parents[1] / "local_vllm" / "vllm_server.py"
 
@@ -103,8 +99,15 @@ def ensure_gguf(model_dir: Path = DEFAULT_MODEL_DIR, out: Path = DEFAULT_GGUF, v
 
 
 @dataclass
-class LlamaServer:
+class LlamaServer(ServerProcess):
     """A llama.cpp OpenAI-compatible server process on 127.0.0.1; a context manager or start()/stop()."""
+
+    ENGINE = "llama.cpp"
+    LOG_PREFIX = "llama-server"
+    CMDLINE_MARK = b"llama_cpp.server"
+    POLL_S = 0.3
+    START_TIMEOUT_S = 120.0
+    STOP_GRACE_S = 10.0
 
     gguf: Path = DEFAULT_GGUF
     port: int | None = None
@@ -115,17 +118,6 @@ class LlamaServer:
     threads: int = 1
     stop_at_exit: bool = True
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
-    _log_start: int = field(default=0, init=False, repr=False)
-
-    @property
-    def base_url(self) -> str:
-        """The OpenAI-style base URL, e.g. http://127.0.0.1:8000/v1."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    @property
-    def pid(self) -> int | None:
-        """The server's pid (its process group id too), or None when not started."""
-        return self.process.pid if self.process else None
 
     def command(self) -> list[str]:
         """The server command line."""
@@ -139,52 +131,9 @@ class LlamaServer:
             "--verbose", "False",
         ]
 
-    def start(self, timeout: float = 120) -> None:
-        """Start the server and wait until GET /v1/models answers; RuntimeError with the log tail on failure."""
-        if self.process and self.process.poll() is None:
-            return
-        if not (self.venv / "bin" / "python").exists():
-            raise RuntimeError(f"no llama.cpp environment at {self.venv}: run `python3 {__file__} ensure` first")
-        pick_port = self.port is None
-        for attempt in range(3 if pick_port else 1):
-            if pick_port:
-                self.port = free_port()
-            try:
-                self._launch_and_wait(timeout)
-                return
-            except RuntimeError as exc:
-                if attempt == 2 or not pick_port or "address already in use" not in str(exc).lower():
-                    raise
-
-    def _launch_and_wait(self, timeout: float) -> None:
-        if self.log_path is None:
-            DEFAULT_LOG_DIR.mkdir(parents=True, exist_ok=True)
-            self.log_path = DEFAULT_LOG_DIR / f"llama-server-{self.port}.log"
-        log_path = Path(self.log_path)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "ab") as log:
-            self._log_start = log.tell()
-            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(self.command())}\n".encode())
-            log.flush()
-            # Its own session: stop() kills the whole group, and Ctrl-C in the terminal does not reach it.
-            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, env={**os.environ, **SERVER_ENV},
-                                            cwd=REPO_ROOT, start_new_session=True)
-        if self.stop_at_exit:
-            import atexit
-
-            atexit.register(self.stop)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                code, self.process = self.process.returncode, None
-                raise RuntimeError(f"llama.cpp server exited with code {code} before it was ready; log {log_path}:"
-                                   f"\n{tail(log_path)}")
-            if self._ready():
-                return
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"llama.cpp server not ready after {timeout:.0f} s; log {log_path}:\n{tail(log_path)}")
+    def environment(self) -> dict[str, str]:
+        """The server's environment additions: offline, no telemetry."""
+        return SERVER_ENV
 
     def request_count(self, paths: tuple[str, ...] = INFERENCE_PATHS) -> int:
         """Requests to the inference endpoints since this start, any status, read from the server's access log
@@ -200,27 +149,6 @@ class LlamaServer:
             log.seek(self._log_start)
             return log.read().decode("utf-8", "replace")
 
-    def _ready(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
-                return bool(resp.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
-
-    def stop(self, grace: float = 10) -> None:
-        """Stop the whole process group: SIGTERM, then SIGKILL after `grace` seconds."""
-        if self.process is None:
-            return
-        stop_process_group(self.process.pid, grace, self.process)
-        self.process = None
-
-    def __enter__(self) -> LlamaServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def main(argv: list[str] | None = None) -> int:
     """The CLI: ensure, start or stop."""
@@ -230,46 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     p_ensure.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     p_ensure.add_argument("--model-dir", type=Path, default=DEFAULT_MODEL_DIR)
     p_ensure.add_argument("--gguf", type=Path, default=DEFAULT_GGUF)
-    p_start = sub.add_parser("start", help="start a server in the background and wait until it is ready")
+    p_start = add_start_stop(sub, DEFAULT_VENV)
     p_start.add_argument("--gguf", type=Path, default=DEFAULT_GGUF)
-    p_start.add_argument("--port-file", type=Path, required=True)
-    p_start.add_argument("--pid-file", type=Path, required=True)
-    p_start.add_argument("--log", type=Path)
-    p_start.add_argument("--port", type=int)
-    p_start.add_argument("--served-model-name", default="tiny-llama")
-    p_start.add_argument("--venv", type=Path, default=DEFAULT_VENV)
-    p_stop = sub.add_parser("stop", help="stop the server whose pid is in --pid-file")
-    p_stop.add_argument("--pid-file", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.cmd == "ensure":
         ensure_venv(args.venv)
         ensure_gguf(args.model_dir, args.gguf, args.venv)
         return 0
     if args.cmd == "start":
-        server = LlamaServer(args.gguf, port=args.port, served_model_name=args.served_model_name, venv=args.venv,
-                             log_path=args.log, stop_at_exit=False)
-        try:
-            server.start()
-        except RuntimeError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-        args.port_file.write_text(f"{server.port}\n")
-        args.pid_file.write_text(f"{server.pid}\n")
-        print(f"llama.cpp server ready at {server.base_url} (pid {server.pid}, log {server.log_path})")
-        return 0
-    if not args.pid_file.is_file():
-        print(f"no pid file {args.pid_file}; nothing to stop")
-        return 0
-    pid = int(args.pid_file.read_text().strip())
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists() and b"llama_cpp.server" not in cmdline.read_bytes():
-        print(f"pid {pid} is not a llama.cpp server; removing stale pid file")
-        args.pid_file.unlink(missing_ok=True)
-        return 0
-    stop_process_group(pid)
-    args.pid_file.unlink(missing_ok=True)
-    print(f"llama.cpp server {pid} stopped")
-    return 0
+        return start_in_background(LlamaServer(args.gguf, port=args.port, venv=args.venv, log_path=args.log,
+                                               served_model_name=args.served_model_name, stop_at_exit=False), args)
+    return stop_by_pid_file(args.pid_file, LlamaServer.ENGINE, LlamaServer.CMDLINE_MARK)
 
 
 if __name__ == "__main__":

@@ -12,22 +12,23 @@ Standard library only, so any Python 3.10+ can drive it; the server itself runs 
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
-import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from server_process import (  # the launchers' shared process handling, beside this file
+    ServerProcess,
+    add_start_stop,
+    start_in_background,
+    stop_by_pid_file,
+)
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_VENV = REPO_ROOT / ".cache" / "vllm-venv"
-DEFAULT_LOG_DIR = REPO_ROOT / ".cache" / "logs"
 BUILD_SCRIPT = Path(__file__).resolve().parent / "build_tiny_model.py"
 
 # The exact install steps; the stamp file stores them so changing a pin triggers a reinstall.
@@ -55,21 +56,6 @@ SERVER_ENV = {
     "HF_HUB_DISABLE_TELEMETRY": "1",
     "TOKENIZERS_PARALLELISM": "false",
 }
-
-
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def tail(path: Path, lines: int = 40) -> str:
-    """Return the last `lines` lines of a text file, or a note when it cannot be read."""
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError as exc:
-        return f"(no log at {path}: {exc})"
 
 
 def sum_metric(metrics_text: str, name: str, labels: dict[str, tuple[str, ...]] | None = None) -> float:
@@ -101,8 +87,12 @@ def _parse_labels(text: str) -> list[tuple[str, str]]:
 
 
 @dataclass
-class VllmServer:
+class VllmServer(ServerProcess):
     """A vLLM OpenAI-compatible server process on 127.0.0.1; use as a context manager or start()/stop()."""
+
+    ENGINE = "vLLM"
+    LOG_PREFIX = "vllm-server"
+    CMDLINE_MARK = b"vllm"
 
     model_dir: Path
     port: int | None = None
@@ -113,16 +103,6 @@ class VllmServer:
     # The CLI's start leaves the server running after it exits; in-process users want no orphan on a crash.
     stop_at_exit: bool = True
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
-
-    @property
-    def base_url(self) -> str:
-        """Return the OpenAI-style base URL, e.g. http://127.0.0.1:8000/v1."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    @property
-    def pid(self) -> int | None:
-        """Return the server's pid (also its process group id), or None when not started."""
-        return self.process.pid if self.process else None
 
     def command(self) -> list[str]:
         """Return the server command line."""
@@ -139,71 +119,9 @@ class VllmServer:
             "--compilation-config", json.dumps({"mode": 0}),  # No torch.compile: starts in seconds, not minutes.
         ]
 
-    def start(self, timeout: float = 240) -> None:
-        """Start the server and wait until GET /v1/models answers; raise RuntimeError with the log tail on failure."""
-        if self.process and self.process.poll() is None:
-            return
-        python = self.venv / "bin" / "python"
-        if not python.exists():
-            raise RuntimeError(f"no vLLM environment at {self.venv}: run `python3 {__file__} ensure` first")
-        pick_port = self.port is None
-        # A picked port can be taken between the check and the bind; retry with another one.
-        for attempt in range(3 if pick_port else 1):
-            if pick_port:
-                self.port = free_port()
-            try:
-                self._launch_and_wait(timeout)
-                return
-            except RuntimeError as exc:
-                if attempt == 2 or not pick_port or "address already in use" not in str(exc).lower():
-                    raise
-
-    def _launch_and_wait(self, timeout: float) -> None:
-        """Launch one server process and block until it serves /v1/models."""
-        if self.log_path is None:
-            DEFAULT_LOG_DIR.mkdir(parents=True, exist_ok=True)
-            self.log_path = DEFAULT_LOG_DIR / f"vllm-server-{self.port}.log"
-        log_path = Path(self.log_path)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **SERVER_ENV}
-        with open(log_path, "ab") as log:
-            log.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {' '.join(self.command())}\n".encode())
-            log.flush()
-            # A new session makes the server its own process group leader (stop() kills the whole group)
-            # and detaches it from the terminal, so Ctrl-C there does not reach it.
-            self.process = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=env, cwd=REPO_ROOT, start_new_session=True,
-            )
-        if self.stop_at_exit:
-            atexit.register(self.stop)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                code = self.process.returncode
-                self.process = None
-                raise RuntimeError(f"vLLM server exited with code {code} before it was ready; log {log_path}:\n"
-                                   f"{tail(log_path)}")
-            if self._ready():
-                return
-            time.sleep(0.5)
-        self.stop()
-        raise RuntimeError(f"vLLM server not ready after {timeout:.0f} s; log {log_path}:\n{tail(log_path)}")
-
-    def _ready(self) -> bool:
-        """Return True when GET /v1/models answers 200."""
-        try:
-            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as resp:
-                return bool(resp.status == 200)
-        except (urllib.error.URLError, OSError):
-            return False
-
-    def stop(self, grace: float = 15) -> None:
-        """Stop the whole process group: SIGTERM, then SIGKILL after `grace` seconds."""
-        if self.process is None:
-            return
-        stop_process_group(self.process.pid, grace, self.process)
-        self.process = None
+    def environment(self) -> dict[str, str]:
+        """The server's environment additions: offline, no telemetry, a small KV cache."""
+        return SERVER_ENV
 
     def metrics(self) -> str:
         """Return the server's Prometheus /metrics text."""
@@ -218,40 +136,6 @@ class VllmServer:
     def http_request_count(self, handlers: tuple[str, ...] = INFERENCE_HANDLERS) -> int:
         """Return HTTP requests to the inference endpoints, any status, including ones rejected before the engine."""
         return int(sum_metric(self.metrics(), HTTP_METRIC, {"handler": handlers}))
-
-    def __enter__(self) -> VllmServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _group_alive(pgid: int) -> bool:
-    """Return True while any process is left in process group `pgid`."""
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-
-
-def stop_process_group(pgid: int, grace: float = 15, process: subprocess.Popen[bytes] | None = None) -> None:
-    """SIGTERM process group `pgid`, wait up to `grace` seconds, then SIGKILL what is left."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if process is not None:
-                process.poll()  # Reap our own child: a zombie would keep the group "alive".
-            if not _group_alive(pgid):
-                return
-            time.sleep(0.1)
 
 
 def ensure_venv(venv: Path = DEFAULT_VENV, python: str = sys.executable) -> None:
@@ -302,18 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     p_ensure.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     p_ensure.add_argument("--model-dir", type=Path, help="also build the tiny model here")
 
-    p_start = sub.add_parser("start", help="start a server in the background and wait until it is ready")
+    p_start = add_start_stop(sub, DEFAULT_VENV)
     p_start.add_argument("--model-dir", type=Path, required=True)
-    p_start.add_argument("--port-file", type=Path, required=True)
-    p_start.add_argument("--pid-file", type=Path, required=True)
-    p_start.add_argument("--log", type=Path)
-    p_start.add_argument("--port", type=int)
-    p_start.add_argument("--served-model-name", default="tiny-llama")
-    p_start.add_argument("--venv", type=Path, default=DEFAULT_VENV)
-    p_start.add_argument("--timeout", type=float, default=240)
-
-    p_stop = sub.add_parser("stop", help="stop the server whose pid is in --pid-file")
-    p_stop.add_argument("--pid-file", type=Path, required=True)
 
     args = parser.parse_args(argv)
     if args.cmd == "ensure":
@@ -322,34 +196,9 @@ def main(argv: list[str] | None = None) -> int:
             ensure_model(args.model_dir, args.venv)
         return 0
     if args.cmd == "start":
-        server = VllmServer(args.model_dir, port=args.port, served_model_name=args.served_model_name,
-                            venv=args.venv, log_path=args.log, stop_at_exit=False)
-        started = time.monotonic()
-        try:
-            server.start(timeout=args.timeout)
-        except RuntimeError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-        args.port_file.write_text(f"{server.port}\n")
-        args.pid_file.write_text(f"{server.pid}\n")
-        print(f"vLLM server ready at {server.base_url} (pid {server.pid}, {time.monotonic() - started:.1f} s, "
-              f"log {server.log_path})")
-        return 0
-    # stop
-    if not args.pid_file.is_file():
-        print(f"no pid file {args.pid_file}; nothing to stop")
-        return 0
-    pid = int(args.pid_file.read_text().strip())
-    # A stale pid file may name a pid reused by an unrelated process: only stop a vLLM server.
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists() and b"vllm" not in cmdline.read_bytes():
-        print(f"pid {pid} is not a vLLM server; removing stale pid file")
-        args.pid_file.unlink(missing_ok=True)
-        return 0
-    stop_process_group(pid)
-    args.pid_file.unlink(missing_ok=True)
-    print(f"vLLM server {pid} stopped")
-    return 0
+        return start_in_background(VllmServer(args.model_dir, port=args.port, venv=args.venv, log_path=args.log,
+                                              served_model_name=args.served_model_name, stop_at_exit=False), args)
+    return stop_by_pid_file(args.pid_file, VllmServer.ENGINE, VllmServer.CMDLINE_MARK)
 
 
 if __name__ == "__main__":
