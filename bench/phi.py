@@ -9,7 +9,9 @@ for issue 32's miss and false-alarm classes, and DEV3, 68 more written for its s
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
 only, with figures per style and never a list of misses; (b3) HELDOUT3, 160 ICU nursing notes (half all capitals,
 most of the rest lower case) written by a third hand that read neither the rules nor the other held-out sets, measured
-the same way (aggregate and per-style figures, never a miss); (c) presidio_synth_pii
+the same way (aggregate and per-style figures, never a miss); (b4) HELDOUT4, 45 short ICU nursing notes in
+issue 32's miss and false-alarm classes, written and measured before the third round's rules changed, measured
+only the same way; (c) presidio_synth_pii
 (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a development half
 (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -25,7 +27,7 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,heldout2,heldout3,presidio,meddocan,aci,vignettes,synthetic]
+       [--sets independent,dev,dev2,dev3,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic]
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = "independent,dev,dev2,dev3,heldout2,heldout3,presidio,meddocan,aci,vignettes,synthetic"
+ALL_SETS = "independent,dev,dev2,dev3,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic"
 
 
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
@@ -177,6 +179,12 @@ def main() -> None:
         recall, precision, _ = report(title, phi_sets.hand_annotated("heldout3"), detector)
         per_style("heldout3", detector)
         print(f"heldout3_recall {recall:.3f} heldout3_precision {precision:.3f}")
+    if "heldout4" in sets and (phi_sets.phi_notes.FOLDER / "heldout4.jsonl").exists():
+        title = ("hand-annotated HELDOUT4 set (ICU nursing, issue 32's third round; written before that round's rules "
+                 "changed; measured only, never tuned on)")
+        recall, precision, _ = report(title, phi_sets.hand_annotated("heldout4"), detector)
+        per_style("heldout4", detector)
+        print(f"heldout4_recall {recall:.3f} heldout4_precision {precision:.3f}")
     presidio = SHARED / "presidio_synth_pii" / "synth_dataset_v2.json"
     if presidio.exists() and "presidio" in sets:
         for half, docs in phi_sets.halves(phi_sets.presidio(presidio), by_parity=True).items():

@@ -95,12 +95,28 @@ def _identifiers(name: str) -> set[str]:
 
 
 @pytest.mark.parametrize("name, others", [("heldout2", ("independent", "dev", "dev2", "dev3")),
-                                          ("heldout3", ("independent", "dev", "dev2", "dev3", "heldout2"))])
+                                          ("heldout3", ("independent", "dev", "dev2", "dev3", "heldout2")),
+                                          ("heldout4", ("independent", "dev", "dev2", "dev3", "heldout2", "heldout3"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
     assert not _identifiers(name) & set().union(*(_identifiers(o) for o in others))
     assert not {n.id for n in load(name)} & {n.id for o in others for n in load(o)}
+
+
+def test_heldout4_is_short_icu_nursing_notes_in_the_issues_miss_classes() -> None:
+    """issue 32's third round: 40+ short notes, most in capitals or lower case, holding wards with a number,
+    facility names of several words and two-digit years, as the unseen corpus's misses were."""
+    notes = load("heldout4")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) >= 40 and styles["nursing_caps"] >= 15 and styles["nursing_lower"] >= 15
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
+    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
+    assert classes["HOSPITAL/ward"] >= 5 and classes["HOSPITAL/facility"] >= 15 and classes["DATE/year2"] >= 10
 
 
 def test_dev3_is_nursing_notes_in_their_case() -> None:
