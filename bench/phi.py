@@ -27,7 +27,7 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic]
+       [--sets independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = "independent,dev,dev2,dev3,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic"
+ALL_SETS = "independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic"
 
 
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=400, help="synthetic notes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
-    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3"],
+    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4"],
                         help="list misses and false alarms of a development set")
     args = parser.parse_args()
     sets = set(args.sets.split(","))
@@ -168,6 +168,9 @@ def main() -> None:
     if "dev3" in sets and (phi_sets.phi_notes.FOLDER / "dev3.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 3, ICU nursing, second round (tuned on)",
                phi_sets.hand_annotated("dev3"), detector, args.show_errors == "dev3")
+    if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
+        report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
+               phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
     if "heldout2" in sets and (phi_sets.phi_notes.FOLDER / "heldout2.jsonl").exists():
         recall, precision, _ = report("hand-annotated HELDOUT2 set (written without reading the rules; measured only, "
                                       "never tuned on)", phi_sets.hand_annotated("heldout2"), detector)

@@ -25,7 +25,8 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "living": ("center",), "primary": ("care",),
                    "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
-                   "assisted": ("living",), "senior": ("living", "center")}
+                   "assisted": ("living",), "senior": ("living", "center"),
+                   "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": ()}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
                             "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
@@ -127,6 +128,8 @@ class FacilityRules(InitialsRules):
             if second.key in _JOINED_FACILITY_WORDS:
                 return b + 2  # "maplewood nursing and rehab", "rehab and nursing center"
             return b
+        if first.key == "of" and second is not None and not facility_word and self._town_at(tokens, b + 2):
+            return self._town_at(tokens, b + 2)  # "fresenius of taunton": a provider's branch in a town
         if first.key == "of" and facility_word and second is not None:
             k = b + 2 + (second.key == "the")
             end = k
@@ -252,7 +255,11 @@ class FacilityRules(InitialsRules):
         spans, names = [], self.rules.words("facility_names") | self.words.facility_names_one
         for i, tok in enumerate(tokens[1:], 1):
             cue = i - 1 - (tokens[i - 1].key == "the" and i > 1 and not tokens[i - 1].first)  # "AT THE HOPE LODGE"
-            if tok.first or tokens[cue].key not in _PLACE_BEFORE or tokens[cue].key in ("on", "off"):
+            by = tokens[cue].key == "by"  # "FOLLOWED BY SEACOAST CARDIOLOGY ASSOCIATES": only a whole facility name
+            if tok.first or (tokens[cue].key not in _PLACE_BEFORE and not by) or tokens[cue].key in ("on", "off"):
+                continue
+            if by:
+                spans += self._common_words_then_head(tokens, i)
                 continue
             mount = tok.key in ("mt", "mount") and i + 1 < len(tokens) and tokens[i + 1].kind == "w" \
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
@@ -272,12 +279,20 @@ class FacilityRules(InitialsRules):
             if tok.key in names:
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
-            j, states = i, self.rules.words("states")
-            while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
-                    and (self._common_place_word(tokens[j]) or (j > i and tokens[j].key in states)) \
-                    and not self._facility_head(tokens, j):
-                j += 1  # "TO SOUTHERN NH MEDICAL CENTER": a state inside the name
-            if i < j < len(tokens) and not tokens[j].first and self._facility_head(tokens, j) \
-                    and tokens[j].start - tokens[j - 1].end <= 2:
-                spans.append(Span(tok.start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL))
+            spans += self._common_words_then_head(tokens, i)
         return spans
+
+    def _common_words_then_head(self, tokens: list[Token], i: int) -> list[Span]:
+        """"AT CAPE COD HOSPITAL", "to sacred heart nursing home", "cape cod family medicine": up to three common
+        words from token i, then a facility word (a state, or a word a facility's kind is named with, may stand
+        inside once the name has begun: "TO SOUTHERN NH MEDICAL CENTER")."""
+        j, states, kinds = i, self.rules.words("states"), self.rules.words("facility_generic")
+        while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
+                and (self._common_place_word(tokens[j])
+                     or (j > i and (tokens[j].key in states or (tokens[j].key in kinds and len(tokens[j].key) >= 4)))) \
+                and not self._facility_head(tokens, j):
+            j += 1
+        if i < j < len(tokens) and not tokens[j].first and self._facility_head(tokens, j) \
+                and tokens[j].start - tokens[j - 1].end <= 2:
+            return [Span(tokens[i].start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL)]
+        return []

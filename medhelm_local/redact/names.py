@@ -310,6 +310,9 @@ class NameRules:
             j += 1
         if j > end and j < len(tokens) and tokens[j].key in _OWNED:
             return True  # "BRIANNA'S CELL", "wife's bag": what a person has, not an eponym
+        if j + 1 < len(tokens) and tokens[j].key in ("cell", "phone") and not tokens[j + 1].first \
+                and (tokens[j + 1].kind == "d" or tokens[j + 1].text in "#:-("):
+            return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
         if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
         return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
