@@ -149,13 +149,22 @@ class NursingRules(FacilityRules):
             found.append((start, k))
         return found
 
+    def _article_initial(self, tokens: list[Token], i: int) -> bool:
+        """"per a reyes np", "W/ I KATZ RN": "a" or "i" is an initial only between "per"/"by"/"with" and a known
+        surname that a credential or a report word follows ("per a new order" stays an article)."""
+        if i == 0 or i + 2 >= len(tokens) or tokens[i - 1].key not in ("per", "by", "w", "with") \
+                or tokens[i + 1].kind != "w" or tokens[i + 1].key not in self.words.surnames:
+            return False
+        after = tokens[i + 2]
+        return not after.first and (after.key in self.rules.words("credentials") or after.key in _REPORTED)
+
     def _initial_then_name(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"E. NORTH AWARE", "T. HOLBROOK", "per k lund": an initial before a surname (one no list holds too), on
         lines without case (with case, "P. Mirabilis" and "2,4 g/24 h. Los" are what the name rules already weigh)."""
         found = []
-        for i, tok in enumerate(tokens[:-2]):
-            if tok.kind != "w" or len(tok.text) != 1 or tok.key in "ai" or tok.cased \
-                    or (i and tokens[i - 1].end == tok.start):
+        for i, tok in enumerate(tokens[:-1]):
+            if tok.kind != "w" or len(tok.text) != 1 or (tok.key in "ai" and not self._article_initial(tokens, i)) \
+                    or tok.cased or (i and tokens[i - 1].end == tok.start):
                 continue  # "Q4H. TCDS", "RR 30S. MSO4": the letter ends a word, it is no initial
             dotted = tokens[i + 1].text == "."
             j = i + 2 if dotted else i + 1
