@@ -29,6 +29,7 @@ _TIME_AFTER = re.compile(r"[ \t]{0,2}(?:hrs|hr|h|hours|:)(?![a-z])", re.IGNORECA
 EARLIEST_YEAR = 1920  # no patient's history starts earlier
 LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
 _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
+_TIMES = re.compile(r"x\d{1,2}")
 
 
 def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -40,6 +41,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     if len(second) == 2 and second[0] == "0":
         return m.start(), m.end(), PhiType.DATE  # "10/07", "1/09": no fraction is written with a zero
     before = words_before(text, m.start(), 3)
+    if before and _TIMES.fullmatch(before[0]):
+        before = before[1:]  # "BM X2 4/10": how many times, then when
     if before and before[0] in _COUNTED and month < day <= 10:
         return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")

@@ -11,7 +11,7 @@ import re
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
@@ -21,6 +21,16 @@ _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visitin
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
                                "has", "had", "who", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
+# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
+_PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
+# Words that stand between a relation and such a verb without naming anyone: "son just called", "dtr again visited".
+_NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again", "also", "later", "too", "both",
+                             "all", "each", "who", "that", "this", "has", "had", "have", "was", "were", "not", "now",
+                             "today", "tonight", "yesterday", "last", "first", "twice", "once", "earlier", "back",
+                             "here", "home", "pt", "patient", "family", "and", "finally", "recently", "initially",
+                             "she", "he", "they", "her", "his", "their", "been", "being", "did", "does", "didn't",
+                             "wasn't", "hasn't", "prev", "previously", "this", "am", "pm", "tonight", "overnight",
+                             "ever", "reportedly", "apparently", "frequently", "(hcp)", "hcp", "proxy", "per", "who's"})
 # Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
@@ -72,7 +82,8 @@ class NursingRules(FacilityRules):
             while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
-                    or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)):
+                    or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)
+                            or self._named_by_its_verb(tokens, k)):
                 continue
             if (tok.key == "rt" and self.tier(tokens[k]) == Ambiguity.CLINICAL) \
                     or (k + 1 < len(tokens) and tokens[k + 1].kind == "d" and tokens[k + 1].start == tokens[k].end):
@@ -100,6 +111,17 @@ class NursingRules(FacilityRules):
                 continue  # with case, "therapy (ART)" is an abbreviation
             found.append((k, k + 1))
         return found
+
+    def _named_by_its_verb(self, tokens: list[Token], k: int) -> bool:
+        """"son chip called", "SON SKIP VISITED": on a line without case, any word after a relation names the
+        person when a verb only a person does follows it ("son also called" and "son finally visited" stay words)."""
+        tok = tokens[k]
+        if tok.cased or tok.kind != "w" or len(tok.key) < 3 or not tok.text.isalpha() or tok.key in STOPWORDS \
+                or tok.key in _NOT_A_NICKNAME or tok.key.endswith("ly") or tok.key in self.rules.words("relations") \
+                or tok.key in self.rules.words("credentials") or tok.key in self.rules.words("units") \
+                or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
+            return False
+        return tokens[k + 1].key in _PERSON_VERBS
 
     def _roles(self) -> frozenset[str]:
         """Words after which a bracketed first name is a person: name labels, credentials, departments (once)."""
