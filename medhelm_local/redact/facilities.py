@@ -26,7 +26,8 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
                    "assisted": ("living",), "senior": ("living", "center"),
-                   "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": ()}
+                   "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": (),
+                   "hospice": ()}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
                             "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
