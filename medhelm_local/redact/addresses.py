@@ -82,7 +82,8 @@ class AddressRules(PlaceRules):
                 k += 1
             if k >= len(tokens) or text.count("\n", tokens[k - 1].end, tokens[k].start) > 1:
                 continue
-            if (tokens[k].kind == "d" and self._unit_after(tokens, k)) or (tokens[k].kind == "w" and not tokens[k].cased):
+            measure = tokens[k].kind == "d" and self._unit_after(tokens, k)
+            if measure or (tokens[k].kind == "w" and not tokens[k].cased):
                 continue  # "TIP LOCATED AT 40 CM", "LOCATED AT APPROXIMATELY 8:20": a measure or a time, no address
             end = self._address_end(text, tokens, k)
             if end > k:

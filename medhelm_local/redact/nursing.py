@@ -29,8 +29,8 @@ _NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again
                              "today", "tonight", "yesterday", "last", "first", "twice", "once", "earlier", "back",
                              "here", "home", "pt", "patient", "family", "and", "finally", "recently", "initially",
                              "she", "he", "they", "her", "his", "their", "been", "being", "did", "does", "didn't",
-                             "wasn't", "hasn't", "prev", "previously", "this", "am", "pm", "tonight", "overnight",
-                             "ever", "reportedly", "apparently", "frequently", "(hcp)", "hcp", "proxy", "per", "who's"})
+                             "wasn't", "hasn't", "prev", "previously", "am", "pm", "overnight",
+                             "ever", "reportedly", "apparently", "frequently", "hcp", "proxy", "per", "who's"})
 # Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
