@@ -5,7 +5,8 @@ the styles real notes are written in (tests/data/phi_notes/README.md), measured 
 chosen by reading its errors; (b) the hand-annotated DEVELOPMENT set, same styles, different notes,
 used for tuning (`--show-errors dev` lists its misses and false alarms), DEV2, 44 ICU nursing notes written
 for issue 32's miss and false-alarm classes, and DEV3, 68 more written for its second round, tuned on too
-(`--show-errors dev2`, `--show-errors dev3`); (b2) HELDOUT2, 130 ICU notes (all
+(`--show-errors dev2`, `--show-errors dev3`), and DEV4, 32 short ICU nursing notes for its third round
+(`--show-errors dev4`); (b2) HELDOUT2, 130 ICU notes (all
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
 only, with figures per style and never a list of misses; (b3) HELDOUT3, 160 ICU nursing notes (half all capitals,
 most of the rest lower case) written by a third hand that read neither the rules nor the other held-out sets, measured

@@ -119,6 +119,18 @@ def test_heldout4_is_short_icu_nursing_notes_in_the_issues_miss_classes() -> Non
     assert classes["HOSPITAL/ward"] >= 5 and classes["HOSPITAL/facility"] >= 15 and classes["DATE/year2"] >= 10
 
 
+def test_dev4_reuses_no_number_or_full_name_of_the_heldout_sets() -> None:
+    """The third round's tuning notes were written after heldout4 in its classes: with other people and numbers."""
+    assert not _identifiers("dev4") & set().union(*(_identifiers(o) for o in ("heldout2", "heldout3", "heldout4")))
+    notes = load("dev4")
+    assert len(notes) >= 30
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
+
+
 def test_dev3_is_nursing_notes_in_their_case() -> None:
     """dev3 (issue 32's second round of tuning notes): mostly ICU nursing notes in capitals and lower case."""
     notes = load("dev3")
