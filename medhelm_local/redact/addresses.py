@@ -13,6 +13,8 @@ from medhelm_local.redact.types import PhiType, Span
 
 _TIME = re.compile(r"(?:,?[ T]|[ \t]{1,2}(?:at|@)[ \t]{1,2})\d{1,2}:\d{2}(?::\d{2})?"
                    r"(?:[ \t]{0,2}[ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
+# Street prefixes that ICU shorthand writes too: "C/O PAIN", "VIA PIV", "AV PACED", "PO INTAKE", "PL EFFUSION".
+_SHORTHAND_PREFIXES = frozenset({"c", "via", "av", "po", "pl"})
 _BLOCK_LINE = 48  # an address-block line is short: "Springfield, MA 01103", "Suite 501"
 _POSTCODE = re.compile(r"(?<![\w.,/-])(?:[a-z]{1,2}-)?\d{4,5}(?:-\d{3,4})?(?![\w]|[.,/-]\d)", re.IGNORECASE)
 
@@ -82,9 +84,6 @@ class AddressRules(PlaceRules):
                 k += 1
             if k >= len(tokens) or text.count("\n", tokens[k - 1].end, tokens[k].start) > 1:
                 continue
-            measure = tokens[k].kind == "d" and self._unit_after(tokens, k)
-            if measure or (tokens[k].kind == "w" and not tokens[k].cased):
-                continue  # "TIP LOCATED AT 40 CM", "LOCATED AT APPROXIMATELY 8:20": a measure or a time, no address
             end = self._address_end(text, tokens, k)
             if end > k:
                 spans.append(Span(tokens[k].start, tokens[end - 1].end, PhiType.STREET))
@@ -148,16 +147,15 @@ class AddressRules(PlaceRules):
             j = i + 1
             while j < len(tokens) and tokens[j].text in "./" and j - i < 3:
                 j += 1
-            if len(tok.key) == 1 and (j == i + 1 or (j < len(tokens) and tokens[j].key == "o"
-                                                     and tokens[j].start == tokens[j - 1].end)):
-                continue  # "C/ Mayor 5" has its slash; "pa-c ext 44312" is no street; "C/O PAIN": complains of
+            if len(tok.key) == 1 and j == i + 1:
+                continue  # "C/ Mayor 5" has its slash; "pa-c ext 44312" is no street
             words = 0
             while j < len(tokens) and words < 6 and self._street_word(tokens[j]) \
                     and self._same_line(text, tok, tokens[j]):
                 words, j = words + 1, j + 1
             if not words or not any(t.kind == "w" and t.key not in CONNECTORS for t in tokens[i + 1:j]):
                 continue
-            if not tok.cased and not self._street_name_without_case(tokens[i + 1:j]):
+            if not tok.cased and tok.key in _SHORTHAND_PREFIXES and not self._street_name_without_case(tokens[i + 1:j]):
                 continue  # "AV PACED 80", "VIA PIV 18", "PO INTAKE 200", "PL EFFUSION 2": shorthand, not a street
             end = self._house_number_end(text, tokens, j)
             if end > j:
@@ -165,13 +163,11 @@ class AddressRules(PlaceRules):
         return spans
 
     def _street_name_without_case(self, words: list[Token]) -> bool:
-        """Whether the words after a street prefix on a line without case name a street: none clinical or shorthand,
-        and one a name or a town ("VIA GARIBALDI", not "VIA PIV" or "AV PACED")."""
+        """Whether the words after a street prefix on a line without case may name a street: none is clinical,
+        shorthand or an abbreviation ("VIA GARIBALDI", not "VIA PIV" or "AV PACED")."""
         named = [t for t in words if t.kind == "w" and t.key not in CONNECTORS]
-        if any(self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
-               or t.key in self.words.abbreviations for t in named):
-            return False
-        return any(self.words.is_name(t.key) or t.key in self.words.cities for t in named)
+        return not any(self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
+                       or t.key in self.words.abbreviations or t.key in self.words.clinical_terms for t in named)
 
     def _house_number_end(self, text: str, tokens: list[Token], j: int) -> int:
         """Index past ", 23, 5A", " s/n", " 579 2º Frente" at token j, or j when no house number is there."""
