@@ -65,6 +65,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         instances: str = typer.Option("1000", "--instances", metavar="N|all",
                                       help="HTML: instances of each run in its per-instance browser (and as many "
                                            "with a failure); `all` writes every one."),
+        trend: bool = typer.Option(False, "--trend", help="The suites are one evaluation repeated over time, oldest "
+                                                          "first as given: report the last one, with each model's "
+                                                          "trend per benchmark across all of them (changes larger "
+                                                          "than their interval and model build changes flagged)."),
     ) -> None:
         """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
         opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
@@ -85,7 +89,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
         try:
             with reading(", ".join(str(p) for p in paths)):
-                built = sources.report(baseline)
+                built = sources.report(baseline, trend)
                 if folder is not None:
                     result = write_site(built, sources.by_run(), folder, cap)
                 else:

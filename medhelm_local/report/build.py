@@ -107,6 +107,15 @@ def _cells(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, MetricSum
     return columns, cells
 
 
+def main_cells(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, MetricSummary]]
+               ) -> tuple[list[Column], dict[tuple[str, str], Cell]]:
+    """The main columns of `runs` and their cells, combined as the leaderboard combines them (report.trend)."""
+    columns, cells = _cells(runs, metrics, all_metrics())
+    main = [c for c in columns if c.main]
+    keys = {c.key for c in main}
+    return main, {k: cell for k, cell in cells.items() if k[0] in keys}
+
+
 def _taxonomy_rows(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell],
                    models: Sequence[str]) -> list[TaxonomyRow]:
     """Per category its macro average row, then its MedHELM-style row (mean of benchmarks), then its subcategories."""

@@ -25,6 +25,12 @@ from medhelm_local.report.read_model import (
     Column,
     Report,
 )
+from medhelm_local.report.trend import Trend
+
+# How a trend's changes are tested, as every format states it (report.trend).
+TREND_TEST = ("a change is flagged when the 95 % interval of the difference excludes 0: a paired bootstrap (1,000 "
+              "resamples) on the instances both suites scored, else the two intervals' half-widths added in "
+              "quadrature; one test per step at 5 %, uncorrected")
 
 FORMATS = ("html", "json", "csv", "md", "latex")
 
@@ -66,6 +72,13 @@ def _board(report: Report, board: Board) -> dict[str, Any]:
                                  if (c.key, row.model) in report.cells}} for row in board.rows]}
 
 
+def _trend(trend: Trend) -> dict[str, Any]:
+    return {"suites": list(trend.suites), "change_test": TREND_TEST, "lines": [
+        asdict(line) | {"steps": [asdict(step) | {"flagged": step.flagged, "verdict": line.verdict(step),
+                                                  "build_changed": step.build_changed} for step in line.steps]}
+        for line in trend.lines]}
+
+
 def report_dict(report: Report) -> dict[str, Any]:
     """The whole read model as plain data (what `--format json` prints)."""
     data: dict[str, Any] = _plain({
@@ -85,6 +98,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "tie_groups": {key: {"correction": groups.correction, "ranks": {m: asdict(r) | {"label": r.label}
                                                                         for m, r in groups.ranks.items()},
                              "pairs": [asdict(p) for p in groups.pairs]} for key, groups in report.ties.items()},
+        "trend": _trend(report.trend) if report.trend is not None else None,
         "published": _board(report, report.published) if report.published else None,
         "cost": [asdict(p) for p in report.cost],
         "runs": [asdict(r) | {"metrics": {m: asdict(s) for m, s in report.metrics.get(r.key, {}).items()}}
@@ -211,12 +225,35 @@ def to_markdown(report: Report) -> str:
             title = md_text(column.title if column else c.column)
             lines.append(f"| {title} | {md_text(c.model)} | {number(c.difference)} | "
                          f"{interval(c.ci_low, c.ci_high) or md_text(c.note)} | {c.n_pairs} | {c.n_unpaired} |")
+    if report.trend is not None:
+        lines += _md_trend(report.trend)
     if report.published:
         lines += ["", *_md_board(report, report.published, "Published results side by side (HELM rules)")]
         lines += [f"\n{NOT_COMPARABLE_MARK} {md_text(c.display_name.removesuffix(NOT_COMPARABLE_MARK).strip())}: not "
                   f"comparable with published MedHELM results. {md_text(c.not_comparable)}"
                   for c in report.published.columns if c.not_comparable]
     return "\n".join(lines) + "\n"
+
+
+def _md_trend(trend: Trend) -> list[str]:
+    lines = ["", f"## Trend across suites ({' → '.join(map(md_text, trend.suites))})", "",
+             f"Each model's main metric per suite with its 95% interval; then each change: {TREND_TEST}. "
+             "**Build changed**: the server named another model build in the later suite.", "",
+             "| " + " | ".join(["Benchmark", "Model", *map(md_text, trend.suites), "Changes"]) + " |",
+             "|" + "---|" * (len(trend.suites) + 3)]
+    for line in trend.lines:
+        points = [("–" if p is None else f"{number(p.value)} {interval(p.ci_low, p.ci_high)}".strip())
+                  for p in line.points]
+        changes = []
+        for step in line.steps:
+            mark = f" **{line.verdict(step)}**" if step.flagged else ""
+            build = (f" **build changed** ({md_text(', '.join(step.builds_from))} → "
+                     f"{md_text(', '.join(step.builds_to))})" if step.build_changed else "")
+            changes.append(f"{md_text(step.suite_from)} → {md_text(step.suite_to)}: {number(step.difference)} "
+                           f"{interval(step.ci_low, step.ci_high)} ({step.test or 'no interval'}){mark}{build}")
+        lines.append("| " + " | ".join([md_text(line.display_name), md_text(line.model), *points,
+                                         "; ".join(changes) or "–"]) + " |")
+    return lines
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",

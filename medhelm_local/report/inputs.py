@@ -12,6 +12,7 @@ from medhelm_local.report.build import build_report
 from medhelm_local.report.helm_runs import ExternalRuns, read_external
 from medhelm_local.report.read_model import FailureCount, JudgeSummary, MetricSummary, Report, RunInfo, StoreInfo
 from medhelm_local.report.stores import StoreReader, open_stores
+from medhelm_local.report.trend import SuitePoint, build_trend, suite_labels
 from medhelm_local.store.keys import Kek
 
 
@@ -38,8 +39,11 @@ class Sources:
         self._runs: list[RunInfo] = []
         self._metrics: dict[str, dict[str, MetricSummary]] = {}
         self._holder: dict[str, RunReader] = {}
+        self._of_reader: list[list[RunInfo]] = []
         for reader in self.readers:
-            for run in reader.runs():
+            mine = reader.runs()
+            self._of_reader.append(mine)
+            for run in mine:
                 self._runs.append(run)
                 self._holder.setdefault(run.key, reader)
             self._metrics.update(reader.metrics())
@@ -77,13 +81,28 @@ class Sources:
         """The stores read."""
         return [r.info() for r in self.readers]
 
-    def report(self, baseline: str | None = None) -> Report:
-        """The report over everything read."""
-        built = build_report(self._runs, self._metrics, self.stores(),
+    def report(self, baseline: str | None = None, trend: bool = False) -> Report:
+        """The report over everything read; with `trend`, the stores are successive suites (oldest first): the
+        report is of the last store's runs, with every model's trend per benchmark across all of them."""
+        runs = self._runs
+        if trend:
+            if len(self.readers) < 2:
+                raise ConfigError("a trend needs two suites or more, and one was given", where="option --trend",
+                                  fix="name the suites oldest first (`report --trend SUITE1 SUITE2 ...`), or leave "
+                                      "--trend out")
+            latest = {r.key for r in self._of_reader[-1]}
+            runs = [r for r in self._runs if r.external or r.key in latest]
+        built = build_report(runs, self._metrics, self.stores(),
                              self.external.sources if self.external else (), self.scores, baseline)
         sliced = {run_id: tuple(found) for reader in self.readers for run_id, found in reader.slices().items()}
-        return replace(built, slices={r.key: sliced[r.run_id] for r in self._runs
-                                      if not r.external and r.run_id in sliced and sliced[r.run_id]})
+        built = replace(built, slices={r.key: sliced[r.run_id] for r in runs
+                                       if not r.external and r.run_id in sliced and sliced[r.run_id]})
+        if not trend:
+            return built
+        labels = suite_labels([(mine, reader.label) for reader, mine in zip(self.readers, self._of_reader,
+                                                                             strict=True)])
+        points = [SuitePoint(label, mine, self._metrics) for label, mine in zip(labels, self._of_reader, strict=True)]
+        return replace(built, trend=build_trend(points, self.scores))
 
     def close(self) -> None:
         """Close every store."""

@@ -6,6 +6,7 @@
     taxonomy     heat map of the macro averages by category and subcategory
     compare      paired comparisons against the baseline
     published    local and published (HELM-format) results side by side, when given
+    trend        each model's trend per benchmark across suites (report --trend), changes and build swaps flagged
     methods      how every number is computed, the metrics' declarations, the sources read
     benchmark    one benchmark: every metric of every model, grouped as the registry groups them
     run          one run: its metrics, failures by reason, judges, and the per-instance browser
@@ -116,13 +117,15 @@ def render(template: str, ctx: PageContext, **values: Any) -> str:
 
 def context(report: Report, links: Links) -> PageContext:
     """The context for pages of this report."""
-    return PageContext(report, links, {"heatmap": True, "cost": bool(report.cost)}, dict(report.specs))
+    plots = {"heatmap": True, "cost": bool(report.cost), "trend": report.trend is not None and bool(report.trend.lines)}
+    return PageContext(report, links, plots, dict(report.specs))
 
 
 # Which page of a static report is where: the top-level pages, by name.
 TOP_PAGES: dict[str, Callable[[Report], bool]] = {
     "index": lambda r: True, "taxonomy": lambda r: True, "compare": lambda r: True,
-    "published": lambda r: r.published is not None, "methods": lambda r: True}
+    "published": lambda r: r.published is not None, "trend": lambda r: r.trend is not None,
+    "methods": lambda r: True}
 
 
 def script_data(json_text: str) -> Markup:

@@ -1,4 +1,5 @@
-"""Plots drawn offline by matplotlib to SVG: the taxonomy heat map and cost against score.
+"""Plots drawn offline by matplotlib to SVG: the taxonomy heat map, cost against score, trends across suites and
+slices.
 
 matplotlib is set up before it is imported: no pyplot and no display (a Figure on the SVG canvas),
 only the fonts it ships (`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts,
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from medhelm_local.report.read_model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, CostPoint, TaxonomyRow
+from medhelm_local.report.trend import Trend
 
 
 def _config_dir() -> Path:
@@ -111,4 +113,50 @@ def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
     axes.set_ylim(0, 1.05)
     axes.grid(alpha=0.3)
     axes.set_title("Cost against score")
+    return _svg(figure)
+
+
+def trend_svg(trend: Trend) -> str:
+    """Small multiples, one panel per benchmark: each model's main metric per suite with its 95 % interval; a
+    change larger than its interval ringed in red, a model build change marked with a black diamond."""
+    benchmarks = trend.benchmarks
+    ncols = min(3, len(benchmarks))
+    nrows = (len(benchmarks) + ncols - 1) // ncols
+    width = max(3.2 * ncols, 0.9 * len(trend.suites) * ncols)
+    figure = _figure(width, 2.6 * nrows + 0.8)
+    axes = figure.subplots(nrows, ncols, squeeze=False)
+    x = list(range(len(trend.suites)))
+    models = sorted({line.model for line in trend.lines})
+    colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    for panel, benchmark in zip(axes.flat, benchmarks, strict=False):
+        lines = trend.of(benchmark)
+        for line in lines:
+            shown = [(i, p, p.value) for i, p in enumerate(line.points) if p is not None and p.value is not None]
+            xs, ys = [i for i, _, _ in shown], [v for _, _, v in shown]
+            errors = [[v - p.ci_low if p.ci_low is not None else 0.0 for _, p, v in shown],
+                      [p.ci_high - v if p.ci_high is not None else 0.0 for _, p, v in shown]]
+            errors = [[max(0.0, e) for e in side] for side in errors]
+            panel.errorbar(xs, ys, yerr=errors, color=colours[line.model], marker="o", markersize=4, capsize=3,
+                           linewidth=1.2, label=line.model)
+            at = {p.suite: (i, v) for i, p, v in shown}
+            for step in line.steps:
+                if step.suite_to not in at:
+                    continue
+                if step.flagged:
+                    panel.scatter(*at[step.suite_to], s=140, facecolors="none", edgecolors="#d62728", linewidths=1.6,
+                                  zorder=3)
+                if step.build_changed:
+                    panel.scatter(*at[step.suite_to], s=40, marker="D", facecolors="none", edgecolors="black",
+                                  linewidths=1.2, zorder=4)
+        first = lines[0]
+        panel.set_title(f"{first.display_name} · {first.metric_title}", loc="left", fontsize=9)
+        panel.set_xticks(x, labels=list(trend.suites), rotation=20, ha="right")
+        panel.set_xlim(-0.3, len(x) - 0.7)
+        panel.grid(alpha=0.3)
+    for panel in list(axes.flat)[len(benchmarks):]:
+        panel.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8, frameon=False)
+    figure.suptitle("Each model's main metric per suite (95 % interval); red ring: a change larger than its interval; "
+                    "diamond: another model build", fontsize=9, x=0.01, ha="left")
     return _svg(figure)

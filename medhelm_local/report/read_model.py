@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
     from medhelm_local.metrics.slices import SlicedMetric
     from medhelm_local.metrics.tie_groups import TieGroups
+    from medhelm_local.report.trend import Trend
 
 # Taxonomy rows: a category's two scores, then its subcategories.
 CATEGORY = "category"  # the macro average: the mean of its subcategories (each subcategory weighs the same)
@@ -285,6 +286,7 @@ class Report:
     specs: Mapping[str, Metric] = field(default_factory=dict)  # the registry's declaration of each metric shown
     ties: Mapping[str, TieGroups] = field(default_factory=dict)  # main column key -> its models' rank groups
     slices: Mapping[str, tuple[SlicedMetric, ...]] = field(default_factory=dict)  # run key -> main metric by slice
+    trend: Trend | None = None  # across suites (report --trend): this report is of the last one
 
     def rank_group(self, column: str, model: str) -> str | None:
         """A model's rank group on a main column ('1-3'), None where it was not tested."""

@@ -1,11 +1,11 @@
 """The static HTML report: a folder that opens from file:// with no network.
 
-    index.html taxonomy.html compare.html methods.html [published.html]
+    index.html taxonomy.html compare.html methods.html [published.html] [trend.html]
     benchmarks/<benchmark>.html      runs/<run>.html
     data/<run>/page-00001.js ...     the per-instance browser's pages (JSON inside a function call,
                                      so a page opened from file:// can load them with a script tag)
     data/<run>/failed-00001.js ...   the same for the instances with a failure
-    plots/heatmap.svg [cost.svg]     drawn by matplotlib
+    plots/heatmap.svg [cost.svg] [trend.svg]   drawn by matplotlib
     assets/style.css instances.js    ours; no font, script or image comes from anywhere else
     report.json report.csv           the read model, for scripts
 
@@ -41,7 +41,7 @@ from medhelm_local.report.pages import (
     render,
     script_data,
 )
-from medhelm_local.report.plots import cost_svg, heatmap_svg
+from medhelm_local.report.plots import cost_svg, heatmap_svg, trend_svg
 from medhelm_local.report.read_model import Report, RunInfo, slug
 
 MARKER = ".medhelm-local-report"
@@ -147,6 +147,8 @@ def plot_svg(report: Report, name: str) -> str | None:
     """A plot of the report by name (None when this report has no such plot)."""
     if name == "heatmap":
         return heatmap_svg(report.taxonomy, report.models)
+    if name == "trend" and report.trend is not None and report.trend.lines:
+        return trend_svg(report.trend)
     if name == "cost" and report.cost:
         spec = report.specs.get(report.cost[0].metric)
         return cost_svg(report.cost, spec.title if spec else report.cost[0].metric, spec.unit if spec else "")
@@ -154,7 +156,7 @@ def plot_svg(report: Report, name: str) -> str | None:
 
 
 def _plots(report: Report) -> dict[str, str]:
-    drawn = {name: plot_svg(report, name) for name in ("heatmap", "cost")}
+    drawn = {name: plot_svg(report, name) for name in ("heatmap", "cost", "trend")}
     return {f"plots/{name}.svg": svg for name, svg in drawn.items() if svg is not None}
 
 

@@ -79,6 +79,7 @@ class FakeRun:
     extra_metrics: dict[str, Callable[[int], float]] = field(default_factory=dict)
     main_metric: str | None = None
     only_main: bool = False  # one score row per instance (bench/report.py counts score rows)
+    served: str | None = None  # the model build the server named in each answer (completions.served_model)
 
     @property
     def metrics(self) -> list[str]:
@@ -137,7 +138,8 @@ def _write_run(con: Any, suite: str, run: FakeRun, aggregate: bool) -> str:
             continue
         tables["completions"].append(row_of("completions", run_id=run_id, instance_id=iid, ok=True,
                                             text=f"model answer {i}", finish_reason="stop", prompt_tokens=20,
-                                            completion_tokens=3, latency_s=0.2, attempts=1))
+                                            completion_tokens=3, latency_s=0.2, attempts=1,
+                                            served_model=run.served))
         unscored = i >= run.n - run.failed - run.unscored
         value = run.values[i] if run.values is not None else float(rng.random() < run.accuracy)
         tables["scores"].append(row_of("scores", run_id=run_id, instance_id=iid, metric=metrics[0],
