@@ -76,7 +76,7 @@ def _trend(trend: Trend) -> dict[str, Any]:
     return {"suites": list(trend.suites), "change_test": TREND_TEST, "lines": [
         asdict(line) | {"steps": [asdict(step) | {"flagged": step.flagged, "verdict": line.verdict(step),
                                                   "build_changed": step.build_changed} for step in line.steps]}
-        for line in trend.lines]}
+        for line in trend.lines], "build_changes": [asdict(change) for change in trend.model_build_changes]}
 
 
 def report_dict(report: Report) -> dict[str, Any]:

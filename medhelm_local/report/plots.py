@@ -157,6 +157,4 @@ def trend_svg(trend: Trend) -> str:
         panel.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8, frameon=False)
-    figure.suptitle("Each model's main metric per suite (95 % interval); red ring: a change larger than its interval; "
-                    "diamond: another model build", fontsize=9, x=0.01, ha="left")
     return _svg(figure)

@@ -132,6 +132,27 @@ class Trend:
         """Every step where the model build changed."""
         return [(line, step) for line in self.lines for step in line.steps if step.build_changed]
 
+    @property
+    def model_build_changes(self) -> list[BuildChange]:
+        """Each model's build changes between suites, once with the benchmarks where they show."""
+        found: dict[tuple[str, str, str, tuple[str, ...], tuple[str, ...]], list[str]] = {}
+        for line, step in self.build_changes:
+            key = (line.model, step.suite_from, step.suite_to, step.builds_from, step.builds_to)
+            found.setdefault(key, []).append(line.display_name)
+        return [BuildChange(*key, tuple(benchmarks)) for key, benchmarks in found.items()]
+
+
+@dataclass(frozen=True)
+class BuildChange:
+    """A model whose server named another build from one suite to the next."""
+
+    model: str
+    suite_from: str
+    suite_to: str
+    builds_from: tuple[str, ...]
+    builds_to: tuple[str, ...]
+    benchmarks: tuple[str, ...]  # where its answers show it
+
 
 def suite_labels(points: Sequence[tuple[Sequence[RunInfo], str]]) -> list[str]:
     """Each suite's label: its runs' suite name(s), or the store's name where that is taken or there is none."""

@@ -11,37 +11,11 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-from support.report_store import FakeRun, write_store
+from support.trend_stores import SUITES, N, write_suites
 
 from medhelm_local.report.read_model import MetricSummary, RunInfo
 from medhelm_local.report.trend import PAIRED, TWO_SAMPLE, SuitePoint, build_trend
 from medhelm_local.store.keys import Kek
-
-N = 40
-SUITES = ("jan", "feb", "mar")
-
-
-def _values(ones: set[int]) -> list[float]:
-    return [1.0 if i in ones else 0.0 for i in range(N)]
-
-
-# steady: 20 of 40 right in jan and feb (the same instances), then 36 in mar (the same 20 and 16 more): +0.4.
-STEADY = {"jan": set(range(20)), "feb": set(range(20)), "mar": set(range(36))}
-# swapped: 20 of 40 every month, but the server's build changed in feb; in mar 2 instances turn right, 2 wrong.
-SWAPPED = {"jan": set(range(20)), "feb": set(range(20)), "mar": set(range(2, 22))}
-BUILDS = {"jan": "swap-v1", "feb": "swap-v2", "mar": "swap-v2"}
-
-
-def write_suites(folder: Path, kek: Kek) -> list[Path]:
-    """Three monthly suite stores (jan, feb, mar) of two models on PubMedQA."""
-    paths = []
-    for suite in SUITES:
-        path = folder / f"{suite}.duckdb"
-        write_store(path, kek, suite, [
-            FakeRun("local/steady", "pubmed_qa", N, values=_values(STEADY[suite]), seed=1, served="steady-v1"),
-            FakeRun("local/swapped", "pubmed_qa", N, values=_values(SWAPPED[suite]), seed=2, served=BUILDS[suite])])
-        paths.append(path)
-    return paths
 
 
 @pytest.fixture
@@ -86,6 +60,9 @@ def test_trend_json_flags_a_real_change_and_a_build_swap_but_not_noise(results: 
     # feb -> mar: 2 up, 2 down: a paired mean of 0 whose interval holds 0 on both sides.
     assert noise["difference"] == 0.0 and noise["ci_low"] < 0 < noise["ci_high"] and not noise["flagged"]
     assert not noise["build_changed"]
+    assert trend["build_changes"] == [{"model": "local/swapped", "suite_from": "jan", "suite_to": "feb",
+                                       "builds_from": ["swap-v1"], "builds_to": ["swap-v2"],
+                                       "benchmarks": ["PubMedQA"]}]
 
 
 def test_trend_markdown_names_each_change_and_the_swap(results: Path, kek_file: Path) -> None:
@@ -106,7 +83,7 @@ def test_trend_html_page_with_its_plot(results: Path, kek_file: Path, tmp_path: 
     assert 'href="trend.html">Trend</a>' in (folder / "index.html").read_text()
     assert "jan</strong> → <strong>feb</strong> → <strong>mar" in page
     assert "1 change(s) larger than their interval; 1 model build change(s)" in page
-    assert "build changed: swap-v1 → swap-v2" in page and '<span class="flag">better</span>' in page
+    assert "build changed: swap-v1 → swap-v2" in page and '<span class="flag better">better</span>' in page
     svg = (folder / "plots" / "trend.svg").read_text()
     assert svg.startswith("<svg") and "http" not in svg.replace("http://www.w3.org", "")
     assert "PubMedQA" in svg and "local/swapped" in svg

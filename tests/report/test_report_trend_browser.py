@@ -1,0 +1,63 @@
+"""A three-suite trend report in headless Chromium, opened from file://: the trend page, its plot, and the flags a
+person should see. The screenshot goes to .cache/test-screenshots/ (and docs/screenshots/trend-report.png when
+SAVE_DOC_SCREENSHOTS=1)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, run_cli
+from support.report_viewer import chromium, requested_urls
+from support.trend_stores import SUITES, write_suites
+
+from medhelm_local.store.keys import Kek
+
+SHOTS = REPO / ".cache" / "test-screenshots"
+DOCS = REPO / "docs" / "screenshots"
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    driver = chromium(tmp_path / "profile")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_a_three_suite_trend_opens_in_the_browser_with_its_flags(browser: Any, tmp_path: Path, kek: Kek,
+                                                                 kek_file: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    results = tmp_path / "results"
+    write_suites(results, kek, second_benchmark=True)
+    out = tmp_path / "report"
+    done = run_cli("report", "--output", str(results), "--trend", *SUITES, "--out", str(out),
+                   env={"MEDHELM_KEK_FILE": str(kek_file)})
+    assert done.returncode == 0, done.stderr
+    requested_urls(browser)  # the browser's own start page
+    browser.get((out / "index.html").as_uri())
+    browser.find_element(By.LINK_TEXT, "Trend").click()
+    assert browser.current_url.endswith("/trend.html")
+    text = str(browser.find_element(By.TAG_NAME, "body").text)
+    assert "Trend across suites" in text and "jan → feb → mar" in text
+    assert "PubMedQA" in text and "MedicationQA" in text
+    assert "better" in text and "build changed: swap-v1 → swap-v2" in text
+    image = browser.find_element(By.CSS_SELECTOR, "img[src$='plots/trend.svg']")
+    assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+    browser.set_window_size(1280, 1400)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target = SHOTS / "trend-report.png"
+    browser.save_screenshot(str(target))
+    assert target.stat().st_size > 10_000
+    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target, DOCS / "trend-report.png")
+    requested = requested_urls(browser)
+    assert requested and all(url.startswith("file://") for url in requested), requested
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
