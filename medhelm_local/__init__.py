@@ -15,6 +15,7 @@ The library the `medhelm-local` command is built on; from a notebook or a script
         suite.scores(metric="exact_match")             # per-instance scores: pair models on instances
         suite.instances(run_id)                        # answers, scores and failures of one run
         suite.ratings()                                # judge ratings, failed judges included
+        suite.slices(), suite.slice_gaps()             # metrics per slice value (age band, sex, ...), largest gaps
 
 Every error is a `MedhelmError` (medhelm_local.errors) saying what is wrong, where, and what to do.
 Names load on first use, so `import medhelm_local` stays cheap. See docs/python-api.md.

@@ -98,7 +98,7 @@ def largest_gap(key: str, scored: Mapping[str, Sequence[float]], samples: int = 
 
     means = {v: float(np.mean(s)) for v, s in present.items()}
     high = max(sorted(means), key=lambda v: means[v])
-    low = min(sorted(means), key=lambda v: means[v])
+    low = min((v for v in sorted(means) if v != high), key=lambda v: means[v])  # two values even when all tie
     differences = _draws(present[high], samples, seed) - _draws(present[low], samples, seed + 1)
     ci_low, ci_high = np.percentile(differences, [2.5, 97.5])
     return SliceGap(key, high, low, means[high] - means[low], float(ci_low), float(ci_high))

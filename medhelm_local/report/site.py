@@ -5,7 +5,7 @@
     data/<run>/page-00001.js ...     the per-instance browser's pages (JSON inside a function call,
                                      so a page opened from file:// can load them with a script tag)
     data/<run>/failed-00001.js ...   the same for the instances with a failure
-    plots/heatmap.svg [cost.svg] [trend.svg]   drawn by matplotlib
+    plots/heatmap.svg [cost.svg] [trend.svg] [slices-<benchmark>.svg]   drawn by matplotlib
     assets/style.css instances.js    ours; no font, script or image comes from anywhere else
     report.json report.csv           the read model, for scripts
 
@@ -41,7 +41,7 @@ from medhelm_local.report.pages import (
     render,
     script_data,
 )
-from medhelm_local.report.plots import cost_svg, heatmap_svg, trend_svg
+from medhelm_local.report.plots import cost_svg, heatmap_svg, slices_svg, trend_svg
 from medhelm_local.report.read_model import Report, RunInfo, slug
 
 MARKER = ".medhelm-local-report"
@@ -51,6 +51,7 @@ Sink = Callable[[str, str], None]  # (path relative to the report's folder, text
 # written out in cli/report_cmd.py, which must not import this module when the program starts.
 DEFAULT_INSTANCES = 1000
 _BATCH_ROWS = 50_000
+SLICES_PLOT = "slices-"  # a benchmark's slice plot: plots/slices-<benchmark>.svg
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,8 @@ def benchmark_page(report: Report, benchmark: str, links: Links) -> str:
     models = list(dict.fromkeys([*(m for m in report.models if any(r.model == m for r in runs)),
                                  *(r.model for r in runs if r.external)]))
     return render("benchmark.html", context(report, links), benchmark=benchmark, columns=columns, grouped=grouped,
-                  runs=runs, models=models, external={r.model for r in runs if r.external})
+                  runs=runs, models=models, external={r.model for r in runs if r.external},
+                  slices_plot=slices_plot_name(report, benchmark))
 
 
 def top_page(report: Report, name: str, links: Links, choices: list[str] | None = None) -> str:
@@ -147,6 +149,8 @@ def plot_svg(report: Report, name: str) -> str | None:
     """A plot of the report by name (None when this report has no such plot)."""
     if name == "heatmap":
         return heatmap_svg(report.taxonomy, report.models)
+    if name.startswith(SLICES_PLOT):
+        return _slices_plot(report, name.removeprefix(SLICES_PLOT))
     if name == "trend" and report.trend is not None and report.trend.lines:
         return trend_svg(report.trend)
     if name == "cost" and report.cost:
@@ -155,8 +159,31 @@ def plot_svg(report: Report, name: str) -> str | None:
     return None
 
 
+def slices_plot_name(report: Report, benchmark: str) -> str | None:
+    """The name of a benchmark's slice plot (None when none of its runs is sliced)."""
+    sliced = any(r.key in report.slices for r in report.runs if r.benchmark == benchmark)
+    return f"{SLICES_PLOT}{slug(benchmark)}" if sliced else None
+
+
+def _slices_plot(report: Report, benchmark_slug: str) -> str | None:
+    """The slice plot of the benchmark whose slug this is: its local models' main metric per slice value."""
+    runs = [r for r in report.runs if slug(r.benchmark) == benchmark_slug and r.key in report.slices]
+    if not runs:
+        return None
+    order = {m: i for i, m in enumerate(report.models)}
+    runs.sort(key=lambda r: (order.get(r.model, len(order)), r.key))
+    several = len({r.model for r in runs}) < len(runs)  # a model with several subsets: each run named
+    sliced = [(f"{r.model} ({r.run_id})" if several else r.model, s) for r in runs for s in report.slices[r.key]]
+    column = next((c for c in report.benchmark_columns(runs[0].benchmark) if c.main), None)
+    metric = column.metric_title if column else runs[0].main_metric
+    title = f"{runs[0].display_name}: {metric} per slice value (95 % interval)"
+    return slices_svg(title, sliced)
+
+
 def _plots(report: Report) -> dict[str, str]:
-    drawn = {name: plot_svg(report, name) for name in ("heatmap", "cost", "trend")}
+    names = ["heatmap", "cost", "trend", *filter(None, (slices_plot_name(report, b)
+                                                       for b in dict.fromkeys(r.benchmark for r in report.runs)))]
+    drawn = {name: plot_svg(report, name) for name in names}
     return {f"plots/{name}.svg": svg for name, svg in drawn.items() if svg is not None}
 
 

@@ -14,11 +14,13 @@ from medhelm_local.settings import settings_for
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import load_kek
 from medhelm_local.store.queries import get_run, instance_rows, list_runs
+from medhelm_local.store.slices import run_slices
 from medhelm_local.store.suites import is_suite_name, suite_store_path
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from medhelm_local.metrics.slices import SlicedMetric
     from medhelm_local.settings import Settings
 
 
@@ -26,6 +28,20 @@ def _table(rows: list[dict[str, Any]]) -> pa.Table:
     import pyarrow as pa
 
     return pa.Table.from_pylist(rows)
+
+
+_SLICE_COLUMNS = {"run_id": "string", "metric": "string", "key": "string", "value": "string", "mean": "float64",
+                  "ci_low": "float64", "ci_high": "float64", "n": "int64", "n_scored": "int64", "n_failed": "int64",
+                  "n_pending": "int64"}
+_GAP_COLUMNS = {"run_id": "string", "metric": "string", "key": "string", "high": "string", "low": "string",
+                "gap": "float64", "ci_low": "float64", "ci_high": "float64"}
+
+
+def _empty(columns: dict[str, str]) -> pa.Table:
+    """A table with these columns and no rows (a suite without slices still has the columns to select)."""
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.type_for_alias(kind)) for name, kind in columns.items()]).empty_table()
 
 
 class SuiteResults:
@@ -70,6 +86,31 @@ class SuiteResults:
             FROM scores s JOIN runs r USING (run_id)
             WHERE ($run IS NULL OR s.run_id = $run) AND ($metric IS NULL OR s.metric = $metric)
             ORDER BY s.run_id, s.instance_id, s.metric""", {"run": run_id, "metric": metric}).fetch_arrow_table()
+
+    def slices(self, run_id: str | None = None, metric: str | None = None) -> pa.Table:
+        """Each metric per slice value of the card's slice keys, one row per (run, metric, key, value): the mean
+        over the instances with that value that were scored, its 95 % bootstrap interval and the counts beside
+        it (`show`'s slices); runs whose card names no slice keys have no rows."""
+        rows = [{"run_id": run, "metric": s.metric, "key": v.key, "value": v.value, "mean": v.mean,
+                 "ci_low": v.ci_low, "ci_high": v.ci_high, "n": v.n, "n_scored": v.n_scored,
+                 "n_failed": v.n_failed, "n_pending": v.n_pending}
+                for run, s in self._sliced(run_id, metric) for v in s.values]
+        return _table(rows) if rows else _empty(_SLICE_COLUMNS)
+
+    def slice_gaps(self, run_id: str | None = None, metric: str | None = None) -> pa.Table:
+        """The largest gap between two values of each slice key, one row per (run, metric, key): the highest
+        value's mean minus the lowest's, with its two-sample bootstrap 95 % interval."""
+        rows = [{"run_id": run, "metric": s.metric, "key": s.key, "high": s.gap.high, "low": s.gap.low,
+                 "gap": s.gap.gap, "ci_low": s.gap.ci_low, "ci_high": s.gap.ci_high}
+                for run, s in self._sliced(run_id, metric) if s.gap is not None]
+        return _table(rows) if rows else _empty(_GAP_COLUMNS)
+
+    def _sliced(self, run_id: str | None, metric: str | None) -> list[tuple[str, SlicedMetric]]:
+        con = self._handle.con
+        if run_id is not None:
+            get_run(con, run_id)
+        ids = [run_id] if run_id is not None else [r.run_id for r in list_runs(con)]
+        return [(run, s) for run in ids for s in run_slices(con, run) if metric is None or s.metric == metric]
 
     def ratings(self, run_id: str | None = None) -> pa.Table:
         """Judge ratings, one row per (run, instance, jury, judge); a failed judge is a row with `ok` false and

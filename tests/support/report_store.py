@@ -80,6 +80,7 @@ class FakeRun:
     main_metric: str | None = None
     only_main: bool = False  # one score row per instance (bench/report.py counts score rows)
     served: str | None = None  # the model build the server named in each answer (completions.served_model)
+    slices: Callable[[int], dict[str, str]] | None = None  # each instance's slice values (instances.slices_json)
 
     @property
     def metrics(self) -> list[str]:
@@ -128,7 +129,8 @@ def _write_run(con: Any, suite: str, run: FakeRun, aggregate: bool) -> str:
         tables["instances"].append(row_of("instances", run_id=run_id, instance_id=iid, ordinal=i, split="test",
                                           input=prompt, references_json=json.dumps([{"text": f"answer {i}",
                                                                                      "correct": True}]),
-                                          extra_json="{}"))
+                                          extra_json="{}",
+                                          slices_json=json.dumps(run.slices(i)) if run.slices else None))
         tables["requests"].append(row_of("requests", run_id=run_id, instance_id=iid, prompt=prompt,
                                          params_json="{}"))
         if i >= run.n - run.failed:
