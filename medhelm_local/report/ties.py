@@ -20,7 +20,6 @@ import numpy as np
 from medhelm_local.metrics.registry import Metric
 from medhelm_local.metrics.tie_groups import TieGroups, tie_groups
 from medhelm_local.report.read_model import Board, Cell, Column, RunInfo
-from medhelm_local.report.winrate import mean_win_rates
 
 if TYPE_CHECKING:
     from medhelm_local.report.build import ScoreValues
@@ -95,23 +94,64 @@ def column_ties(columns: Sequence[Column], grids: Mapping[str, list[Grid]]) -> d
     return found
 
 
+def _patterns(scores: Any) -> tuple[Any, Any] | None:
+    """The distinct columns of a models x instances grid (NaN a value of its own) and how many instances have
+    each; None when there are too many kinds of value to number them (continuous scores)."""
+    code = np.zeros(scores.shape[1], dtype=np.int64)
+    radix = 1
+    for row in scores:
+        _, inverse = np.unique(row, return_inverse=True)  # NaNs are one value (numpy's equal_nan)
+        kinds = int(inverse.max()) + 1 if inverse.size else 1
+        if radix * kinds >= 2 ** 62:
+            return None
+        code += inverse.reshape(-1) * radix
+        radix *= kinds
+    _, first, counts = np.unique(code, return_index=True, return_counts=True)
+    return scores[:, first], counts
+
+
+def _resample_counts(scores: Any, samples: int, rng: Any) -> tuple[Any, Any]:
+    """(counts, columns): how often each column of `scores` (models x columns) is drawn in each resample of the
+    instances (samples x columns), and the columns."""
+    n = scores.shape[1]
+    found = _patterns(scores)
+    if found is not None and found[1].size * 4 <= n:
+        # Instances with the same scores for every model are interchangeable: a resample's counts over the distinct
+        # columns are a multinomial draw, the same distribution as drawing instances, over far fewer columns.
+        columns, counts = found
+        return rng.multinomial(n, counts / n, size=samples).astype(np.float64), columns
+    # How often each instance is drawn in each resample (samples x instances), counted in one bincount.
+    index = np.int32 if samples * n < 2 ** 31 else np.int64  # half the memory and time of int64 where it fits
+    drawn = rng.integers(0, n, size=(samples, n), dtype=index) + (np.arange(samples, dtype=index) * n)[:, None]
+    return np.bincount(drawn.ravel(), minlength=samples * n).reshape(samples, n).astype(np.float64), scores
+
+
 def _resampled(subsets: Sequence[Grid], models: Sequence[str], samples: int, rng: Any) -> dict[str, Any]:
     """Per model, `samples` bootstrap values of its cell (NaN where a resample drew none of its instances)."""
     per_model: dict[str, list[Any]] = {}
     for subset in subsets:
-        present = ~np.isnan(subset.scores)
-        filled = np.where(present, subset.scores, 0.0)
-        n = subset.scores.shape[1]
-        # How often each instance is drawn in each resample (samples x instances), counted in one bincount.
-        index = np.int32 if samples * n < 2 ** 31 else np.int64  # half the memory and time of int64 where it fits
-        drawn = rng.integers(0, n, size=(samples, n), dtype=index) + (np.arange(samples, dtype=index) * n)[:, None]
-        counts = np.bincount(drawn.ravel(), minlength=samples * n).reshape(samples, n).astype(np.float64)
+        counts, columns = _resample_counts(subset.scores, samples, rng)
+        present = ~np.isnan(columns)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = (counts @ filled.T) / (counts @ present.T)  # samples x models
+            means = (counts @ np.where(present, columns, 0.0).T) / (counts @ present.T)  # samples x models
         for i, m in enumerate(subset.models):
             per_model.setdefault(m, []).append(means[:, i])
     return {m: np.nanmean(np.vstack(v), axis=0) if len(v) > 1 else v[0] for m, v in per_model.items()
             if m in models}
+
+
+def _column_rates(values: Any, higher: bool) -> tuple[Any, Any]:
+    """Each resample's win rates in one column (samples x models), as winrate.column_win_rates gives them, and
+    where a model has one (it has a value and at least one other model does)."""
+    present = ~np.isnan(values)
+    others = present.sum(axis=1, keepdims=True) - 1
+    mine, theirs = values[:, :, None], values[:, None, :]
+    with np.errstate(invalid="ignore"):
+        beaten = ((theirs < mine) if higher else (theirs > mine)).sum(axis=2)  # NaN compares false
+        tied = (theirs == mine).sum(axis=2) - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = (beaten + 0.5 * tied) / others
+    return rates, present & (others >= 1)
 
 
 def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell], grids: Mapping[str, list[Grid]],
@@ -122,16 +162,20 @@ def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell],
     keys = [(column.key, column.direction) for column in board.columns]
     kept = [{m: cells[(key, m)].value if (key, m) in cells else None for m in models} for key, _ in keys]
     drawn = {key: _resampled(grids[key], models, samples, rng) for key, _ in keys if grids.get(key)}
-    # Per column and model, its values over the resamples (its cell's value throughout where not redrawn).
-    series = [{m: (drawn[key][m].tolist() if key in drawn and m in drawn[key] and fixed[m] is not None
-                   else [fixed[m]] * samples) for m in models} for (key, _), fixed in zip(keys, kept, strict=True)]
-    rates: dict[str, list[float]] = {m: [] for m in models}
-    for b in range(samples):
-        columns = [({m: (None if v[m][b] is None or v[m][b] != v[m][b] else v[m][b]) for m in models}, direction)
-                   for v, (_, direction) in zip(series, keys, strict=True)]
-        for m, rate in mean_win_rates(models, columns).items():
-            if rate.value is not None:
-                rates[m].append(rate.value)
+    # Per column, its models' values over the resamples (samples x models; its cell's value throughout where not
+    # redrawn; NaN where a model has none).
+    series = [np.column_stack([drawn[key][m] if key in drawn and m in drawn[key] and fixed[m] is not None
+                               else np.full(samples, np.nan if fixed[m] is None else fixed[m]) for m in models])
+              for (key, _), fixed in zip(keys, kept, strict=True)]
+    total, columns = np.zeros((samples, len(models))), np.zeros((samples, len(models)), dtype=np.int64)
+    for values, (_, direction) in zip(series, keys, strict=True):
+        if direction in ("higher", "lower"):
+            rates_c, ranked = _column_rates(values, direction == "higher")
+            total += np.where(ranked, rates_c, 0.0)  # columns added in order, as mean_win_rates adds them
+            columns += ranked
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total / columns
+    rates = {m: means[:, i][columns[:, i] > 0].tolist() for i, m in enumerate(models)}
     rows = []
     for row in board.rows:
         found = rates[row.model]
