@@ -12,6 +12,7 @@ column whose metric is not a mean of per-instance scores (macro-F1) keeps its va
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -161,7 +162,12 @@ def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell],
     rng = np.random.default_rng(seed)
     keys = [(column.key, column.direction) for column in board.columns]
     kept = [{m: cells[(key, m)].value if (key, m) in cells else None for m in models} for key, _ in keys]
-    drawn = {key: _resampled(grids[key], models, samples, rng) for key, _ in keys if grids.get(key)}
+    redrawn = [key for key, _ in keys if grids.get(key)]
+    # A generator per column, so that columns resample on two threads (numpy's draws, sorts and products let go of
+    # the interpreter) and the result is the same whichever finishes first.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="medhelm-win-rate") as pool:
+        drawn = dict(zip(redrawn, pool.map(lambda key, generator: _resampled(grids[key], models, samples, generator),
+                                           redrawn, rng.spawn(len(redrawn))), strict=True))
     # Per column, its models' values over the resamples (samples x models; its cell's value throughout where not
     # redrawn; NaN where a model has none).
     series = [np.column_stack([drawn[key][m] if key in drawn and m in drawn[key] and fixed[m] is not None
