@@ -36,7 +36,7 @@ def best_ms(work: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    files = sorted((REPO / "medhelm_local" / "scenarios" / "cards").glob("*.yaml"))
+    files = sorted((REPO / "medhelm_local" / "scenarios" / "benchmarks").glob("*/card.yaml"))
     files += [*sorted((REPO / "policies").glob("*.yaml")), REPO / "redaction" / "rules.yaml"]
     checked = best_ms(lambda: [load_located(f, "file") for f in files])
     bare = best_ms(lambda: [yaml.load(f.read_text("utf-8"), Loader=YAML_LOADER) for f in files])

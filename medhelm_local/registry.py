@@ -6,10 +6,15 @@ module's own, and every module of the package only when it must list them all, s
 uses and no more. Registering a name twice with a different entry is an error: two hooks would otherwise
 fight over one card.
 
-    registry = Registry[Reader]("data reader", "medhelm_local.scenarios.readers")
-    registry.add("pubmed_qa", Reader(...))     # from the module's decorator
-    registry.find("pubmed_qa")                 # registered, or its own module imported, or None
+    registry = Registry[Format]("format", "medhelm_local.scenarios.formats")
+    registry.add("shc_med", Format(...))       # from the module's decorator
+    registry.find("shc_med")                   # registered, or its own module (formats/shc_med.py) imported
     registry.all()                             # every built-in module imported: the whole list
+
+Where each entry has a folder of its own (one per benchmark: card, reader hook, manifest), `hook` names
+the module inside the folder that declares it: `Registry[Reader]("reader", "...scenarios.benchmarks",
+hook="reader")` finds `pubmed_qa` in `benchmarks/pubmed_qa/reader.py`, and a folder without that module
+(a benchmark whose card needs no Python) declares nothing.
 
 A registry without a package (aggregation kinds, declared in two stages) imports nothing: its entries are
 those their modules registered.
@@ -28,10 +33,11 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """Entries by name, and the package whose modules declare the built-in ones."""
 
-    def __init__(self, kind: str, package: str | None, *, not_entries: frozenset[str] = frozenset(),
-                 same: Callable[[T, T], bool] | None = None) -> None:
+    def __init__(self, kind: str, package: str | None, *, hook: str | None = None,
+                 not_entries: frozenset[str] = frozenset(), same: Callable[[T, T], bool] | None = None) -> None:
         self.kind = kind
         self.package = package
+        self.hook = hook  # entries live in PACKAGE.NAME.HOOK (a folder per entry), not PACKAGE.NAME
         self._not_entries = not_entries  # modules of the package that declare nothing (helpers)
         self._same = same or (lambda a, b: a is b)  # what counts as registering the same entry again
         self._entries: dict[str, T] = {}
@@ -53,14 +59,19 @@ class Registry(Generic[T]):
         """The entry `name`: registered already, or declared by the package's module of that name."""
         found = self._entries.get(name)
         if found is None and self.package and name.isidentifier() and name not in self._not_entries:
-            module = f"{self.package}.{name}"
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name != module:  # the module exists and lacks something it imports: a real error
-                    raise
+            self._import(name)
             found = self._entries.get(name)
         return found
+
+    def _import(self, name: str) -> None:
+        """Import the module that declares `name`, if there is one."""
+        module = f"{self.package}.{name}"
+        hook = f"{module}.{self.hook}" if self.hook else module
+        try:
+            importlib.import_module(hook)
+        except ModuleNotFoundError as exc:
+            if exc.name not in (module, hook):  # the module exists and lacks something it imports: a real error
+                raise
 
     def load_all(self) -> None:
         """Import every module of the package (once), so every built-in entry is registered."""
@@ -68,8 +79,8 @@ class Registry(Generic[T]):
             return
         package = importlib.import_module(self.package)
         for module in pkgutil.iter_modules(package.__path__):
-            if module.name not in self._not_entries:
-                importlib.import_module(f"{self.package}.{module.name}")
+            if module.name not in self._not_entries and (module.ispkg or not self.hook):
+                self._import(module.name)
         self._loaded = True
 
     def all(self) -> dict[str, T]:

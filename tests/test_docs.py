@@ -10,7 +10,7 @@ from conftest import REPO
 from medhelm_local.metrics.registry import all_metrics
 from medhelm_local.settings import Deployment, Settings
 
-CARDS = REPO / "medhelm_local" / "scenarios" / "cards"
+BENCHMARKS = REPO / "medhelm_local" / "scenarios" / "benchmarks"
 
 
 def test_every_setting_and_deployment_field_is_documented() -> None:
@@ -44,7 +44,7 @@ def test_every_metric_the_readme_lists_is_registered() -> None:
 def test_every_metric_a_built_in_card_names_is_in_the_readme() -> None:
     listed = set(_readme_metric_table())
     named = set()
-    for path in CARDS.glob("*.yaml"):
+    for path in BENCHMARKS.glob("*/card.yaml"):
         metrics = yaml.safe_load(path.read_text())["metrics"]
         main = metrics["main"]
         named |= {*([main] if isinstance(main, str) else main), *metrics.get("also", [])}

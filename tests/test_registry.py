@@ -25,8 +25,8 @@ from medhelm_local.scenarios.readers import get_reader
 from medhelm_local.scenarios.formats import all_formats
 from medhelm_local.metrics.registry import all_metrics
 get_reader("pubmed_qa", "test")
-readers = sorted(m for m in sys.modules if m.startswith("medhelm_local.scenarios.readers."))
-print(readers == ["medhelm_local.scenarios.readers.pubmed_qa"], "shc_med" in all_formats(),
+readers = sorted(m for m in sys.modules if m.startswith("medhelm_local.") and m.endswith(".reader"))
+print(readers == ["medhelm_local.scenarios.benchmarks.pubmed_qa.reader"], "shc_med" in all_formats(),
       "exact_match" in all_metrics() and "rouge_l" in all_metrics())
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

@@ -1,10 +1,10 @@
 """What a run read: the sha256 of each data file as it was loaded, and whether that is a published release.
 
 A run's data is public only when every file it read is a file this package pins by checksum: the
-publisher's file (`manifests/<folder>.json`, files) or a cut of it that medhelm-local itself ships
+publisher's file (`benchmarks/<benchmark>/manifest.json`, files) or a cut of it that medhelm-local itself ships
 (`subsets`: the 50-item demo and test sets, the publisher's items unchanged). Anything else is not
 shown to be public, whatever the benchmark is called: a folder laid out as PubMedQA but holding other
-text, a dataset whose checksums are not pinned (`manifests/unpinned`), a card's own file. The
+text, a dataset whose checksums are not pinned (`unpinned.json`), a card's own file. The
 export gate reads the verdict again from the digests (`release_verdict`), never from a stored flag.
 """
 
@@ -54,7 +54,7 @@ def release_verdict(folder: str, files: Mapping[str, str]) -> tuple[bool, str]:
     if source is None:
         if folder in {u.folder for u in unpinned_datasets()}:
             return False, (f"{folder} has no published checksums shipped with medhelm-local "
-                           "(manifests/unpinned), so no copy of it can be shown to be the published one")
+                           "(its benchmark's unpinned.json), so no copy of it can be shown to be the published one")
         return False, "its data is not a dataset whose published files medhelm-local pins by checksum"
     if not files:
         return False, "it read no data file"

@@ -1,6 +1,7 @@
 """Where each public dataset is published, its licence, and the checksum of every file: one place.
 
-Read from the per-folder manifests shipped in `medhelm_local/scenarios/manifests/<folder>.json`:
+Read from the manifests shipped in the benchmarks' folders, `scenarios/benchmarks/<benchmark>/manifest.json`
+(one per public dataset folder; `folder` names it, e.g. pubmed_qa's is `pubmedqa`):
 
     folder, access         the dataset folder in the data root; "public"
     repository, commit     the publisher's repository and the commit the files are taken from
@@ -15,11 +16,11 @@ Read from the per-folder manifests shipped in `medhelm_local/scenarios/manifests
                            Items are the publisher's, unchanged, only fewer; a file with one of these checksums
                            is as public as the published file (scenarios/data_read.py)
 
-Gated datasets (an account or a licence click-through) are in `manifests/gated/<name>.json`: where
+Gated datasets (an account or a licence click-through) are in `benchmarks/<benchmark>/gated.json`: where
 to obtain them and what that needs. They are listed, never fetched.
 
 Public datasets whose files no checksum shipped here pins yet (the publisher's copy could not be
-fetched and hashed when the benchmark was added) are in `manifests/unpinned/<folder>.json`: folder,
+fetched and hashed when the benchmark was added) are in `benchmarks/<benchmark>/unpinned.json`: folder,
 benchmark, title, licence, note, and each file's published URL. `data stage` lists them with their
 URLs and never fetches them (it keeps only what matches a shipped checksum); a site fetches them,
 checks them, and brings the folder in with `data import FOLDER`, which records their checksums.
@@ -30,11 +31,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
-from importlib import resources
-from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from medhelm_local.errors import UnknownScenarioError
+from medhelm_local.scenarios import benchmarks
 
 NONE_STATED = "none stated"
 
@@ -134,8 +136,9 @@ class UnpinnedDataset:
     files: tuple[tuple[str, str], ...]  # (name inside the folder, published URL)
 
 
-def _manifests() -> Traversable:
-    return resources.files("medhelm_local.scenarios").joinpath("manifests")
+def _read(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return data
 
 
 def _source(data: dict[str, object]) -> DatasetSource:
@@ -155,23 +158,25 @@ def _source(data: dict[str, object]) -> DatasetSource:
 def dataset_sources() -> dict[str, DatasetSource]:
     """Every public dataset folder the package knows, by folder name."""
     found = {}
-    for entry in _manifests().iterdir():
-        if entry.name.endswith(".json"):
-            source = _source(json.loads(entry.read_text("utf-8")))
-            found[source.folder] = source
+    for entry in benchmarks.every(benchmarks.MANIFEST):
+        source = _source(_read(entry))
+        found[source.folder] = source
     return dict(sorted(found.items()))
 
 
 @cache
 def published_source(folder: str) -> DatasetSource | None:
-    """One public dataset folder's record (None: not a public folder), reading its own manifest only: a run
-    needs one folder's checksums, and the mtsamples manifests list ~1,700 files (~25 ms to read them all)."""
-    entry = _manifests().joinpath(f"{folder}.json") if folder.isidentifier() else None
-    if entry is not None and entry.is_file():
-        source = _source(json.loads(entry.read_text("utf-8")))
-        if source.folder == folder:
-            return source
-    return dataset_sources().get(folder)  # a manifest named otherwise, or a folder that is not public
+    """One public dataset folder's record (None: not a public folder), building that folder's record only: a run
+    needs one folder's checksums, and the mtsamples manifests list thousands of files (bench/throughput.py)."""
+    named = benchmarks.benchmark_file(folder, benchmarks.MANIFEST) if folder.isidentifier() else None
+    # Most benchmarks are named for their data folder; the others' manifests are small, the big ones are named
+    # for their folder, so reading the smallest first finds a folder like pubmedqa (pubmed_qa's) cheaply.
+    others = sorted((p for p in benchmarks.every(benchmarks.MANIFEST) if p != named), key=lambda p: p.stat().st_size)
+    for entry in ([named] if named is not None and named.is_file() else []) + others:
+        data = _read(entry)
+        if data.get("folder") == folder:
+            return _source(data)
+    return None
 
 
 def dataset_source(folder: str) -> DatasetSource:
@@ -193,8 +198,7 @@ def benchmark_source(name: str) -> DatasetSource | None:
 @lru_cache(maxsize=1)
 def gated_datasets() -> tuple[GatedDataset, ...]:
     """Gated data MedHELM uses, with where to obtain it; never fetched by this program."""
-    folder = _manifests().joinpath("gated")
-    rows = [json.loads(e.read_text("utf-8")) for e in folder.iterdir() if e.name.endswith(".json")]
+    rows = [_read(entry) for entry in benchmarks.every(benchmarks.GATED)]
     return tuple(GatedDataset(r["benchmark"], r["title"], r["obtain_at"], r["needs"])
                  for r in sorted(rows, key=lambda r: str(r["benchmark"])))
 
@@ -202,8 +206,7 @@ def gated_datasets() -> tuple[GatedDataset, ...]:
 @lru_cache(maxsize=1)
 def unpinned_datasets() -> tuple[UnpinnedDataset, ...]:
     """Public datasets whose checksums are not shipped: listed with their URLs, never fetched by this program."""
-    folder = _manifests().joinpath("unpinned")
-    rows = [json.loads(e.read_text("utf-8")) for e in folder.iterdir() if e.name.endswith(".json")]
+    rows = [_read(entry) for entry in benchmarks.every(benchmarks.UNPINNED)]
     return tuple(UnpinnedDataset(r["folder"], r["benchmark"], r["title"], r["licence"], r["note"],
                                  tuple(sorted(r["files"].items())))
                  for r in sorted(rows, key=lambda r: str(r["folder"])))

@@ -1,7 +1,8 @@
 """Benchmarks by their MedHELM run-entry name: the shipped cards and a hospital's own, one path.
 
-Built-in benchmarks are the cards in `scenarios/cards/`; a hospital's cards (the `benchmark_cards`
-setting) register the same way. MedHELM's configurable benchmark format loads as a card too.
+Built-in benchmarks are the cards in `scenarios/benchmarks/NAME/card.yaml` (one folder per benchmark); a
+hospital's cards (the `benchmark_cards` setting) register the same way. MedHELM's configurable benchmark
+format loads as a card too.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError, RunEntryError, UnknownScenarioError
+from medhelm_local.scenarios import benchmarks
 from medhelm_local.scenarios.benchmark import Benchmark, BenchmarkSpec
 from medhelm_local.scenarios.card import Card
 from medhelm_local.scenarios.medhelm_config import card_from_medhelm, is_medhelm_config
@@ -61,10 +62,6 @@ def _checked(spec: BenchmarkSpec, doc: LocatedYaml) -> BenchmarkSpec:
     return spec
 
 
-def _cards_folder() -> Path:
-    return Path(str(resources.files("medhelm_local.scenarios").joinpath("cards")))
-
-
 @cache
 def _builtin_file(path: Path) -> BenchmarkSpec:
     """One shipped card, read and checked once per process."""
@@ -74,7 +71,7 @@ def _builtin_file(path: Path) -> BenchmarkSpec:
 @lru_cache(maxsize=1)
 def _builtins() -> dict[str, BenchmarkSpec]:
     specs: dict[str, BenchmarkSpec] = {}
-    for path in sorted(_cards_folder().glob("*.yaml")):
+    for path in benchmarks.every(benchmarks.CARD):
         spec = _builtin_file(path)
         for name in (spec.name, *spec.aliases):
             if name in specs:
@@ -84,15 +81,15 @@ def _builtins() -> dict[str, BenchmarkSpec]:
 
 
 def _named(name: str) -> BenchmarkSpec | None:
-    """The benchmark called `name`: a hospital's card, else the shipped card file of that name (each is
-    named for its benchmark, a test holds it), else any shipped card with it as an alias.
+    """The benchmark called `name`: a hospital's card, else the shipped card in the folder of that name (each
+    folder is named for its benchmark, a test holds it), else any shipped card with it as an alias.
 
     Reading one card rather than all 23 takes ~90 ms off every `run` (bench/throughput.py).
     """
     if name in _USER:
         return _USER[name]
-    path = _cards_folder() / f"{name}.yaml"
-    if path.is_file():
+    path = benchmarks.benchmark_file(name, benchmarks.CARD) if name.isidentifier() else None
+    if path is not None and path.is_file():
         return _builtin_file(path)
     return _builtins().get(name)
 

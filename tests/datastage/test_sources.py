@@ -55,8 +55,9 @@ def test_each_source_names_repository_commit_urls_and_licence(folder: str) -> No
         assert f.path == source.base_path + f.name
         assert f.url.startswith(source.base_url) and " " not in f.url and "#" not in f.url
     assert source.checksums == published_checksums(folder)
-    assert published_source(folder) == source  # read from its own manifest, named for the folder:
-    assert (REPO / "medhelm_local" / "scenarios" / "manifests" / f"{folder}.json").is_file()
+    assert published_source(folder) == source  # read from its own manifest, in the folder of the card reading it:
+    [reader] = [name for name in names() if get(name).card.data.folder == folder]
+    assert (REPO / "medhelm_local" / "scenarios" / "benchmarks" / reader / "manifest.json").is_file()
 
 
 def test_names_that_are_not_urls_are_escaped() -> None:

@@ -284,12 +284,11 @@ def test_bad_card_data_from_the_cli(tmp_path: Path, case: str, fragment: str) ->
 
 
 def test_a_shipped_benchmark_is_found_by_reading_its_own_card_only() -> None:
-    """`run med_qa` reads med_qa.yaml, not all 23 cards; so each shipped card file is named for its benchmark."""
-    from medhelm_local.scenarios import registry
+    """`run med_qa` reads med_qa/card.yaml, not every card; so each shipped folder is named for its benchmark."""
+    from medhelm_local.scenarios import benchmarks, registry
 
-    folder = registry._cards_folder()
-    for path in sorted(folder.glob("*.yaml")):
-        assert registry.load_spec(path, builtin=True).name == path.stem, f"{path.name} is not named for its benchmark"
+    for path in benchmarks.every(benchmarks.CARD):
+        assert registry.load_spec(path, builtin=True).name == path.parent.name, f"{path} is not named for its benchmark"
     registry._builtins.cache_clear()
     registry._builtin_file.cache_clear()
     assert registry.get("med_qa").name == "med_qa"

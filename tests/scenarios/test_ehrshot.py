@@ -11,7 +11,7 @@ from conftest import GATED_FIXTURES
 
 from medhelm_local.errors import DatasetCorruptError, DatasetMissingError
 from medhelm_local.scenarios import DataRoot, create
-from medhelm_local.scenarios.readers.ehrshot import LAB_SAMPLE, read_labels
+from medhelm_local.scenarios.benchmarks.ehrshot.reader import LAB_SAMPLE, read_labels
 
 
 def test_each_label_gets_the_codes_up_to_its_prediction_time(gated_root: Path) -> None:

@@ -13,7 +13,7 @@ from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.metrics.rouge import ROUGE_L
 from medhelm_local.records import Instance
 from medhelm_local.scenarios import DataRoot, create
-from medhelm_local.scenarios.readers.mtsamples import reference_section
+from medhelm_local.scenarios.benchmarks.mtsamples_replicate.reader import reference_section
 
 PUBLISHED = SHARED_DATASETS / "mtsamples_replicate"
 needs_published = pytest.mark.skipif(

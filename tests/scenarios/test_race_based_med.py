@@ -17,7 +17,7 @@ from conftest import SHARED_DATASETS
 from medhelm_local.errors import DatasetCorruptError, DatasetMissingError
 from medhelm_local.records import TaskType
 from medhelm_local.scenarios import DataRoot, create, import_dataset
-from medhelm_local.scenarios.readers.race_based_med import FILE, QUESTION, document_lines, parse_runs
+from medhelm_local.scenarios.benchmarks.race_based_med.reader import FILE, QUESTION, document_lines, parse_runs
 
 PUBLISHED = SHARED_DATASETS / "race_based_med"
 needs_published = pytest.mark.skipif(not PUBLISHED.is_dir(),

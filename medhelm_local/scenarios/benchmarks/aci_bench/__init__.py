@@ -1,0 +1,1 @@
+"""ACI-Bench: one benchmark's folder (card.yaml, reader.py, README.md)."""

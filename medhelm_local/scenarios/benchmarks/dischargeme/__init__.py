@@ -1,0 +1,1 @@
+"""DischargeMe: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""EHRSQL: one benchmark's folder (card.yaml, reader.py, README.md)."""

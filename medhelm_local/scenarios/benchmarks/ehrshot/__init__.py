@@ -1,0 +1,1 @@
+"""EHRSHOT: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""HeadQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

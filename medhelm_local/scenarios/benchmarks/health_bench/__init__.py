@@ -1,0 +1,1 @@
+"""HealthBench: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""HealthBench Professional: one benchmark's folder (card.yaml, reader.py, README.md)."""

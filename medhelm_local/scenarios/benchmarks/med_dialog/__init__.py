@@ -1,0 +1,1 @@
+"""MedDialog: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MedMCQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

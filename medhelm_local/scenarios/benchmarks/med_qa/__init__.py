@@ -1,0 +1,1 @@
+"""MedQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MedAlign: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""Medbullets: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MedCalc-Bench: one benchmark's folder (card.yaml, reader.py, README.md)."""

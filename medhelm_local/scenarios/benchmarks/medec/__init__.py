@@ -1,0 +1,1 @@
+"""Medec: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MedHallu: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MEDIQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

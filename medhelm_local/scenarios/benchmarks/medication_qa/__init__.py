@@ -1,0 +1,1 @@
+"""MedicationQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

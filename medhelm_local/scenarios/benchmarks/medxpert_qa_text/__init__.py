@@ -1,0 +1,1 @@
+"""MedXpertQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MIMIC-RRS: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MIMIC-IV Billing Code: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""MTSamples Procedures: one benchmark's folder (card.yaml, reader.py, README.md)."""

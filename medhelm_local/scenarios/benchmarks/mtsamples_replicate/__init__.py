@@ -1,0 +1,1 @@
+"""MTSamples: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""PubMedQA: one benchmark's folder (card.yaml, reader.py, README.md)."""

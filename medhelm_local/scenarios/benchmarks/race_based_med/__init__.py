@@ -1,0 +1,1 @@
+"""RaceBias: one benchmark's folder (card.yaml, reader.py, README.md)."""

@@ -1,0 +1,1 @@
+"""SCT-Bench: one benchmark's folder (card.yaml, reader.py, README.md)."""
