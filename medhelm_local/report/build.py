@@ -12,7 +12,7 @@
                   macro average (the mean of its subcategories, so each subcategory weighs the same)
                   and MedHELM's category score (the plain mean of its benchmarks, as MedHELM's
                   heat maps compute it, so each benchmark weighs the same)
-    comparisons   every model against a baseline on the same instances (report.paired)
+    comparisons   every model against a baseline on the same instances (results.paired)
     published     local and external (HELM-format) models side by side on HELM-rule metrics
 """
 
@@ -27,7 +27,6 @@ from typing import Any
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS, Metric, all_metrics
-from medhelm_local.report.paired import Paired, pair, paired_difference
 from medhelm_local.report.read_model import (
     BENCHMARK_MEAN,
     CATEGORY,
@@ -49,7 +48,8 @@ from medhelm_local.report.read_model import (
 )
 from medhelm_local.report.stores import UNPLACED
 from medhelm_local.report.ties import column_grids, column_ties, with_win_rate_intervals
-from medhelm_local.report.winrate import mean_win_rates
+from medhelm_local.results.paired import Paired, pair, paired_difference
+from medhelm_local.results.winrate import mean_win_rates
 from medhelm_local.taxonomy import load_taxonomy
 
 # [(run, metric)] -> per (run key, metric), (instance keys, values) of its scored instances (local runs only).

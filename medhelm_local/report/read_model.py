@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from medhelm_local.results.winrate import WinRate
+
 if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
     from medhelm_local.metrics.slices import SlicedMetric
@@ -152,16 +154,6 @@ class Cell(Estimate):
     model: str
     runs: tuple[str, ...]
     normalised: float | None = None  # 0-1 by the metric's declared range, 1 best (main columns)
-
-
-@dataclass(frozen=True)
-class WinRate:
-    """A model's mean win rate over the columns where it could be compared."""
-
-    value: float | None
-    columns: int
-    ci_low: float | None = None  # the bootstrap 95 % interval (report.ties), where per-instance scores were read
-    ci_high: float | None = None
 
 
 @dataclass(frozen=True)

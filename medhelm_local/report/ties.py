@@ -142,7 +142,7 @@ def _resampled(subsets: Sequence[Grid], models: Sequence[str], samples: int, rng
 
 
 def _column_rates(values: Any, higher: bool) -> tuple[Any, Any]:
-    """Each resample's win rates in one column (samples x models), as winrate.column_win_rates gives them, and
+    """Each resample's win rates in one column (samples x models), as results.winrate.column_win_rates gives them, and
     where a model has one (it has a value and at least one other model does)."""
     present = ~np.isnan(values)
     others = present.sum(axis=1, keepdims=True) - 1

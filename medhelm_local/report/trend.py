@@ -5,7 +5,7 @@
     step     the change from the model's previous point to this one, with a 95 % interval of the difference:
                paired       the two suites' runs scored the same instances (matched by instance id within runs
                             of the same benchmark subset): a paired bootstrap of the per-instance differences
-                            (report.paired, 1,000 seeded resamples), which removes the instances' own spread
+                            (results.paired, 1,000 seeded resamples), which removes the instances' own spread
                             from the comparison; instances only one suite scored are counted, never imputed
                two-sample   no instance in common, or a metric that is not a mean of per-instance scores: the
                             two points taken as independent, the difference's half-width the two intervals'
@@ -226,7 +226,7 @@ def _paired(earlier: Cell, later: Cell, column: Column, runs: Mapping[str, RunIn
             values: Mapping[tuple[str, str], tuple[Any, Any]]) -> tuple[float, float, float, int, int] | None:
     """The paired difference (later minus earlier) on the instances both suites scored, subsets weighted equally
     as the cells weigh them; None when they share no instance."""
-    from medhelm_local.report.paired import Paired, pair, paired_difference
+    from medhelm_local.results.paired import Paired, pair, paired_difference
 
     before: dict[Any, tuple[Any, Any]] = {runs[k].subset: values[(k, column.metric)] for k in earlier.runs
                                           if (k, column.metric) in values}

@@ -9,8 +9,17 @@ columns where it has a value and that are not skipped; None when there is no suc
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from medhelm_local.report.read_model import WinRate
+
+@dataclass(frozen=True)
+class WinRate:
+    """A model's mean win rate over the columns where it could be compared."""
+
+    value: float | None
+    columns: int
+    ci_low: float | None = None  # the bootstrap 95 % interval (report.ties), where per-instance scores were read
+    ci_high: float | None = None
 
 
 def column_win_rates(values: Mapping[str, float | None], higher_is_better: bool) -> dict[str, float]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from medhelm_local.report.winrate import column_win_rates, mean_win_rates
+from medhelm_local.results.winrate import column_win_rates, mean_win_rates
 
 MODELS = ["A", "B", "C", "D", "E"]
 Col = tuple[list[float | None], str | None]

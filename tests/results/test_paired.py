@@ -11,7 +11,7 @@ import pytest
 from support.report_store import FakeRun, write_store
 
 from medhelm_local.report.inputs import open_sources
-from medhelm_local.report.paired import bootstrap_means, pair, paired_difference
+from medhelm_local.results.paired import bootstrap_means, pair, paired_difference
 from medhelm_local.store.keys import Kek
 
 
