@@ -58,7 +58,8 @@ KINDS = ("audit.checkpoint", "campaign.created", "data_import.done", "data_impor
          "egress.refused", "export.allowed", "export.failed", "export.refused", "export.started",
          "policy.approve_refused", "policy.approved", "rater.added", "rater.revoked", "rater.sign_in_refused",
          "rater.signed_in", "rating.recorded", "redact_store.done", "redact_store.failed", "redact_store.refused",
-         "run.started")
+         "review.approve_refused", "review.approved", "review.flagged", "review.requested", "review.resubmitted",
+         "review.sent_back", "run.started")
 DetailsFor = Callable[[str, int, str], Mapping[str, Any]]  # (store id, seq, hash of the record before) -> details
 
 

@@ -43,6 +43,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         store: Path | None = typer.Option(None, "--store", dir_okay=False, help="Store file to read instead."),
         output: Path | None = typer.Option(None, "--output", "-o", file_okay=False,
                                            help="Folder of suite stores (default: output_dir setting)."),
+        review: str | None = typer.Option(None, "--review", metavar="REVIEW",
+                                          help="The approved review (`medhelm-local review request`) of the "
+                                               "free text this export carries, where the policy wants one."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Export results as a signed bundle: redacted per policy, checked again, recorded in the audit log."""
@@ -57,12 +60,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         policy = load_policy(settings.policy_dir)
         audit = audit_log_for(settings, policy)
         resolved = resolve_target(settings, kek, target, store)
-        result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted))
+        result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted,
+                                                                      review))
         if as_json:
             print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
                         "files": result.files, "runs": result.runs, "redactions": result.redactions,
                         "withheld": result.withheld, "signing_key_id": result.signing_key_id,
-                        "audit_seq": result.audit_seq, "handled_as_private": result.handled_as_private})
+                        "audit_seq": result.audit_seq, "handled_as_private": result.handled_as_private,
+                        "review": result.review})
             return
         total = sum(result.redactions.values())
         kinds = ", ".join(f"{k} {v}" for k, v in result.redactions.items()) or "none needed"

@@ -109,7 +109,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "admin_cmd", "keys": "admin_cmd", "data": "data_cmd", "taxonomy": "catalog_cmd",
     "benchmarks": "catalog_cmd", "policy": "policy_cmd", "redact": "redact_cmd", "export": "export_cmd",
     "verify": "export_cmd", "audit": "audit_cmd", "report": "report_cmd", "serve": "report_cmd",
-    "raters": "raters_cmd",
+    "raters": "raters_cmd", "review": "review_cmd",
 }
 _registered: set[str] = set()
 

@@ -7,6 +7,9 @@ outside those replacements is a residual: the gate refuses the export and names 
 (artifact, run, pseudonymous instance, field, identifier type), never the text.
 Instance ids of redacted data become pseudonyms, keyed by a secret made for this export alone,
 so the same instance has the same pseudonym in every file of one bundle and in no other bundle.
+An export under a human review (`review.py`) uses the review's secret instead, so it rebuilds the very
+text the reviewer saw; it also masks the strings the reviewer flagged (`manual`), and keeps every
+redacted value with where each replacement sits (`marks`), which is what the review shows and digests.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from medhelm_local.redact import Detector, DocumentSurrogates, Policy, Span
+from medhelm_local.redact import Detector, DocumentSurrogates, PhiType, Policy, Span
 from medhelm_local.redact.detector import detector_for_pack, surrogate_policy
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.surrogates import replace_spans
@@ -43,6 +46,15 @@ class Residual:
                 + (f" ({self.note})" if self.note else ""))
 
 
+@dataclass(frozen=True)
+class Marked:
+    """One redacted value as it leaves, and each replacement in it: (start, end, identifier type)."""
+
+    where: tuple[str, str, str, str]  # artifact, run, pseudonymous instance, field
+    text: str
+    marks: tuple[tuple[int, int, str], ...]
+
+
 @dataclass
 class Scrubber:
     """Redacts values for one export, counting what it replaced and collecting residuals."""
@@ -55,6 +67,10 @@ class Scrubber:
     counts: Counter[str] = field(default_factory=Counter)
     residuals: list[Residual] = field(default_factory=list)
     _documents: dict[str, DocumentSurrogates] = field(default_factory=dict)
+    # Strings a reviewer flagged as missed identifiers, masked wherever they stand (review.py).
+    manual: tuple[tuple[str, PhiType], ...] = ()
+    # When a list: every redacted value is kept in it, with its replacements (what a review shows).
+    marked: list[Marked] | None = None
 
     def pseudonym(self, run_id: str, instance_id: str) -> str:
         """A stable, irreversible stand-in for an instance id within this export."""
@@ -66,9 +82,13 @@ class Scrubber:
         if not value:
             return value
         spans = self.detector.detect(value)
+        spans += _manual_spans(value, self.manual, spans)
         out, inserted = replace_spans(value, spans, lambda span: self._replacement(value, span, doc))
         for span in spans:
             self.counts[span.type.value] += 1
+        if self.marked is not None:
+            self.marked.append(Marked(where, out, tuple((start, end, span.type.value) for (start, end), span
+                                                        in zip(inserted, sorted(spans), strict=True))))
         for found in self._scan(out):
             outside = _outside(out, found, inserted)
             if any(ch.isalnum() for ch in outside):
@@ -114,11 +134,31 @@ class Scrubber:
         return surrogates.surrogate(original, span.type)
 
 
-def scrubber_for(style: str, pack: RulePack) -> Scrubber:
+def scrubber_for(style: str, pack: RulePack, secret: bytes | None = None,
+                 manual: tuple[tuple[str, PhiType], ...] = ()) -> Scrubber:
     """A scrubber for one export or redacted copy: the rule pack `pack` (as read once, the bytes its digest
-    covers) redacts; the shipped pack joins the rescan as its floor."""
+    covers) redacts; the shipped pack joins the rescan as its floor. A review's export passes its secret
+    and the reviewer's manual masks."""
     floor = detector_for_pack(read_rule_pack(default_redaction_dir().resolve()))
-    return Scrubber(detector_for_pack(pack), style, surrogate_policy(pack), floor=floor)
+    scrubber = Scrubber(detector_for_pack(pack), style, surrogate_policy(pack), floor=floor, manual=manual)
+    if secret is not None:
+        scrubber.secret = secret
+    return scrubber
+
+
+def _manual_spans(text: str, manual: tuple[tuple[str, PhiType], ...], found: list[Span]) -> list[Span]:
+    """Every place a flagged string stands in `text`, longest strings first, where no other span is."""
+    taken = [(s.start, s.end) for s in found]
+    spans: list[Span] = []
+    for value, kind in sorted(manual, key=lambda m: -len(m[0])):
+        start = text.find(value) if value else -1
+        while start >= 0:
+            end = start + len(value)
+            if all(end <= a or start >= b for a, b in taken):
+                spans.append(Span(start, end, kind))
+                taken.append((start, end))
+            start = text.find(value, end)
+    return spans
 
 
 def _outside(text: str, span: Span, inserted: list[tuple[int, int]]) -> str:

@@ -7,6 +7,8 @@
     4. plan: role x access level x artifact, capped by code        refused -> audit, exit 5
     5. audit record `export.started`                                the attempt is on record before anything is built
     6. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
+       where the policy wants a review of free text, the text built must be the text a person
+       approved (review.py); no approved review of exactly it -> audit, exit 5
     7. write into a hidden folder, then the manifest (bound to the started record), then
        audit record `export.allowed` with the manifest's sha256, then the signature, then rename
     8. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
@@ -37,7 +39,9 @@ from medhelm_local.export.artifacts import Shaper
 from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
 from medhelm_local.export.public_check import REESTABLISH, public_standing
-from medhelm_local.export.scrubber import Scrubber, scrubber_for
+from medhelm_local.export.review import Review, needs_review, reviews_folder, text_digest
+from medhelm_local.export.review_gate import check_for_export
+from medhelm_local.export.scrubber import Marked, Scrubber, scrubber_for
 from medhelm_local.export.signing import SigningKey, load_signing_key
 from medhelm_local.export.slices import slices_artifact
 from medhelm_local.export.target import Target, open_target
@@ -45,6 +49,7 @@ from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.rules import may_leave_unredacted
+from medhelm_local.redact import PhiType
 from medhelm_local.redact.pack import read_rule_pack
 from medhelm_local.report.exported import report_tree
 from medhelm_local.settings import Settings
@@ -64,6 +69,7 @@ class ExportRequest:
     role: str
     include: tuple[Artifact, ...] | None = None
     unredacted: bool = False
+    review: str | None = None  # the id of the approved review this export rests on (review.py)
 
 
 @dataclass
@@ -80,6 +86,7 @@ class ExportResult:
     runs: list[str] = field(default_factory=list)
     # Runs stored as public that the gate handled as private data, and why (public_check.py).
     handled_as_private: dict[str, str] = field(default_factory=dict)
+    review: str | None = None
 
 
 @dataclass
@@ -165,31 +172,56 @@ def signing_key_for(settings: Settings, kek: Kek) -> SigningKey:
     return load_signing_key(settings.signing_key_file, kek)
 
 
+@dataclass
+class _Gated:
+    """What the gate decided before anything is built: the runs as treated, the plan, the approval."""
+
+    runs: list[art.RunRow]
+    private: dict[str, str]
+    plan: ExportPlan
+    approval: Any
+    store_id: str = ""
+
+
+def _gate(settings: Settings, policy: Policy, audit: AuditLog, attempt: _Attempt, con: Any,
+          pack_digest: str, key: SigningKey) -> _Gated:
+    """Steps 2 to 4: the approved pair, which runs are public, the plan; ExportRefusedError if refused."""
+    request = attempt.request
+    runs = [r for r in art.read_runs(con) if request.target.run_id in (None, r.run_id)]
+    if not runs:
+        raise ConfigError(f"there is no {'run ' + request.target.run_id if request.target.run_id else 'run'} "
+                          "to export in this store", where=str(request.target.store),
+                          fix="list what is there with `medhelm-local runs list`")
+    approval = check_pin(audit, key, policy, pack_digest)
+    standing = public_standing(runs, con, audit.records()[1], settings.data_root)
+    private = {run_id: s.why for run_id, s in standing.items() if s.why}
+    runs = [replace(r, access=standing[r.run_id].access) for r in runs]
+    plan = plan_export(policy, request.role, current_actor(),
+                       [RunAccess(r.run_id, r.access, private.get(r.run_id)) for r in runs],
+                       request.include, request.unredacted)
+    if plan.refusals:
+        raise _refuse(plan.refusals, "the export is refused", bool(private))
+    return _Gated(runs, private, plan, approval)
+
+
 def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attempt: _Attempt) -> ExportResult:
     request = attempt.request
     # Read once: the digest checked against the approval and the rules that redact come from the same bytes.
     pack = read_rule_pack(settings.redaction_dir.resolve())
     handle = open_target(request.target, kek, settings.store_memory_limit)
     try:
-        runs = [r for r in art.read_runs(handle.con) if request.target.run_id in (None, r.run_id)]
-        if not runs:
-            raise ConfigError(f"there is no {'run ' + request.target.run_id if request.target.run_id else 'run'} "
-                              "to export in this store", where=str(request.target.store),
-                              fix="list what is there with `medhelm-local runs list`")
         key = attempt.key = signing_key_for(settings, kek)
-        approval = check_pin(audit, key, policy, pack.digest)
-        standing = public_standing(runs, handle.con, audit.records()[1], settings.data_root)
-        private = {run_id: s.why for run_id, s in standing.items() if s.why}
-        runs = [replace(r, access=standing[r.run_id].access) for r in runs]
-        plan = plan_export(policy, request.role, current_actor(),
-                           [RunAccess(r.run_id, r.access, private.get(r.run_id)) for r in runs],
-                           request.include, request.unredacted)
-        if plan.refusals:
-            raise _refuse(plan.refusals, "the export is refused", bool(private))
+        gated = _gate(settings, policy, audit, attempt, handle.con, pack.digest, key)
+        runs, private, plan, approval = gated.runs, gated.private, gated.plan, gated.approval
+        review = _review_for(policy, kek, audit, key, request, plan, runs)
         started = attempt.started = audit.append("export.started", attempt.details(
             runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq,
-            handled_as_private=private))
-        scrubber = scrubber_for(policy.export.redaction.style, pack)
+            handled_as_private=private, **({"review": review[0].id, "review_approval": review[1].seq}
+                                           if review else {})))
+        scrubber = scrubber_for(policy.export.redaction.style, pack, *(
+            (bytes.fromhex(review[0].secret), review[0].manual()) if review else ()))
+        if review:
+            scrubber.marked = []
         files = _build(plan, runs, scrubber, handle.con, policy.export.min_slice_size)
         store_id = handle.store_id
     finally:
@@ -198,6 +230,10 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
     if scrubber.residuals:
         raise _refuse([r.describe() for r in scrubber.residuals],
                       "what would leave still holds detectable PHI, so nothing leaves")
+    if review and text_digest(scrubber.marked or []) != review[0].digest:
+        raise _refuse([f"review {review[0].id} approved text with sha256 {review[0].digest[:16]}..., and the store "
+                       f"now gives {text_digest(scrubber.marked or [])[:16]}... (the store or the rules changed)"],
+                      "the text that would leave is not the text reviewed")
     manifest = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "created_by": {"user": current_actor(), "role": request.role},
@@ -215,6 +251,9 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         "redactions": redactions,
         # The export's own `export.started` record: the bundle is bound to it, and the log must keep it.
         "audit_head_before": {"seq": started.seq, "hash": started.hash},
+        **({"review": {"id": review[0].id, "round": review[0].round, "text_sha256": review[0].digest,
+                       "approved_in_audit_record": review[1].seq, "approved_by": review[1].actor,
+                       "manual_masks": len(review[0].masks)}} if review else {}),
     }
     with staging_folder(request.destination) as staging:
         for name, write in files.items():
@@ -224,10 +263,54 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         record = audit.append("export.allowed", attempt.details(
             runs=[r.run_id for r in runs], manifest_sha256=digest, files=sorted(files),
             redactions=redactions, withheld=len(plan.withheld), signing_key_id=key.key_id,
-            policy=policy.digest, handled_as_private=sorted(private)))
+            policy=policy.digest, handled_as_private=sorted(private),
+            **({"review": review[0].id} if review else {})))
         sign_manifest(staging, data, key)
     return ExportResult(request.destination, digest, sorted(files), redactions, plan.withheld, key.key_id,
-                        record.seq, [r.run_id for r in runs], private)
+                        record.seq, [r.run_id for r in runs], private, review[0].id if review else None)
+
+
+def _review_for(policy: Policy, kek: Kek, audit: AuditLog, key: SigningKey, request: ExportRequest,
+                plan: ExportPlan, runs: list[art.RunRow]) -> tuple[Review, AuditRecord] | None:
+    """The approved review this export rests on, when the policy wants one for what leaves; refused without."""
+    if not policy.export.review.required or not needs_review(plan, {r.run_id: r.access for r in runs}):
+        return None
+    if request.review is None:
+        raise _refuse(["the export carries answers, prompts or ratings of gated or private runs, and the policy "
+                       "(export.yaml review.required) wants a compliance officer to review the redacted text first: "
+                       f"run `medhelm-local review request {request.target.run_id or request.target.store.stem} "
+                       f"--role {request.role}{' --include ' + ','.join(request.include) if request.include else ''}`"
+                       ", have it approved in the viewer, then export with --review ID"],
+                      "the export waits for a review")
+    review = reviews_folder(kek).load(request.review)
+    approved = check_for_export(audit, key, review, store=request.target.store, run_id=request.target.run_id,
+                                role=request.role, include=request.include, exporter=current_actor(),
+                                different_person=policy.export.review.different_person)
+    return review, approved
+
+
+def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, request: ExportRequest,
+                     secret: bytes, masks: tuple[tuple[str, PhiType], ...]) -> list[Marked]:
+    """The redacted values an export of `request` would carry, built as the export builds them (the gate's
+    checks, redaction with `secret` and `masks`, the rescan), and nothing written."""
+    attempt = _Attempt(request)
+    pack = read_rule_pack(settings.redaction_dir.resolve())
+    handle = open_target(request.target, kek, settings.store_memory_limit)
+    try:
+        key = signing_key_for(settings, kek)
+        gated = _gate(settings, policy, audit, attempt, handle.con, pack.digest, key)
+        if not needs_review(gated.plan, {r.run_id: r.access for r in gated.runs}):
+            raise ConfigError("this export carries no answers, prompts or ratings of gated or private runs, so it "
+                              "needs no review", where="review request", fix="export it directly")
+        scrubber = scrubber_for(policy.export.redaction.style, pack, secret, masks)
+        scrubber.marked = []
+        _build(gated.plan, gated.runs, scrubber, handle.con, policy.export.min_slice_size)
+    finally:
+        handle.close()
+    if scrubber.residuals:
+        raise _refuse([r.describe() for r in scrubber.residuals],
+                      "what would leave still holds detectable PHI, so it cannot go to review")
+    return scrubber.marked
 
 
 Writer = Callable[[Path, str], None]

@@ -79,6 +79,16 @@ class RedactionRules(_Strict):
     style: Literal["mask", "surrogate"] = Field(description="mask: [NAME]; surrogate: a made-up value")
 
 
+class ReviewRules(_Strict):
+    """A person's review before free text of gated or private runs leaves (`medhelm-local review`)."""
+
+    required: bool = Field(False, description="Completions, prompts and ratings of gated or private runs (and a "
+                                              "report that shows them) leave only after a compliance officer "
+                                              "approved the redacted text in the viewer")
+    different_person: bool = Field(True, description="Whoever approves is not whoever asked for the review, nor "
+                                                     "whoever exports")
+
+
 class PublicRules(_Strict):
     """Treatments for artifacts from public benchmarks."""
 
@@ -129,6 +139,7 @@ class ExportPolicy(_Strict):
     who_may_export: dict[str, list[Artifact]] = Field(description="Role -> artifacts it may export")
     redaction: RedactionRules
     access_levels: AccessLevelRules
+    review: ReviewRules = Field(default_factory=ReviewRules)
     min_slice_size: int = Field(10, ge=1, le=100_000, description="A slice (the instances with one value of a card's "
                                 "slice key) with fewer instances is suppressed in exports: neither its value nor its "
                                 "figures leave, and the largest gap is taken over the other slices")

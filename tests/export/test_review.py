@@ -1,0 +1,195 @@
+"""A person's review before free text of private runs leaves (export.yaml `review`), on a real store and audit log.
+
+The CLI's user asks for the review and exports; the compliance officer who approves is the viewer's user, here
+called through the same library functions the viewer calls, with their name (the viewer passes its process's
+identity; the name is the only thing a second Unix user would change).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from support.appliance import Appliance
+from support.phi_store import PRIVATE_RUN
+
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.errors import ExportRefusedError
+from medhelm_local.export.review import reviews_folder
+from medhelm_local.export.review_gate import approve, flag
+from medhelm_local.export.signing import load_signing_key
+from medhelm_local.policy.identity import current_actor
+from medhelm_local.store.database import open_store
+from medhelm_local.store.keys import Kek
+
+MISSED = "Brannagh"  # a name the shipped rules do not find (checked below): the gap a second pair of eyes closes
+OFFICER = "officer_b"
+REVIEW_ON = "review:\n  required: true\n  different_person: true\n\nredaction:"
+
+
+@pytest.fixture
+def reviewed(appliance: Appliance, kek: Kek) -> Appliance:
+    """The ward appliance under a policy that wants a review, with an answer naming someone the redactor misses."""
+    handle = open_store(appliance.store, kek)
+    try:
+        handle.con.execute("UPDATE completions SET text = text || ' Sepsis likely; ' || ? || ' agrees.' "
+                           "WHERE run_id = ? AND ok", [MISSED, PRIVATE_RUN])
+    finally:
+        handle.close()
+    appliance.edit_policy("export.yaml", "redaction:", REVIEW_ON)
+    return appliance
+
+
+def _request(app: Appliance, *extra: str) -> str:
+    done = app.cli("review", "request", "ward", "--role", "compliance_officer", *extra)
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"Review (rv-[0-9a-f]+)", done.stdout)
+    assert found, done.stdout
+    return found.group(1)
+
+
+def _kinds(app: Appliance) -> list[str]:
+    return [r["kind"] for r in app.audit_records() if r["kind"].startswith(("review.", "export."))]
+
+
+def _flag_missed(app: Appliance, kek: Kek, review_id: str) -> None:
+    review = reviews_folder(kek).load(review_id)
+    item = next(i for i, m in enumerate(review.items) if MISSED in m.text)
+    start = review.items[item].text.index(MISSED)
+    flag(AuditLog(app.audit, kek), reviews_folder(kek), review_id, item, start, start + len(MISSED), "NAME", OFFICER)
+
+
+def test_an_export_of_private_answers_waits_for_a_review_and_leaves_nothing(reviewed: Appliance) -> None:
+    out = reviewed.root / "out"
+    refused = reviewed.cli("export", "ward", "--to", str(out), "--role", "compliance_officer")
+    assert refused.returncode == 5, refused.stderr
+    assert "waits for a review" in refused.stderr and "review request ward" in refused.stderr
+    assert not out.exists() and not list(reviewed.root.glob(".out*"))
+    assert _kinds(reviewed)[-1] == "export.refused"
+    # What needs no review still leaves at once: numbers only.
+    numbers = reviewed.cli("export", "ward", "--to", str(reviewed.root / "n"), "--role", "compliance_officer",
+                           "--include", "aggregates")
+    assert numbers.returncode == 0, numbers.stderr
+
+
+def test_the_review_holds_the_redacted_text_sealed_and_the_log_only_its_digest(reviewed: Appliance, kek: Kek) -> None:
+    review_id = _request(reviewed)
+    review = reviews_folder(kek).load(review_id)
+    answer = next(m for m in review.items if MISSED in m.text)
+    assert answer.where[0] == "completions" and answer.where[1] == PRIVATE_RUN and answer.where[2].startswith("i-")
+    # Every redaction is marked where it sits, with its type: what the page highlights.
+    assert {answer.text[s:e] for s, e, _ in answer.marks} == {"[NAME]", "[MRN]", "[PHONE]"}
+    assert sorted(t for _, _, t in answer.marks) == ["MRN", "NAME", "PHONE"]
+    sealed = (reviewed.audit.parent / "reviews" / f"{review_id}.sealed").read_bytes()
+    assert MISSED.encode() not in sealed and b"meets criteria" not in sealed
+    [record] = [r for r in reviewed.audit_records() if r["kind"] == "review.requested"]
+    assert record["details"]["digest"] == review.digest and record["actor"] == current_actor()
+    assert MISSED not in json.dumps(record)
+    listed = reviewed.cli("review", "list", "--json")
+    assert json.loads(listed.stdout)["reviews"][0]["status"] == "pending", listed.stderr
+
+
+def test_the_person_who_asked_cannot_approve_their_own_export(reviewed: Appliance, kek: Kek) -> None:
+    review_id = _request(reviewed)
+    key = load_signing_key(reviewed.signing_key, kek)
+    with pytest.raises(ExportRefusedError, match="another person to approve"):
+        approve(AuditLog(reviewed.audit, kek), reviews_folder(kek), review_id, key, current_actor(), True)
+    assert _kinds(reviewed)[-1] == "review.approve_refused"
+    refused = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                           "--review", review_id)
+    assert refused.returncode == 5 and "not approved" in refused.stderr, refused.stderr
+    assert not (reviewed.root / "out").exists()
+
+
+def test_a_flagged_name_blocks_until_masked_and_reviewed_again(reviewed: Appliance, kek: Kek) -> None:
+    review_id = _request(reviewed)
+    audit, folder, key = AuditLog(reviewed.audit, kek), reviews_folder(kek), load_signing_key(reviewed.signing_key, kek)
+    _flag_missed(reviewed, kek, review_id)
+    with pytest.raises(ExportRefusedError, match="missed identifier"):
+        approve(audit, folder, review_id, key, OFFICER, True)
+    blocked = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                           "--review", review_id)
+    assert blocked.returncode == 5 and not (reviewed.root / "out").exists()
+    # Resubmitting the same text does not fix the flag.
+    same = reviewed.cli("review", "resubmit", review_id)
+    assert same.returncode == 2 and "would still leave" in same.stderr, same.stderr
+    fixed = reviewed.cli("review", "resubmit", review_id, "--mask-flagged")
+    assert fixed.returncode == 0, fixed.stderr
+    again = folder.load(review_id)
+    assert again.round == 2 and not again.flags and all(MISSED not in m.text for m in again.items)
+    approve(audit, folder, review_id, key, OFFICER, True)
+    out = reviewed.root / "out"
+    done = reviewed.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--review", review_id,
+                        "--json")
+    assert done.returncode == 0, done.stderr
+    blob = b"".join(p.read_bytes() for p in out.iterdir())
+    assert MISSED.encode() not in blob
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["review"]["id"] == review_id and manifest["review"]["approved_by"] == OFFICER
+    assert manifest["review"]["text_sha256"] == again.digest and manifest["review"]["manual_masks"] == 1
+    assert reviewed.cli("verify", str(out), "--public-key", str(reviewed.public_key)).returncode == 0
+    assert _kinds(reviewed)[-8:] == ["export.refused", "review.requested", "review.flagged", "review.approve_refused",
+                                     "export.refused", "review.resubmitted", "review.approved", "export.started",
+                                     "export.allowed"][-8:]
+
+
+def test_the_approval_is_for_exactly_the_reviewed_text_and_request(reviewed: Appliance, kek: Kek) -> None:
+    review_id = _request(reviewed)
+    approve(AuditLog(reviewed.audit, kek), reviews_folder(kek), review_id, load_signing_key(reviewed.signing_key, kek),
+            OFFICER, True)
+    other = reviewed.cli("export", "ward", "--to", str(reviewed.root / "a"), "--role", "compliance_officer",
+                         "--include", "completions", "--review", review_id)
+    assert other.returncode == 5 and "another export" in other.stderr, other.stderr
+    # The store changes after the approval: the text built now is not the text approved.
+    handle = open_store(reviewed.store, kek)
+    try:
+        handle.con.execute("UPDATE completions SET text = text || ' Also seen by the night team.' "
+                           "WHERE run_id = ? AND ok", [PRIVATE_RUN])
+    finally:
+        handle.close()
+    changed = reviewed.cli("export", "ward", "--to", str(reviewed.root / "b"), "--role", "compliance_officer",
+                           "--review", review_id)
+    assert changed.returncode == 5 and "not the text reviewed" in changed.stderr, changed.stderr
+    assert not (reviewed.root / "b").exists() and not list(reviewed.root.glob(".b.*"))
+
+
+def test_an_approval_without_the_signing_keys_checkpoint_does_not_count(reviewed: Appliance, kek: Kek) -> None:
+    review_id = _request(reviewed)
+    review = reviews_folder(kek).load(review_id)
+    # The KEK holder writes an approval record without the signing key: no checkpoint covers it.
+    AuditLog(reviewed.audit, kek).append("review.approved", {"review": review_id, "round": 1,
+                                                             "digest": review.digest}, actor=OFFICER)
+    refused = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                           "--review", review_id)
+    assert refused.returncode == 5 and "not covered by a checkpoint" in refused.stderr, refused.stderr
+
+
+def test_the_missed_name_is_one_the_shipped_rules_miss() -> None:
+    from medhelm_local.redact.detector import detector_for_pack
+    from medhelm_local.redact.pack import read_rule_pack
+    from medhelm_local.settings import default_redaction_dir
+
+    detector = detector_for_pack(read_rule_pack(default_redaction_dir()))
+    assert detector.detect(f"Sepsis likely; {MISSED} agrees.") == []
+
+
+def test_without_the_policys_review_an_export_leaves_as_before(appliance: Appliance) -> None:
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer")
+    assert done.returncode == 0, done.stderr
+    assert "review" not in json.loads((appliance.root / "out" / "MANIFEST.json").read_text())
+
+
+def test_a_review_id_that_is_not_one_is_a_clear_error(reviewed: Appliance) -> None:
+    for bad in ("../../etc/passwd", "rv-nothere"):
+        done = reviewed.cli("review", "show", bad)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_review_lives_beside_the_audit_log(reviewed: Appliance) -> None:
+    _request(reviewed)
+    assert [p.suffix for p in (reviewed.audit.parent / "reviews").glob("rv-*")] == [".sealed"]
+    assert (reviewed.audit.parent / "reviews").stat().st_mode & 0o077 == 0
+
+
+
