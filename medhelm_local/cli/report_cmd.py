@@ -123,6 +123,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
         from medhelm_local.raters.gate import RaterGate
+        from medhelm_local.raters.review_web import ReviewGate, review_desk
         from medhelm_local.raters.web import rating_desk
         from medhelm_local.report.live import LiveStores
         from medhelm_local.report.server import new_token, read_token
@@ -134,8 +135,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         settings = settings_from(ctx, output_dir=output)
         paths = report_stores(settings, suites, stores)
         token = read_token(token_file) if token_file is not None else new_token()
-        live = LiveStores(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
+        kek = load_kek(settings)
+        live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [])
         desk = rating_desk(settings, paths)
+        reviews = review_desk(settings, kek)
         with reading(", ".join(str(p) for p in paths)):
             live.report()  # every store opens and reads before anything listens: bad input stops here
         sock = bind(host, port)
@@ -153,10 +156,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                           "holds the token can read these results.", soft_wrap=True)
             out.print(f"Raters sign in with their own links ({url}rate/signin?link=...), and see only the rating "
                       "pages.", soft_wrap=True)
+            out.print(f"Exports waiting for a person's review: {url}review (approvals are by {reviews.actor}, "
+                      f"{'signed with the export signing key' if reviews.key else 'not possible: no signing key'}).",
+                      soft_wrap=True)
             out.print("Press Ctrl+C to stop.")
             out.file.flush()
 
-        run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(app, desk, port, loopback))
+        run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(
+            ReviewGate(app, reviews, token, port, loopback), desk, port, loopback))
 
 
 def _instances(text: str) -> int | None:

@@ -43,7 +43,7 @@ from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 
 T = TypeVar("T")
-ASSETS = {"rate.css": "text/css", "rate.js": "text/javascript"}
+ASSETS = {"rate.css": "text/css", "rate.js": "text/javascript", "review.js": "text/javascript"}
 MAX_FORM = 64 * 1024
 MAX_POSITION = 1_000_000_000  # far past any queue, and within the store's 32-bit integers
 READ_ONLY = ("GET", "HEAD")

@@ -75,6 +75,11 @@ def read_token(path: Path) -> str:
     return token
 
 
+def viewer_session(token: str) -> str:
+    """The viewer's session cookie value for its token (an HMAC: the cookie never carries the token itself)."""
+    return hmac.new(token.encode(), b"medhelm-local viewer session", hashlib.sha256).hexdigest()
+
+
 def is_loopback(host: str) -> bool:
     """True for 127.0.0.0/8, ::1 and `localhost`."""
     if host == "localhost":
@@ -92,7 +97,7 @@ class Guard:
         self.app = app
         self.token = token
         self.cookie_name = f"medhelm_viewer_{port}"
-        self.cookie_value = hmac.new(token.encode(), b"medhelm-local viewer session", hashlib.sha256).hexdigest()
+        self.cookie_value = viewer_session(token)
         self.loopback = loopback
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

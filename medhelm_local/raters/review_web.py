@@ -1,0 +1,223 @@
+"""The viewer's review pages (`/review/...`): a compliance officer reads the redacted text an export would carry.
+
+    who         the viewer's own session (its access token, the cookie the report pages use): the
+                officer runs `serve` under their own account, and that process's identity
+                (`current_actor()`, read once at start) is who flags and approves. A rater's
+                session never reaches these pages (RaterGate answers 403 before this gate)
+    page        every value, with each redaction highlighted and its type named; flagged spans marked
+    writes      POST only, each with the session's CSRF token (an HMAC of the viewer's token, compared
+                in constant time) and a same-origin check; flag a missed identifier (its exact text, found
+                in the value), send back, approve. Approval needs the export signing key (the viewer
+                opens it at start, when configured); without it the page says so and approves nothing
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.errors import MedhelmError
+from medhelm_local.export.review import Review, ReviewFolder, state_of, valid_review_id
+from medhelm_local.export.review_gate import approve, flag, send_back
+from medhelm_local.export.scrubber import Marked
+from medhelm_local.export.signing import SigningKey
+from medhelm_local.raters.gate import _headers, _same_origin, _with_headers
+from medhelm_local.raters.web import MAX_FORM, _form, _page, session_token
+from medhelm_local.redact import PhiType
+from medhelm_local.report.server import ASGIApp, Receive, Scope, Send, _host_name, is_loopback, viewer_session
+
+
+@dataclass
+class ReviewDesk:
+    """What the review pages read and write, and who the viewer's user is."""
+
+    folder: ReviewFolder
+    audit: AuditLog
+    actor: str
+    key: SigningKey | None
+    different_person: bool
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def segments(item: Marked, flags: list[tuple[int, int, str]]) -> list[tuple[str, str, str]]:
+    """A value cut into (text, kind, type) pieces: kind is "" (plain), "redaction" or "flagged"."""
+    cuts = sorted([(s, e, "redaction", t) for s, e, t in item.marks] + [(s, e, "flagged", t) for s, e, t in flags])
+    pieces, at = [], 0
+    for start, end, kind, kind_type in cuts:
+        if start < at:
+            continue  # overlaps the one before: shown as that one
+        if start > at:
+            pieces.append((item.text[at:start], "", ""))
+        pieces.append((item.text[start:end], kind, kind_type))
+        at = end
+    if at < len(item.text):
+        pieces.append((item.text[at:], "", ""))
+    return pieces
+
+
+def _view(review: Review) -> list[dict[str, Any]]:
+    flags: dict[int, list[tuple[int, int, str]]] = {}
+    for f in review.flags:
+        flags.setdefault(f.item, []).append((f.start, f.end, f.type))
+    return [{"n": n, "where": item.where, "pieces": segments(item, flags.get(n, [])), "redactions": len(item.marks),
+             "flagged": len(flags.get(n, []))} for n, item in enumerate(review.items)]
+
+
+def _first_outside(item: Marked, text: str) -> int | None:
+    """Where `text` first stands in the value outside every redaction, or None."""
+    start = item.text.find(text) if text else -1
+    while start >= 0:
+        end = start + len(text)
+        if all(end <= s or start >= e for s, e, _ in item.marks):
+            return start
+        start = item.text.find(text, start + 1)
+    return None
+
+
+def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
+    """The /review/... routes (ReviewGate checks the viewer's session before any of them)."""
+
+    async def guarded(work: Callable[[], Response]) -> Response:
+        def locked() -> Response:
+            with desk._lock:
+                return work()
+        try:
+            return await run_in_threadpool(locked)
+        except MedhelmError as exc:
+            return PlainTextResponse(exc.message, status_code=400 if exc.exit_code == 2 else 403)
+
+    async def listing(request: Request) -> Response:
+        def work() -> Response:
+            records = [] if desk.audit.absent() else desk.audit.records()[1]
+            rows = [(review_id, state_of(records, review_id)) for review_id in desk.folder.ids()]
+            return _page("reviews.html", reviews=[(i, s) for i, s in rows if s is not None], actor=desk.actor)
+        return await guarded(work)
+
+    async def page(request: Request) -> Response:
+        review_id = request.path_params["review"]
+        if not valid_review_id(review_id):
+            return PlainTextResponse("No such review.", status_code=404)
+
+        def work() -> Response:
+            review = desk.folder.load(review_id)
+            state = state_of([] if desk.audit.absent() else desk.audit.records()[1], review_id)
+            return _page("review.html", review=review, state_name=state.status if state else "not on record",
+                         items=_view(review), csrf=csrf, actor=desk.actor, can_sign=desk.key is not None,
+                         types=list(PhiType.__members__), message=request.query_params.get("done", ""))
+        return await guarded(work)
+
+    async def act(request: Request) -> Response:
+        review_id = request.path_params["review"]
+        data = b""
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_FORM:
+                return PlainTextResponse("The form is too large.", status_code=413)
+        form = _form(data)
+        if not hmac.compare_digest(form.get("csrf", "").encode(), csrf.encode()):
+            return PlainTextResponse("This form is not from the review page (its CSRF token is missing or wrong). "
+                                     "Reload the page and try again.", status_code=403)
+        if not valid_review_id(review_id):
+            return PlainTextResponse("No such review.", status_code=404)
+        action = form.get("action", "")
+
+        def work() -> Response:
+            if action == "flag":
+                review = desk.folder.load(review_id)
+                n = int(form["item"]) if form.get("item", "").isdigit() else -1
+                text = form.get("text", "").strip()
+                start = _first_outside(review.items[n], text) if 0 <= n < len(review.items) else None
+                if start is None:
+                    return PlainTextResponse("That text is not in the value outside its redactions: copy the missed "
+                                             "identifier exactly as the value shows it.", status_code=400)
+                flag(desk.audit, desk.folder, review_id, n, start, start + len(text), form.get("type", "NAME"),
+                     desk.actor)
+                done = "flagged"
+            elif action == "send_back":
+                send_back(desk.audit, desk.folder, review_id, desk.actor)
+                done = "sent back"
+            elif action == "approve":
+                if desk.key is None:
+                    return PlainTextResponse("This viewer holds no export signing key, and an approval is signed "
+                                             "with it: the compliance officer serves the viewer with "
+                                             "signing_key_file set.", status_code=403)
+                approve(desk.audit, desk.folder, review_id, desk.key, desk.actor, desk.different_person)
+                done = "approved"
+            else:
+                return PlainTextResponse("Unknown action.", status_code=400)
+            return RedirectResponse(f"/review/{review_id}?done={done.replace(' ', '+')}", status_code=303)
+        return await guarded(work)
+
+    return Starlette(routes=[
+        Route("/review", listing, methods=["GET", "HEAD"]),
+        Route("/review/{review}", page, methods=["GET", "HEAD"]),
+        Route("/review/{review}", act, methods=["POST"]),
+    ])
+
+
+class ReviewGate:
+    """ASGI middleware: /review/... for the viewer's own session (its token), everything else to `inner`."""
+
+    def __init__(self, inner: ASGIApp, desk: ReviewDesk, token: str, port: int, loopback: bool) -> None:
+        self.inner = inner
+        self.cookie_name = f"medhelm_viewer_{port}"
+        self.cookie_value = viewer_session(token)
+        self.token = token
+        csrf = hmac.new(token.encode(), b"medhelm-local review form", hashlib.sha256).hexdigest()
+        self.app = create_review_app(desk, csrf)
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or (path != "/review" and not path.startswith("/review/")):
+            await self.inner(scope, receive, send)
+            return
+        headers = _headers(scope)
+        refusal = None
+        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+            refusal = PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
+        elif not self._signed_in(headers):
+            refusal = PlainTextResponse("The review pages need the viewer's access token: open the link printed "
+                                        "when `medhelm-local serve` started.", status_code=401)
+        elif scope["method"] == "POST" and not _same_origin(headers):
+            refusal = PlainTextResponse("This form was sent from another site.", status_code=403)
+        if refusal is not None:
+            await refusal(scope, receive, _with_headers(send))
+            return
+        await self.app(scope, receive, _with_headers(send))
+
+    def _signed_in(self, headers: dict[str, str]) -> bool:
+        bearer = headers.get("authorization", "")
+        if bearer.startswith("Bearer ") and hmac.compare_digest(bearer[7:].strip().encode(), self.token.encode()):
+            return True
+        held = session_token(headers, self.cookie_name)
+        return held is not None and hmac.compare_digest(held.encode(), self.cookie_value.encode())
+
+
+def review_desk(settings: Any, kek: Any) -> ReviewDesk:
+    """The review pages' desk for `serve`: the appliance's reviews and log, this process's user, the signing key
+    when configured, and the policy's different-person rule (read once, at start)."""
+    from medhelm_local.audit import audit_log_for
+    from medhelm_local.export.review import reviews_folder
+    from medhelm_local.export.service import signing_key_for
+    from medhelm_local.policy.identity import current_actor
+    from medhelm_local.policy.loader import load_policy
+
+    policy = load_policy(settings.policy_dir)
+    try:
+        key = signing_key_for(settings, kek) if settings.signing_key_file is not None else None
+    except MedhelmError:  # not this user's key (only the compliance officer can read it): the pages approve nothing
+        key = None
+    return ReviewDesk(reviews_folder(kek), audit_log_for(settings, policy), current_actor(), key,
+                      policy.export.review.different_person)
