@@ -8,11 +8,11 @@ identity; the name is the only thing a second Unix user would change).
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from support.appliance import Appliance
 from support.phi_store import PRIVATE_RUN
+from support.review import MISSED, OFFICER, request_review, under_review
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ExportRefusedError
@@ -23,30 +23,13 @@ from medhelm_local.policy.identity import current_actor
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 
-MISSED = "Brannagh"  # a name the shipped rules do not find (checked below): the gap a second pair of eyes closes
-OFFICER = "officer_b"
-REVIEW_ON = "review:\n  required: true\n  different_person: true\n\nredaction:"
-
 
 @pytest.fixture
 def reviewed(appliance: Appliance, kek: Kek) -> Appliance:
-    """The ward appliance under a policy that wants a review, with an answer naming someone the redactor misses."""
-    handle = open_store(appliance.store, kek)
-    try:
-        handle.con.execute("UPDATE completions SET text = text || ' Sepsis likely; ' || ? || ' agrees.' "
-                           "WHERE run_id = ? AND ok", [MISSED, PRIVATE_RUN])
-    finally:
-        handle.close()
-    appliance.edit_policy("export.yaml", "redaction:", REVIEW_ON)
-    return appliance
+    return under_review(appliance, kek)
 
 
-def _request(app: Appliance, *extra: str) -> str:
-    done = app.cli("review", "request", "ward", "--role", "compliance_officer", *extra)
-    assert done.returncode == 0, done.stderr
-    found = re.search(r"Review (rv-[0-9a-f]+)", done.stdout)
-    assert found, done.stdout
-    return found.group(1)
+_request = request_review
 
 
 def _kinds(app: Appliance) -> list[str]:
