@@ -57,9 +57,10 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 @contextmanager
-def serving(*args: str, env: dict[str, str]) -> Iterator[Viewer]:
-    """Start `medhelm-local serve ARGS` and yield it once it prints its link; stop it afterwards."""
-    process = subprocess.Popen([str(CLI), "serve", *args], env={**os.environ, **env, "COLUMNS": "200"},
+def serving(*args: str, env: dict[str, str], prefix: tuple[str, ...] = ()) -> Iterator[Viewer]:
+    """Start `medhelm-local serve ARGS` (after `prefix`, e.g. `unshare` to run it as another user) and yield it
+    once it prints its link; stop it afterwards."""
+    process = subprocess.Popen([*prefix, str(CLI), "serve", *args], env={**os.environ, **env, "COLUMNS": "200"},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
