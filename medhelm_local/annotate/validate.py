@@ -254,6 +254,30 @@ def ratings_report(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, benchma
     return _report(ratings, store_jury, rouge, rubric, "store")
 
 
+def campaign_ratings(con: duckdb.DuckDBPyConnection, campaign_id: str, run_id: str, rubric: Rubric,
+                     where: Path) -> RatingsFile:
+    """Every (not skipped) clinician's rating of a rating campaign in the store, as a ratings file reads."""
+    ratings = RatingsFile(where, list(rubric.criterion_names))
+    rows: list[Any] = con.execute("SELECT rater, instance_id, ratings_json FROM clinician_ratings WHERE "
+                                  "campaign_id = ? AND NOT skipped ORDER BY rater, instance_id",
+                                  [campaign_id]).fetchall()
+    for rater, instance_id, given in rows:
+        key = AnswerKey(run_id, "", instance_id)
+        ratings.clinicians.setdefault(key, {})[rater] = {c: float(v) for c, v in json.loads(given).items()}
+    return ratings
+
+
+def jury_agreement(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, benchmark_of: dict[str, str],
+                   juries: dict[str, str], rubric: Rubric) -> MedhelmRow | None:
+    """MedHELM's row alone, over every answer rated (pooled when several benchmarks): the agreement figure a report
+    marks jury-scored columns with. None: no answer the clinicians rated has the jury's rating."""
+    ratings = _named(ratings, benchmark_of)
+    store_jury, _ = _store_jury(con, sorted(ratings.clinicians), juries, rubric)
+    if not any(k in store_jury for k in ratings.clinicians):
+        return None
+    return medhelm_table(ratings, store_jury, rubric)[-1]
+
+
 def template_answers(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple[Rubric, str | None, str]],
                      runs: Sequence[str]) -> tuple[Rubric, list[tuple[str, str]]]:
     """The rubric and the (run id, instance id) of every stored answer a clinician can rate, of the jury-scored

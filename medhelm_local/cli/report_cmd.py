@@ -6,12 +6,16 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from medhelm_local.cli.output import err, out
 from medhelm_local.errors import ConfigError, StoreNotFoundError
 from medhelm_local.settings import Settings
+
+if TYPE_CHECKING:
+    from medhelm_local.report.read_model import Report
 
 _SUITES = typer.Argument(None, metavar="[SUITE]...", help="Suites to report (their stores in the output folder). "
                                                            "Default: every suite store there.")
@@ -69,9 +73,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                                           "first as given: report the last one, with each model's "
                                                           "trend per benchmark across all of them (changes larger "
                                                           "than their interval and model build changes flagged)."),
+        validated_only: bool = typer.Option(False, "--validated-only",
+                                            help="Refuse (write nothing) if a jury-scored column is not validated by "
+                                                 "clinicians (export.yaml's jury_validation), e.g. for a report that "
+                                                 "will leave the appliance. The policy can make this the rule."),
     ) -> None:
         """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
         opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
+        from medhelm_local.policy.loader import load_policy
         from medhelm_local.report import FORMATS, open_sources, render_text, write_site
         from medhelm_local.report.stores import reading
         from medhelm_local.store.keys import load_kek
@@ -86,10 +95,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         cap = _instances(instances)
         settings = settings_from(ctx, output_dir=output)
         paths = report_stores(settings, suites, stores)
-        sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [])
+        rules = load_policy(settings.policy_dir).export.jury_validation  # read once: what counts as validated
+        sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [], rules)
         try:
             with reading(", ".join(str(p) for p in paths)):
                 built = sources.report(baseline, trend)
+                _refuse_unvalidated(built, validated_only, rules.refuse_unvalidated)
                 if folder is not None:
                     result = write_site(built, sources.by_run(), folder, cap)
                 else:
@@ -136,8 +147,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         paths = report_stores(settings, suites, stores)
         token = read_token(token_file) if token_file is not None else new_token()
         kek = load_kek(settings)
-        live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [])
-        desk = rating_desk(settings, paths)
+        desk, rules = rating_desk(settings, paths)
+        live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [], rules)
         reviews = review_desk(settings, kek)
         with reading(", ".join(str(p) for p in paths)):
             live.report()  # every store opens and reads before anything listens: bad input stops here
@@ -164,6 +175,17 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
 
         run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(
             ReviewGate(app, reviews, token, port, loopback), desk, port, loopback))
+
+
+def _refuse_unvalidated(built: Report, asked: bool, by_policy: bool) -> None:
+    """Refuse a report with a jury-scored column not validated, when asked to or when the policy says so."""
+    from medhelm_local.report.jury_validation import refuse_unvalidated
+
+    if not (asked or by_policy):
+        return
+    why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
+           else "--validated-only was given")
+    refuse_unvalidated(built.jury_marks, {c.key: c.title for c in built.columns}, why)
 
 
 def _instances(text: str) -> int | None:

@@ -92,6 +92,12 @@ def _export(policy: Policy) -> list[Row]:
     for access in ACCESS_LEVELS:
         parts = [f"{artifact} {level_treatment(policy, access, artifact).treatment}" for artifact in ARTIFACTS]
         rows.append(Row("export", f"{access} data", "; ".join(parts), "export.yaml, capped by the program"))
+    jury = policy.export.jury_validation
+    bound = "the low end of its 95 % interval" if jury.judged_on == "lower_bound" else "its estimate"
+    rows.append(Row("export", "jury validation", f"a jury-scored column is validated when a clinicians' rating "
+                    f"campaign reaches ICC3k-z {jury.min_icc:g} ({bound}) over at least {jury.min_answers} answers; "
+                    f"a report with one not validated is {'refused' if jury.refuse_unvalidated else 'marked'}",
+                    "export.yaml"))
     return rows
 
 
@@ -117,7 +123,8 @@ def explain(policy: Policy, settings: Settings | None = None, network: RenderedL
     rows += _export(policy) + _retention(policy)
     rows += [Row("roles", name, role.description + (f" Members: {', '.join(role.members)}." if role.members is not None
                                                     else " Anyone may name it (recorded).")
-                  + (" Approves the policy and rule pack exports use." if role.approves_policy else ""), "roles.yaml")
+                  + (" Approves the policy and rule pack exports use." if role.approves_policy else "")
+                  + f" Sees gated and private text {role.sensitive_text} on the rating pages.", "roles.yaml")
              for name, role in sorted(policy.roles.roles.items())]
     return rows
 

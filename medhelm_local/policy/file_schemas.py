@@ -133,6 +133,21 @@ class AccessLevelRules(_Strict):
         return rules
 
 
+class JuryValidationRules(_Strict):
+    """When a jury-scored column counts as validated by this hospital's clinicians (a rating campaign)."""
+
+    min_icc: float = Field(0.5, ge=-1.0, le=1.0, description="The agreement a campaign must reach: MedHELM's figure, "
+                           "ICC(3,k) on z-scores between the jury and the clinicians' mean (`judge validate`)")
+    judged_on: Literal["estimate", "lower_bound"] = Field(
+        "estimate", description="estimate: the figure itself must reach min_icc; lower_bound: the low end of its "
+                                "95 % interval must (stricter: a small campaign cannot pass by chance)")
+    min_answers: int = Field(10, ge=3, le=100_000, description="Fewer answers rated by clinicians and the jury "
+                             "both: not validated, whatever the figure")
+    refuse_unvalidated: bool = Field(False, description="true: `report` writes no report (any format) with a "
+                                     "jury-scored column that is not validated; false: only `report "
+                                     "--validated-only` refuses")
+
+
 class ExportPolicy(_Strict):
     """export.yaml: who may export what, and how it is redacted."""
 
@@ -143,6 +158,8 @@ class ExportPolicy(_Strict):
     min_slice_size: int = Field(10, ge=1, le=100_000, description="A slice (the instances with one value of a card's "
                                 "slice key) with fewer instances is suppressed in exports: neither its value nor its "
                                 "figures leave, and the largest gap is taken over the other slices")
+    jury_validation: JuryValidationRules = Field(default_factory=JuryValidationRules,
+                                                 description="When reports call a jury-scored column validated")
 
     @field_validator("who_may_export")
     @classmethod
@@ -185,6 +202,10 @@ class Role(_Strict):
                                                         "absent: anyone may name the role (it is recorded)")
     approves_policy: bool = Field(False, description="May approve the policy and redaction rule pack exports "
                                                      "must use (`medhelm-local policy approve`)")
+    sensitive_text: Literal["redacted", "full"] = Field(
+        "redacted", description="How a rater in this role sees the inputs, answers and references of gated and "
+                                "private runs on the rating pages: redacted (identifiers masked by the redaction "
+                                "rule pack) or full")
 
 
 class RolesPolicy(_Strict):

@@ -19,11 +19,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from medhelm_local.annotate.ratings_file import AnswerKey, RatingsFile
+from medhelm_local.annotate.ratings_file import RatingsFile
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.errors import ConfigError
 from medhelm_local.raters.sample_size import SampleSize, plan
@@ -68,6 +68,7 @@ class RatingItem:
     scores: dict[str, int]
     skipped: bool
     comment: str
+    access: str = "private"  # the run's access level (public, gated, private): what decides how its text is shown
 
 
 def _judged(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Rubric, str]:
@@ -184,12 +185,13 @@ def rating_item(con: duckdb.DuckDBPyConnection, found: Campaign, rubric: Rubric,
                         "rater = ? AND instance_id = ?", [found.campaign_id, rater, instance_id]).fetchone()
     total = (con.execute("SELECT count(*) FROM rating_assignments WHERE campaign_id = ? AND rater = ?",
                          [found.campaign_id, rater]).fetchone() or (0,))[0]
+    access = con.execute("SELECT access FROM runs WHERE run_id = ?", [found.run_id]).fetchone()
     references = json.loads(row[1] or "[]") if row else []
     reference = next((r.get("text", "") for r in references if r.get("correct")), "")
     return RatingItem(position, int(total), row[0] if row else "", (row[2] or "") if row else "",
                       reference if "{reference}" in rubric.prompt else None,
                       json.loads(given[0]) if given else {}, bool(given[1]) if given else False,
-                      (given[2] or "") if given else "")
+                      (given[2] or "") if given else "", str(access[0]) if access and access[0] else "private")
 
 
 def record_rating(con: duckdb.DuckDBPyConnection, found: Campaign, rubric: Rubric, rater: str, position: int,
@@ -215,14 +217,9 @@ def record_rating(con: duckdb.DuckDBPyConnection, found: Campaign, rubric: Rubri
 
 def campaign_ratings(con: duckdb.DuckDBPyConnection, found: Campaign, rubric: Rubric, where: Path) -> RatingsFile:
     """Every (not skipped) rating of a campaign, as `judge validate` reads a ratings file."""
-    ratings = RatingsFile(where, list(rubric.criterion_names))
-    rows: list[Any] = con.execute("SELECT rater, instance_id, ratings_json FROM clinician_ratings WHERE "
-                                  "campaign_id = ? AND NOT skipped ORDER BY rater, instance_id",
-                                  [found.campaign_id]).fetchall()
-    for rater, instance_id, given in rows:
-        key = AnswerKey(found.run_id, "", instance_id)
-        ratings.clinicians.setdefault(key, {})[rater] = {c: float(v) for c, v in json.loads(given).items()}
-    return ratings
+    from medhelm_local.annotate.validate import campaign_ratings as stored
+
+    return stored(con, found.campaign_id, found.run_id, rubric, where)
 
 
 def campaign_report(con: duckdb.DuckDBPyConnection, store: Path, campaign_id: str, jury: str | None,

@@ -10,6 +10,8 @@
                 campaign and position, rated or skipped; never the scores or the comment)
     blind       URLs and pages carry the store's name, the campaign id and the rater's own position:
                 never the run id (it names the model), the model, or anyone else's rating
+    text        of gated and private runs, as the rater's role may see it (`shown_text`): redacted
+                unless the policy gives the role the full text
 
 Stores are opened for each request and closed after it, one request at a time, so a run can take a
 store between requests; while one holds it, pages answer 503.
@@ -37,8 +39,10 @@ from starlette.routing import Route
 
 from medhelm_local.audit import AuditLog
 from medhelm_local.errors import MedhelmError, StoreLockedError
+from medhelm_local.policy.file_schemas import JuryValidationRules
 from medhelm_local.raters.campaigns import Campaign, campaign, campaigns_of, queue, rating_item, record_rating
 from medhelm_local.raters.registry import RaterRegistry, Session
+from medhelm_local.raters.shown_text import TextView
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 
@@ -57,6 +61,7 @@ class RatingDesk:
     stores: Sequence[Path]
     kek: Kek
     audit: AuditLog
+    text: TextView
     memory_limit: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -215,9 +220,9 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
             entries = queue(con, campaign_id, session.rater)
             rubric = found[1]
             return _page("rate.html", status=400 if error else 200, rater=session.rater, store=path.stem,
-                         campaign=campaign_id, item=item, rubric=rubric, low=rubric.scale.min, high=rubric.scale.max,
-                         csrf=session.csrf, error=error, rated=sum(e.rated for e in entries),
-                         skipped=sum(e.skipped for e in entries))
+                         campaign=campaign_id, item=desk.text.shown(item, session.role), rubric=rubric,
+                         low=rubric.scale.min, high=rubric.scale.max, csrf=session.csrf, error=error,
+                         rated=sum(e.rated for e in entries), skipped=sum(e.skipped for e in entries))
 
         def save(con: duckdb.DuckDBPyConnection) -> Response:
             found = lookup(con, campaign_id, session.rater)
@@ -260,11 +265,16 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
     ])
 
 
-def rating_desk(settings: Any, stores: Sequence[Path]) -> RatingDesk:
-    """The rating pages' desk for `serve`: the appliance's raters and audit log, the configured KEK."""
+def rating_desk(settings: Any, stores: Sequence[Path]) -> tuple[RatingDesk, JuryValidationRules]:
+    """The rating pages' desk for `serve` (the appliance's raters and audit log, the configured KEK, each role's view
+    of private text), and the policy's rules for marking jury columns validated: the policy read once for both."""
     from medhelm_local.audit import audit_log_for
+    from medhelm_local.policy.loader import load_policy
     from medhelm_local.raters.registry import rater_registry
+    from medhelm_local.raters.shown_text import text_view
     from medhelm_local.store.keys import load_kek
 
-    return RatingDesk(rater_registry(), list(stores), load_kek(settings), audit_log_for(settings),
-                      settings.store_memory_limit)
+    policy = load_policy(settings.policy_dir)  # once, when the viewer starts: each role's view of private text
+    desk = RatingDesk(rater_registry(), list(stores), load_kek(settings), audit_log_for(settings, policy),
+                      text_view(policy.roles.roles, settings.redaction_dir), settings.store_memory_limit)
+    return desk, policy.export.jury_validation

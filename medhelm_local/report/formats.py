@@ -60,8 +60,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _column(column: Column) -> dict[str, Any]:
-    return asdict(column) | {"key": column.key}
+def _column(report: Report, column: Column) -> dict[str, Any]:
+    mark = report.jury_marks.get(column.key)
+    return asdict(column) | {"key": column.key, "jury_validation": mark.as_json() if mark is not None else None}
 
 
 def _board(report: Report, board: Board) -> dict[str, Any]:
@@ -87,7 +88,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "stores": [asdict(s) for s in report.stores],
         "external_sources": list(report.external_sources),
         "metric_groups": list(report.groups),
-        "columns": [_column(c) for c in report.columns],
+        "columns": [_column(report, c) for c in report.columns],
         "leaderboard": _board(report, report.leaderboard),
         "taxonomy": [asdict(r) for r in report.taxonomy],
         "baseline": report.baseline,
@@ -217,6 +218,7 @@ def to_markdown(report: Report) -> str:
                     f"**{md_text(row.name)}** (MedHELM: mean of benchmarks)" if row.level == CATEGORY_MEDHELM
                     else md_text(row.name))
             lines.append("| " + " | ".join([name, *(number(row.values.get(m)) for m in report.models)]) + " |")
+    lines += _md_jury_marks(report)
     if report.comparisons:
         lines += ["", f"## Paired comparisons against {md_text(report.baseline or '')}", "",
                   "| Benchmark | Model | Difference | 95% interval | pairs | unpaired |", "|---|---|---|---|---|---|"]
@@ -253,6 +255,22 @@ def _md_trend(trend: Trend) -> list[str]:
                            f"{interval(step.ci_low, step.ci_high)} ({step.test or 'no interval'}){mark}{build}")
         lines.append("| " + " | ".join([md_text(line.display_name), md_text(line.model), *points,
                                          "; ".join(changes) or "–"]) + " |")
+    return lines
+
+
+def _md_jury_marks(report: Report) -> list[str]:
+    """Each jury-scored column validated by clinicians (the figure, its interval, n, r, date) or not, and why."""
+    if not report.jury_marks:
+        return []
+    lines = ["", "## Jury scores checked by clinicians", "",
+             "| Column | Status | ICC3k-z | 95% interval | n | r | Date | Why |", "|---|---|---|---|---|---|---|---|"]
+    for key, mark in report.jury_marks.items():
+        column, found = report.column(key), mark.agreement
+        cells = [md_text(column.title if column else key), "validated" if mark.validated else "not validated",
+                 number(found.icc if found else None), interval(found.ci_low, found.ci_high) if found else "–",
+                 str(found.answers) if found else "–", str(found.raters) if found else "–",
+                 found.date if found else "–", md_text(mark.reason)]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 

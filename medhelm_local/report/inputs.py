@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.report.build import build_report
@@ -14,6 +14,10 @@ from medhelm_local.report.read_model import FailureCount, JudgeSummary, MetricSu
 from medhelm_local.report.stores import StoreReader, open_stores
 from medhelm_local.report.trend import SuitePoint, build_trend, suite_labels
 from medhelm_local.store.keys import Kek
+
+if TYPE_CHECKING:
+    from medhelm_local.policy.file_schemas import JuryValidationRules
+    from medhelm_local.report.jury_validation import Agreement, Verdict
 
 
 class RunReader(Protocol):
@@ -33,9 +37,11 @@ class RunReader(Protocol):
 class Sources:
     """Open stores and external runs; which reader holds which run."""
 
-    def __init__(self, readers: Sequence[StoreReader], external: ExternalRuns | None = None) -> None:
+    def __init__(self, readers: Sequence[StoreReader], external: ExternalRuns | None = None,
+                 jury_rules: JuryValidationRules | None = None) -> None:
         self.readers = list(readers)
         self.external = external
+        self.jury_rules = jury_rules  # the policy's: with them, every jury-scored column is marked validated or not
         self._runs: list[RunInfo] = []
         self._metrics: dict[str, dict[str, MetricSummary]] = {}
         self._holder: dict[str, RunReader] = {}
@@ -96,13 +102,30 @@ class Sources:
                              self.external.sources if self.external else (), self.scores, baseline)
         sliced = {run_id: tuple(found) for reader in self.readers for run_id, found in reader.slices().items()}
         built = replace(built, slices={r.key: sliced[r.run_id] for r in runs
-                                       if not r.external and r.run_id in sliced and sliced[r.run_id]})
+                                       if not r.external and r.run_id in sliced and sliced[r.run_id]},
+                        jury_marks=self.jury_marks(built))
         if not trend:
             return built
         labels = suite_labels([(mine, reader.label) for reader, mine in zip(self.readers, self._of_reader,
                                                                              strict=True)])
         points = [SuitePoint(label, mine, self._metrics) for label, mine in zip(labels, self._of_reader, strict=True)]
         return replace(built, trend=build_trend(points, self.scores))
+
+    def jury_marks(self, built: Report) -> dict[str, Verdict]:
+        """Per jury-scored column, validated or not by the latest clinicians' campaign on its benchmark (none without
+        the policy's rules)."""
+        if self.jury_rules is None:
+            return {}
+        from medhelm_local.report.jury_validation import latest, verdict
+
+        jury = [c for c in built.columns if (spec := built.specs.get(c.metric)) is not None
+                and "judge" in spec.needs and spec.aggregation == "jury"]
+        if not jury:
+            return {}
+        found: dict[str, Agreement] = {}
+        for reader in self.readers:
+            found = latest(found, reader.jury_agreements())
+        return {c.key: verdict(found.get(c.benchmark), self.jury_rules) for c in jury}
 
     def close(self) -> None:
         """Close every store."""
@@ -111,7 +134,7 @@ class Sources:
 
 
 def open_sources(paths: Sequence[Path], kek: Kek, memory_limit: str | None = None,
-                 helm_runs: Sequence[Path] = ()) -> Sources:
+                 helm_runs: Sequence[Path] = (), jury_rules: JuryValidationRules | None = None) -> Sources:
     """Open every store read-only (refusing empty ones and mixed schemas) and read the HELM folders."""
     external = read_external(list(helm_runs)) if helm_runs else None
     handles = open_stores(paths, kek, memory_limit)
@@ -122,7 +145,7 @@ def open_sources(paths: Sequence[Path], kek: Kek, memory_limit: str | None = Non
                 raise ConfigError("the suite store has no runs, so there is nothing to report", where=str(
                     reader.handle.path), fix="run benchmarks into the suite first (`medhelm-local run ... --suite "
                                              "NAME`), or leave this store out")
-        return Sources(readers, external)
+        return Sources(readers, external, jury_rules)
     except BaseException:
         for reader in readers:
             reader.close()

@@ -13,13 +13,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from medhelm_local.report.inputs import RunReader, Sources, open_sources
 from medhelm_local.report.read_model import Report, RunInfo
 from medhelm_local.report.site import plot_svg
 from medhelm_local.report.stores import StoreReader, open_stores
 from medhelm_local.store.keys import Kek
+
+if TYPE_CHECKING:
+    from medhelm_local.policy.file_schemas import JuryValidationRules
 
 T = TypeVar("T")
 _CACHED = 4  # reports kept (one per baseline asked for)
@@ -45,6 +48,7 @@ class LiveStores:
     kek: Kek
     memory_limit: str | None = None
     helm_runs: Sequence[Path] = ()
+    jury_rules: JuryValidationRules | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _reports: dict[tuple[object, ...], Report] = field(default_factory=dict)
     _plots: dict[tuple[object, ...], str | None] = field(default_factory=dict)
@@ -52,7 +56,7 @@ class LiveStores:
     @contextmanager
     def sources(self) -> Iterator[Sources]:
         """Every store open read-only for the length of the block."""
-        opened = open_sources(self.paths, self.kek, self.memory_limit, self.helm_runs)
+        opened = open_sources(self.paths, self.kek, self.memory_limit, self.helm_runs, self.jury_rules)
         try:
             yield opened
         finally:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from medhelm_local.metrics.registry import Metric
     from medhelm_local.metrics.slices import SlicedMetric
     from medhelm_local.metrics.tie_groups import TieGroups
+    from medhelm_local.report.jury_validation import Verdict
     from medhelm_local.report.trend import Trend
 
 # Taxonomy rows: a category's two scores, then its subcategories.
@@ -279,6 +280,9 @@ class Report:
     ties: Mapping[str, TieGroups] = field(default_factory=dict)  # main column key -> its models' rank groups
     slices: Mapping[str, tuple[SlicedMetric, ...]] = field(default_factory=dict)  # run key -> main metric by slice
     trend: Trend | None = None  # across suites (report --trend): this report is of the last one
+    # Jury-scored column key -> validated by clinicians or not (report.jury_validation); empty when built without the
+    # policy's rules (an exported report)
+    jury_marks: Mapping[str, Verdict] = field(default_factory=dict)
 
     def rank_group(self, column: str, model: str) -> str | None:
         """A model's rank group on a main column ('1-3'), None where it was not tested."""

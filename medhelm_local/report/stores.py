@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -27,6 +27,9 @@ from medhelm_local.store.model_builds import builds_by_run
 from medhelm_local.store.schema import SCHEMA_VERSION
 from medhelm_local.store.slices import run_slices
 from medhelm_local.taxonomy import load_taxonomy
+
+if TYPE_CHECKING:
+    from medhelm_local.report.jury_validation import Agreement
 
 UNPLACED = "Not in MedHELM's taxonomy"
 
@@ -180,6 +183,12 @@ class StoreReader:
             if self.scope is None or run_id in self.scope:
                 found[run_id] = [s for s in run_slices(self.con, run_id) if s.metric == main]
         return found
+
+    def jury_agreements(self) -> dict[str, Agreement]:
+        """Per benchmark, the jury's agreement with clinicians in this store's latest rating campaign on it."""
+        from medhelm_local.report.jury_validation import agreements
+
+        return agreements(self.con, self.label)
 
     def failures(self, run_id: str) -> list[FailureCount]:
         """A run's failed requests by reason, then each metric's unscorable instances by reason."""

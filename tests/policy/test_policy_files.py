@@ -83,6 +83,12 @@ def test_a_typo_names_the_file_line_and_key(tmp_path: Path, name: str, old: str,
     ("export.yaml", "[aggregates, scores, ratings]", "[aggregates, scores, ratings, notes]",
      "who_may_export.data_scientist.3", "'aggregates', 'scores', 'completions', 'prompts', 'ratings' or 'report'"),
     ("retention.yaml", "  keep_days: 2190", "  keep_days: 30", "audit", "must outlive what it describes"),
+    ("export.yaml", "  min_icc: 0.5", "  min_icc: 1.5", "jury_validation.min_icc", "less than or equal to 1"),
+    ("export.yaml", "  judged_on: estimate", "  judged_on: upper_bound", "jury_validation.judged_on",
+     "'estimate' or 'lower_bound'"),
+    ("export.yaml", "  min_answers: 10", "  min_answers: 2", "jury_validation.min_answers", "greater than or equal"),
+    ("roles.yaml", "    sensitive_text: redacted", "    sensitive_text: everything", "roles.clinician.sensitive_text",
+     "'redacted' or 'full'"),
 ])
 def test_a_forbidden_value_names_the_file_line_and_reason(tmp_path: Path, name: str, old: str, new: str, key: str,
                                                           words: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,12 +24,18 @@ MODEL = "local/secret-model"
 JUDGE = "judge-visible-only-to-admins"
 
 
-def jury_store(folder: Path, kek: Kek, n: int = 8) -> tuple[Path, str]:
-    """A suite store `ward` with one jury-scored run of n answers: (path, run id)."""
+def _question(i: int) -> str:
+    return f"Patient question {i}: can I take drug {i} with food? <script>alert(1)</script>"
+
+
+def jury_store(folder: Path, kek: Kek, n: int = 8, access: str = "public",
+               prompt: Callable[[int], str] = _question, jury_score: bool = False) -> tuple[Path, str]:
+    """A suite store `ward` with one jury-scored run of n answers: (path, run id). With `jury_score`, the jury's
+    scores are derived too (as `judge` stores them), so reports show the jury's column."""
     path = folder / "ward.duckdb"
     ids = write_store(path, kek, "ward", [FakeRun(
-        MODEL, "medication_qa", n, values=[0.5] * n, seed=3,
-        prompt=lambda i: f"Patient question {i}: can I take drug {i} with food? <script>alert(1)</script>",
+        MODEL, "medication_qa", n, values=[0.5] * n, seed=3, access=access, prompt=prompt,
+        extra_metrics={"jury_score": lambda i: (2 + i % 5 + (i * 3) % 5 + 5 - i % 3) / 3} if jury_score else {},
         ratings=lambda i: [Rating(JUDGE, {"accuracy": 1 + i % 5, "completeness": 1 + (i * 3) % 5,
                                           "clarity": 5 - i % 3})])])
     return path, ids[0]
