@@ -133,8 +133,8 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         helm_runs: list[Path] | None = _HELM,
     ) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
-        from medhelm_local.raters.gate import RaterGate
         from medhelm_local.export.review_web import ReviewGate, review_desk
+        from medhelm_local.raters.gate import RaterGate
         from medhelm_local.raters.web import rating_desk
         from medhelm_local.report.live import LiveStores
         from medhelm_local.report.server import new_token, read_token
