@@ -412,6 +412,8 @@ TARGETS: list[Target] = [
                                                   "{w}/none.csv"), ("judge validate --store",)),
     Target("store (judge campaign)", (), _t_store("judge", "campaign", "ward", "--store", "{store}", "--run",
                                                   "ward_notes", "--raters", "a,b"), ("judge campaign --store",)),
+    Target("store (review request)", (), _t_store("review", "request", "ward", "--store", "{store}", "--role",
+                                                  "compliance_officer"), ("review request --store",)),
     Target("store (keys rotate)", (), _t_store("keys", "rotate", "--new-kek-file", "{kek2}", "--store", "{store}"),
            ("keys rotate --store",)),
     Target("store key envelope", ("json",), _t_envelope, ()),
@@ -441,7 +443,7 @@ WRITES = {"report --out", "export --to", "redact scan --output", "redact apply -
           "data stage --to", "setting log_file", "judge validate --template"}
 FOLDERS = {"run --output", "show --output", "export --output", "report --output", "serve --output",
            "runs list --output", "judge suite --output", "judge validate --output", "store merge --output",
-           "judge campaign --output",
+           "judge campaign --output", "review request --output",
            "run --store", "taxonomy --data-root", "benchmarks list --data-root", "benchmarks show --data-root",
            "data import --data-root"}
 # Read by a test of its own, where the command needs more than this site has (a judged run for ratings).
