@@ -249,3 +249,15 @@ def llamacpp() -> Iterator[llama_server.LlamaServer]:
 
 
 from support.appliance import appliance, bundle_files  # noqa: E402, F401  (fixtures for export and audit tests)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    """A headless Chromium (Selenium) with its own profile, quit after the test; skips where none is installed."""
+    from support.report_viewer import chromium
+
+    driver = chromium(tmp_path / "profile")
+    try:
+        yield driver
+    finally:
+        driver.quit()

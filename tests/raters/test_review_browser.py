@@ -14,14 +14,12 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO
 from support.appliance import Appliance
-from support.report_viewer import chromium, serving
+from support.report_viewer import serving
 from support.review import MISSED, request_review, under_review
 
 from medhelm_local.store.keys import Kek
@@ -36,15 +34,6 @@ def _other_user_works() -> bool:
         return False
     done = subprocess.run([*OTHER_USER, "true"], capture_output=True)
     return done.returncode == 0
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    driver = chromium(tmp_path / "profile")
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def _wait(driver: Any, css: str, timeout: float = 15) -> Any:

@@ -8,14 +8,13 @@ link. Screenshots are saved under .cache/test-screenshots/ for a person to look 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO, run_cli
 from support.report_store import FakeRun, Rating, write_store
-from support.report_viewer import chromium, requested_urls, serving
+from support.report_viewer import requested_urls, serving
 
 from medhelm_local.store.keys import Kek
 
@@ -35,15 +34,6 @@ def store(tmp_path: Path, kek: Kek) -> Path:
                                    Rating("judge-b", None, error_type="unparseable")]),
         FakeRun("local/small", "medication_qa", 40, values=[0.25] * 40, seed=4)])
     return path
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    driver = chromium(tmp_path / "profile")
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def _wait_for(driver: Any, css: str, timeout: float = 15) -> list[Any]:

@@ -6,28 +6,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import REPO, run_cli
-from support.report_viewer import chromium, requested_urls
+from support.report_viewer import requested_urls
 from support.trend_stores import SUITES, write_suites
 
 from medhelm_local.store.keys import Kek
 
 SHOTS = REPO / ".cache" / "test-screenshots"
 DOCS = REPO / "docs" / "screenshots"
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    driver = chromium(tmp_path / "profile")
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def test_a_three_suite_trend_opens_in_the_browser_with_its_flags(browser: Any, tmp_path: Path, kek: Kek,
