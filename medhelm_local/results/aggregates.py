@@ -37,7 +37,9 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
     for metric in declared_metric_names(con, run_id, run["main"], run["benchmark"]):
         spec = registry.get(metric)
         if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
-            column = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ?",
+            # In instance order: the seeded bootstrap resamples by position and a float sum depends on its order,
+            # so the same scores written in another order (a resumed or merged run) must give the same figures.
+            column = con.execute("SELECT value FROM scores WHERE run_id = ? AND metric = ? ORDER BY instance_id",
                                  [run_id, metric]).fetchnumpy()["value"]
             unscored = np.ma.getmaskarray(column)  # NULL: the instance could not be scored
             values = np.ma.getdata(column)[~unscored]

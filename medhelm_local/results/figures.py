@@ -147,7 +147,7 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
                             "AND logprobs_json IS NOT NULL", {"run": run["run_id"]}).fetchone() or (0,)
     # Each answer's confidence is stored when it arrives (schema v3): two numbers an instance, fetched as arrays,
     # every scored answer's (how many there are is part of the figure), kept where both are known.
-    stored = con.execute(f"SELECT c.confidence, s.value {answered}", params).fetchnumpy()
+    stored = con.execute(f"SELECT c.confidence, s.value {answered} ORDER BY instance_id", params).fetchnumpy()
     seen = len(stored["value"])
     known = ~np.ma.getmaskarray(stored["confidence"])
     known &= np.isin(np.ma.getdata(stored["value"]), (0.0, 1.0))
@@ -159,7 +159,8 @@ def _calibration(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Ag
             "JOIN (SELECT instance_id, value FROM scores WHERE run_id = $run AND metric = $metric AND value IN (0, 1)) "
             "s USING (instance_id) JOIN (SELECT instance_id, json_array_length(references_json) AS options "
             "FROM instances WHERE run_id = $run) i USING (instance_id) "
-            "WHERE c.run_id = $run AND c.ok AND c.confidence IS NULL AND c.logprobs_json IS NOT NULL", params)
+            "WHERE c.run_id = $run AND c.ok AND c.confidence IS NULL AND c.logprobs_json IS NOT NULL "
+            "ORDER BY c.instance_id", params)
         read: list[tuple[float, float]] = []
         while rows := result.fetchmany(_CHUNK):
             read += [(prob, float(value)) for logprobs_json, value, options in rows
@@ -207,7 +208,8 @@ def _agreement(con: duckdb.DuckDBPyConnection, run: dict[str, Any]) -> list[Aggr
 def _paired(con: duckdb.DuckDBPyConnection, clean: str, perturbed: str, metric: str) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in con.execute(
         "SELECT a.value, b.value FROM scores a JOIN scores b ON a.instance_id = b.instance_id AND b.run_id = ? "
-        "AND b.metric = a.metric WHERE a.run_id = ? AND a.metric = ? AND a.value IS NOT NULL AND b.value IS NOT NULL",
+        "AND b.metric = a.metric WHERE a.run_id = ? AND a.metric = ? AND a.value IS NOT NULL AND b.value IS NOT NULL "
+        "ORDER BY a.instance_id",
         [perturbed, clean, metric]).fetchall()]
 
 
