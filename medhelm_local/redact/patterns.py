@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.redact.regex_speed import compile_fast
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -209,7 +210,7 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
     if reason:
         raise RedactionRuleError(f"{what} is refused: {reason}", where=str(path),
                                  fix="rewrite it so that it runs in linear time")
-    return re.compile(regex, re.IGNORECASE)
+    return compile_fast(regex, re.IGNORECASE)
 
 
 def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
