@@ -48,7 +48,7 @@ def compile_fast(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
             data = _guarded(data, state, all_flags)
         parsed.data, parsed.width = data, None
         return sre_compile.compile(parsed, flags)
-    except Exception:  # noqa: BLE001 - a parser this module does not know: the plain compilation is exact
+    except Exception:  # a parse tree this module does not know: the plain compilation is exact
         return re.compile(regex, flags)
 
 

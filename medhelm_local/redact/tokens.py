@@ -63,21 +63,31 @@ def tokenize(text: str, case_text: str | None = None) -> list[Token]:
     for number, line in enumerate(text.splitlines(keepends=True)):
         case_line = case_lines[number]
         cased = _is_cased(case_line) if len(line) >= 12 and sum(map(str.isalpha, case_line)) >= 12 else doc_cased
-        raw = [(m.start() + pos, m.end() + pos, m.group()) for m in _TOKEN.finditer(line)]
+        # An ASCII line lower-cases letter by letter and holds nothing to fold: its keys are slices of it.
+        lower = line.lower() if line.isascii() else None
+        raw = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(line)]
         i = 0
         while i < len(raw):
             start, end, word = raw[i]
             if (i + 2 < len(raw) and word.isalpha() and raw[i + 1][2] in "'’" and raw[i + 1][0] == end
                     and raw[i + 2][0] == raw[i + 1][1] and raw[i + 2][2].isalpha()
                     and raw[i + 2][2].lower() not in _CONTRACTIONS):
-                end, word = raw[i + 2][1], text[start:raw[i + 2][1]]  # O'Brien, D'Angelo
+                end, word = raw[i + 2][1], line[start:raw[i + 2][1]]  # O'Brien, D'Angelo
                 i += 2
             kind = "w" if word[0].isalpha() else "d" if word[0].isdigit() else "p"
-            key = fold(word.lower()).replace("'", "").replace("’", "")
-            tokens.append(Token(start, end, word, key, kind, cased, i == 0))
+            if lower is None:
+                key = fold(word.lower()).replace("'", "").replace("’", "")
+            else:
+                key = lower[start:end]
+                if "'" in key:
+                    key = key.replace("'", "")
+            tokens.append(_new(Token, (start + pos, end + pos, word, key, kind, cased, i == 0)))
             i += 1
         pos += len(line)
     return tokens
+
+
+_new = tuple.__new__  # a Token without NamedTuple's Python-level __new__ (one per token of every note)
 
 
 def _is_cased(chunk: str) -> bool:
