@@ -227,9 +227,14 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     """Every span the regex rules and labels find in `text` (may overlap; the detector merges them)."""
     spans: list[Span] = []
     lower = text.lower()
+    present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
     for c in rules.patterns:
-        if not c.may_match(lower):
-            continue
+        if c.requires:
+            found = present.get(c.requires)
+            if found is None:
+                found = present[c.requires] = c.may_match(lower)
+            if not found:
+                continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
         for m in c.regex.finditer(text):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
@@ -241,8 +246,9 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
             spans.append(Span(start, end, kind))
-    for word in _LABEL_START.finditer(text):
-        found = rules.label_regex.match(text, word.start()) if word.group().lower() in rules.label_starts else None
+    starts = rules.label_starts
+    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in starts]:
+        found = rules.label_regex.match(text, at)
         if found is None:
             continue
         start = found.start("v")
