@@ -61,10 +61,20 @@ def tokenize(text: str, case_text: str | None = None) -> list[Token]:
     doc_cased = _is_cased(case_text or text)
     pos = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
-        case_line = case_lines[number]
-        cased = _is_cased(case_line) if len(line) >= 12 and sum(map(str.isalpha, case_line)) >= 12 else doc_cased
-        # An ASCII line lower-cases letter by letter and holds nothing to fold: its keys are slices of it.
+        letters, upper = _letters(case_lines[number]) if len(line) >= 12 else (0, 0)
+        cased = _cased(letters, upper) if letters >= 12 else doc_cased
+        # An ASCII line lower-cases letter by letter and holds nothing to fold: its keys are slices of it,
+        # and without an apostrophe no two tokens join (most lines of most notes).
         lower = line.lower() if line.isascii() else None
+        if lower is not None and "'" not in line:
+            first = True
+            for m in _TOKEN_KINDS.finditer(line):
+                start, end = m.span()
+                tokens.append(_new(Token, (start + pos, end + pos, m.group(), lower[start:end], _KINDS[m.lastindex],
+                                           cased, first)))
+                first = False
+            pos += len(line)
+            continue
         raw = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(line)]
         i = 0
         while i < len(raw):
@@ -78,19 +88,34 @@ def tokenize(text: str, case_text: str | None = None) -> list[Token]:
             if lower is None:
                 key = fold(word.lower()).replace("'", "").replace("’", "")
             else:
-                key = lower[start:end]
-                if "'" in key:
-                    key = key.replace("'", "")
+                key = lower[start:end].replace("'", "")
             tokens.append(_new(Token, (start + pos, end + pos, word, key, kind, cased, i == 0)))
             i += 1
         pos += len(line)
     return tokens
 
 
+# _TOKEN with a group for each kind; on an ASCII line a letter run, a digit run and a mark are "w", "d" and "p".
+_TOKEN_KINDS = re.compile(r"([^\W\d_]+)|(\d+)|([^\w\s])")
+_KINDS = ("", "w", "d", "p")
 _new = tuple.__new__  # a Token without NamedTuple's Python-level __new__ (one per token of every note)
 
 
 def _is_cased(chunk: str) -> bool:
-    letters = sum(map(str.isalpha, chunk))
-    upper = sum(map(str.isupper, chunk))
+    return _cased(*_letters(chunk))
+
+
+def _cased(letters: int, upper: int) -> bool:
     return letters > 0 and 0.005 <= upper / letters <= 0.6
+
+
+_CAPITALS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ASCII_LETTERS = _CAPITALS + b"abcdefghijklmnopqrstuvwxyz"
+
+
+def _letters(chunk: str) -> tuple[int, int]:
+    """How many letters `chunk` holds, and how many of them are capitals."""
+    if chunk.isascii():  # counted in bytes: for ASCII, isalpha and isupper are these letters
+        raw = chunk.encode("ascii")
+        return len(raw) - len(raw.translate(None, _ASCII_LETTERS)), len(raw) - len(raw.translate(None, _CAPITALS))
+    return sum(map(str.isalpha, chunk)), sum(map(str.isupper, chunk))
