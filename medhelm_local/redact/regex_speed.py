@@ -47,9 +47,21 @@ def compile_fast(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
         else:
             data = _guarded(data, state, all_flags)
         parsed.data, parsed.width = data, None
-        return sre_compile.compile(parsed, flags)
+        return _compiled(regex, parsed, flags)
     except Exception:  # a parse tree this module does not know: the plain compilation is exact
         return re.compile(regex, flags)
+
+
+def _compiled(regex: str, parsed: Any, flags: int) -> re.Pattern[str]:
+    """`re._compiler.compile` for a rewritten tree, keeping the rule's own text as the pattern's `.pattern`
+    (what error messages, the safety check and pickling read)."""
+    code = sre_compile._code(parsed, flags)
+    groupindex = parsed.state.groupdict
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    return sre_compile._sre.compile(regex, flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex,
+                                    tuple(indexgroup))
 
 
 def _sub(state: Any, items: list[Item]) -> Any:

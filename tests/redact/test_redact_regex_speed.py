@@ -1,0 +1,84 @@
+"""The faster compilation of the rules' regexes finds exactly what the plain compilation finds."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from support import phi_notes
+from support.pathological import ADVERSARIAL, PATHOLOGICAL
+from support.synthetic_notes import generate
+
+from medhelm_local.redact.patterns import RuleFile, _expand
+from medhelm_local.redact.regex_speed import compile_fast
+from medhelm_local.settings import default_redaction_dir
+from medhelm_local.yaml_lines import parse_located
+
+RULES_PATH = default_redaction_dir() / "rules.yaml"
+# Characters the rewrites reason about: letters whose case has more than two forms (Kelvin sign, long s, dotted
+# and dotless i), digits, the marks the look-behinds name, line ends, and accented letters.
+TRICKY = "aAkKsSiI\u212a\u017f\u0130\u0131é0123456789 \t\n\r.,/-'’#:()+@%$xX"
+
+
+def _shipped() -> list[tuple[str, str]]:
+    spec = RuleFile.model_validate(parse_located(RULES_PATH.read_text(encoding="utf-8"), RULES_PATH,
+                                                 "redaction rule file").data)
+    rules = [(f"pattern {p.name}", _expand(p.regex, spec.macros)) for p in spec.patterns]
+    return rules + [(f"negative {n.name}", _expand(n.regex, spec.macros)) for n in spec.negatives]
+
+
+def _texts() -> list[str]:
+    texts = [note.text for name in phi_notes.SETS for note in phi_notes.load(name)]
+    texts += [note.text for note in generate(120, 3)]
+    texts += [t.upper() for t in texts[:200]] + [t.lower() for t in texts[:200]]
+    texts += [*PATHOLOGICAL.values(), ADVERSARIAL]
+    rng = random.Random(32)
+    texts += ["".join(rng.choice(TRICKY) for _ in range(rng.randint(1, 60))) for _ in range(400)]
+    return texts
+
+
+def _found(pattern: re.Pattern[str], texts: list[str]) -> list[list[tuple[object, ...]]]:
+    return [[(m.span(), m.groups(), m.groupdict()) for m in pattern.finditer(t)] for t in texts]
+
+
+TEXTS = _texts()
+
+
+@pytest.mark.parametrize(("what", "regex"), _shipped(), ids=[w for w, _ in _shipped()])
+def test_every_shipped_rule_finds_the_same_matches(what: str, regex: str) -> None:
+    fast, plain = compile_fast(regex), re.compile(regex, re.IGNORECASE)
+    assert fast.pattern == regex and fast.groupindex == plain.groupindex
+    assert _found(fast, TEXTS) == _found(plain, TEXTS), what
+
+
+@pytest.mark.parametrize("regex", [
+    r"(?<![\w.,/-])\d{5}(?:-\d{4})?(?![\w])",          # hoisted from a repeat
+    r"(?<![\w])\((?P<v>\d{3})\)",                        # hoisted from a literal
+    r"(?<![\w.])(?P<v>9\d|1[0-2]\d)\+?",                 # into a group, then into each alternative
+    r"(?<![\w''’])[''’](?P<v>\d{2})",                    # a mark first
+    r"(?<![\w])(?:svr|sbp|sats?|pvr|k|kg)[ ]{0,2}\d",   # alternatives grouped by first letter, Kelvin sign and all
+    r"(?<![\w])(?:is|in|i)[ ]\d",                        # dotted and dotless i
+    r"(?:a|ab|b)c",                                      # order kept inside a group
+    r"(?<![\w])(?:jan|feb)\.?[ ]{0,3}\d{1,2}",            # a guard before a look-behind
+    r"x?(?<![\w])\d",                                     # can start with an optional letter: no hoist
+    r"(?<!\d)[a-z]{1,4}\d",                               # broad first letters: compiled as written
+    r"(?<![\w])(?-i:ABC|abc)\d",                          # local case flags: no guard
+    r"(?P<a>\d)(?P=a)",                                    # a back-reference: compiled as written
+])
+def test_rewritten_shapes_match_as_written(regex: str) -> None:
+    texts = [*TEXTS[:300], "\u212a5", "K5", "k 5", "\u0130n 3", "\u0131s 4", "ab5", "12345", "(123)", "'97", "ac bc"]
+    assert _found(compile_fast(regex), texts) == _found(re.compile(regex, re.IGNORECASE), texts)
+
+
+def test_most_shipped_rules_are_rewritten() -> None:
+    """The speed comes from the rewrites: a rule compiled as written is slower, not wrong, so count them."""
+    rewritten = [what for what, regex in _shipped() if compile_fast(regex) != re.compile(regex, re.IGNORECASE)]
+    assert len(rewritten) >= 0.8 * len(_shipped())
+
+
+def test_a_regex_the_rewrites_cannot_read_compiles_as_written() -> None:
+    regex = r"(?<=ab)c|(a)?(?(1)x|y)"  # a conditional group: no rewrite knows it
+    fast = compile_fast(regex, 0)
+    assert fast.pattern == regex
+    assert [m.span() for m in fast.finditer("abc y ax")] == [(2, 3), (4, 5), (6, 8)]

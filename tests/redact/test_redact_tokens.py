@@ -1,0 +1,50 @@
+"""Tokens keep their definition on every kind of line: ASCII with and without apostrophes, accented, mixed."""
+
+from __future__ import annotations
+
+import re
+
+from support import phi_notes
+
+from medhelm_local.redact.tokens import fold, tokenize
+
+WORDS = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+LINES = ["Pt seen by Dr. O'Brien and D’Angelo; son's cell 508-555-0100.", "PÉREZ, josé: 2 días", "x'y don't İstanbul",
+         "ΟΔΟΣ'Α ½ Ⅻ ²", "no apostrophe here, 12 words and more words", "", "'", "a\r\nb\u2028c\n\n  d"]
+
+
+def _check(text: str) -> None:
+    tokens = tokenize(text)
+    assert [t.start for t in tokens] == sorted(t.start for t in tokens)
+    for tok in tokens:
+        assert text[tok.start:tok.end] == tok.text
+        assert tok.key == fold(tok.text.lower()).replace("'", "").replace("’", "")
+        assert tok.kind == ("w" if tok.text[0].isalpha() else "d" if tok.text[0].isdigit() else "p")
+    # Every word, digit run and mark is a token or part of one ("O'Brien" joins three).
+    covered = {i for tok in tokens for i in range(tok.start, tok.end)}
+    assert all(m.start() in covered for m in WORDS.finditer(text))
+    lines = {i: n for n, m in enumerate(re.finditer(r"[^\n\r\u2028]*(?:\r\n|[\n\r\u2028])?", text)) for i in
+             range(m.start(), m.end())}
+    for i, tok in enumerate(tokens):
+        if len(tok.text) == 1 or not set(tok.text) & {"'", "’"}:  # a joined name opening a line is not marked
+            assert tok.first == (i == 0 or lines[tokens[i - 1].start] != lines[tok.start])
+
+
+def test_tokens_of_every_annotated_note_keep_their_definition() -> None:
+    for name in phi_notes.SETS:
+        for note in phi_notes.load(name):
+            _check(note.text)
+            _check(note.text.upper())
+
+
+def test_tokens_of_awkward_lines() -> None:
+    for line in LINES:
+        _check(line)
+    assert [t.key for t in tokenize("Dr. O'Brien")] == ["dr", ".", "obrien"]
+    assert [t.key for t in tokenize("don't")] == ["don", "", "t"]  # a contraction stays apart
+
+
+def test_case_mode_of_a_line_counts_its_letters() -> None:
+    mixed, caps = tokenize("Seen today by the covering physician"), tokenize("SEEN TODAY BY THE COVERING PHYSICIAN")
+    assert all(t.cased for t in mixed) and not any(t.cased for t in caps)
+    assert all(t.cased for t in tokenize("Visto hoy por el médico de guardia"))
