@@ -33,6 +33,11 @@ _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 
 
+def mixed_abbreviation(text: str) -> bool:
+    """Capitals after a small letter ("MoCA", "HbA1c", "FiO2"): a word in one case never is (asked of every word)."""
+    return not (text.islower() or text.isupper()) and _ABBREVIATION.search(text) is not None
+
+
 class NameRules:
     """The name half of the token rules; the place rules and the detector build on it."""
 
@@ -81,7 +86,7 @@ class NameRules:
         if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names) \
                 or tok.key in self._relations:
             return False  # "HCP: NIECE SHARON DUBE": the relation is no part of the name
-        if _ABBREVIATION.search(tok.text):
+        if mixed_abbreviation(tok.text):
             return False  # "MoCA", "HbA1c", "FiO2": capitals after a small letter end an abbreviation
         if len(tok.key) < 2:
             return tok.text.isupper()
@@ -141,7 +146,7 @@ class NameRules:
         found: list[tuple[int, int]] = []
         i = 0
         while i < len(tokens):
-            cue = self.cue_at(tokens, i) if tokens[i].kind == "w" else None
+            cue = self.cue_at(tokens, i) if tokens[i].kind == "w" and tokens[i].key in self._phrase_index else None
             if cue is None or cue[0] == "facility_words":
                 end = self._dictionary_name(tokens, i) if tokens[i].kind == "w" else i
                 if end > i:

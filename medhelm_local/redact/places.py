@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.names import _ABBREVIATION, NameRules
+from medhelm_local.redact.names import NameRules, mixed_abbreviation
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -21,7 +21,7 @@ class PlaceRules(NameRules):
 
     def _place_word(self, tok: Token) -> bool:
         """A word that may belong to a street, city or facility name."""
-        if tok.kind != "w" or tok.key in STOPWORDS or _ABBREVIATION.search(tok.text):
+        if tok.kind != "w" or tok.key in STOPWORDS or mixed_abbreviation(tok.text):
             return False
         return tok.text[0].isupper() if tok.cased else tok.key not in self.rules.words("units")
 
@@ -123,7 +123,7 @@ class PlaceRules(NameRules):
         generic, spans = self.rules.words("facility_generic"), []
         facility = generic | self.rules.words("facility_words")  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
         for i, tok in enumerate(tokens):
-            cue = self.cue_at(tokens, i) if tok.kind == "w" else None
+            cue = self.cue_at(tokens, i) if tok.kind == "w" and tok.key in self._phrase_index else None
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
                 continue
             j, named = i, list[Token]()
@@ -181,12 +181,12 @@ class PlaceRules(NameRules):
         """Dictionary cities (with a cue when the word is also common), and "Anytown, MA" in mixed case."""
         states, cues, spans = self.rules.words("states"), self.rules.words("place_cues"), []
         credentials = self.rules.words("credentials")
+        place = [self._place_word(t) for t in tokens]  # asked of a token up to four times below
         for i, tok in enumerate(tokens):
-            if tok.kind != "w" or not self._place_word(tok) or (i and tokens[i - 1].kind == "w"
-                                                                  and tokens[i - 1].key in ("st", "saint")):
+            if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")):
                 continue
             words, end = [tok], i + 1
-            while end < len(tokens) and len(words) < 3 and self._place_word(tokens[end]):
+            while end < len(tokens) and len(words) < 3 and place[end]:
                 words.append(tokens[end])
                 end += 1
             state_after = (end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].key in states
@@ -195,18 +195,16 @@ class PlaceRules(NameRules):
             zip_after = state_after and end + 2 < len(tokens) and tokens[end + 2].kind == "d" \
                 and len(tokens[end + 2].text) == 5
             if ((state_after and tok.cased) or zip_after) and (i == 0 or tokens[i - 1].kind != "w"
-                                                             or not self._place_word(tokens[i - 1])):
+                                                             or not place[i - 1]):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
-            before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
-            before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
-            if (before in cues or before3 in cues) and len(tok.key) >= (4 if tok.cased else 5) \
-                    and not self.words.is_name(tok.key) and self.tier(tok) == Ambiguity.NAME_ONLY:
+            if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) \
+                    and self.tier(tok) == Ambiguity.NAME_ONLY and _after_cue(tokens, i, cues):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
             for n in range(min(len(words), self.words.city_max_words), 0, -1):
-                key = " ".join(t.key for t in words[:n])
+                key = " ".join([t.key for t in words[:n]])
                 if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_after, cues):
                     spans.append(Span(tok.start, words[n - 1].end, PhiType.CITY))
                     break
@@ -238,6 +236,13 @@ class PlaceRules(NameRules):
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
         return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;)" or tokens[k].key in (
             "called", "visiting", "will", "is", "area", "and")
+
+
+def _after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:
+    """Whether the two or three words before token i are a place cue ("back from", "grew up in")."""
+    before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
+    before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
+    return before in cues or before3 in cues
 
 
 def _after_university_of(tokens: list[Token], k: int) -> bool:
