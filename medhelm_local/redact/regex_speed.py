@@ -30,6 +30,7 @@ _ATOMS = {c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY}
 _ZERO_WIDTH = {c.ASSERT, c.ASSERT_NOT, c.AT}
 _REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 _CASE_FLAGS = re.IGNORECASE | re.LOCALE | re.ASCII
+_FEW = 8  # the most characters a spelled-out first letter may stand for (three letters in their case forms)
 _ANY_CHAR: Item = (c.IN, [(c.CATEGORY, c.CATEGORY_SPACE), (c.CATEGORY, c.CATEGORY_NOT_SPACE)])
 # First characters so common in notes that a look-ahead for them costs more than it saves.
 _BROAD_CATEGORIES = {c.CATEGORY_WORD, c.CATEGORY_NOT_WORD, c.CATEGORY_NOT_DIGIT, c.CATEGORY_NOT_SPACE}
@@ -86,8 +87,41 @@ def _uncased(item: Item, flags: int) -> bool:
     return False
 
 
-def _hoist(seq: list[Item], state: Any, flags: int) -> list[Item] | None:
-    """`seq` with its leading one-character look-behind moved behind the first character, or None."""
+# The characters other than its two ASCII forms that an ASCII letter matches under IGNORECASE (tested against
+# every code point in tests/redact/test_redact_regex_speed.py).
+OTHER_CASES = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+
+def _without_case(item: Item, state: Any, flags: int, spell: bool = True) -> Item | None:
+    """One character `item` as an item that matches the same characters without IGNORECASE (so `re` can
+    search for it directly), or None. Letters are spelled out in every case form; only ASCII classes are."""
+    if _uncased(item, flags):
+        return item
+    if not spell:
+        return None
+    op, av = item
+    if op == c.LITERAL:
+        members = [av]
+    elif op == c.IN and all(kind in (c.LITERAL, c.RANGE) for kind, _ in av):
+        members = [ch for kind, value in av for ch in ([value] if kind == c.LITERAL else range(value[0], value[1] + 1))]
+    else:
+        return None
+    if any(ch > 127 for ch in members):
+        return None
+    chars: set[int] = set()
+    for ch in members:
+        low = chr(ch).lower()
+        chars.update(map(ord, low + low.upper() + OTHER_CASES.get(low, "")))
+    if len(chars) > _FEW:
+        return None  # any letter: nearly every position of a note would be tried anyway
+    spelled = (c.IN, [(c.LITERAL, ch) for ch in sorted(chars)])
+    return (c.SUBPATTERN, (None, 0, re.IGNORECASE, _sub(state, [spelled])))
+
+
+def _hoist(seq: list[Item], state: Any, flags: int, spell: bool = True) -> list[Item] | None:
+    """`seq` with its leading one-character look-behind moved behind the first character, or None. A letter is
+    spelled out in its case forms only where `re` can then search for it (not inside alternatives, where the
+    guard and the grouping do better)."""
     if len(seq) < 2:
         return None
     (op, av), (first_op, first_av) = seq[0], seq[1]
@@ -96,21 +130,24 @@ def _hoist(seq: list[Item], state: Any, flags: int) -> list[Item] | None:
     behind: Item = (c.ASSERT_NOT, (-1, _sub(state, [av[1][0], _ANY_CHAR])))
     rest = seq[2:]
     if first_op in _ATOMS:
-        return [seq[1], behind, *rest] if _uncased(seq[1], flags) else None
+        first = _without_case(seq[1], state, flags, spell)
+        return None if first is None else [first, behind, *rest]
     if first_op in (c.MAX_REPEAT, c.MIN_REPEAT):
         low, high, body = first_av
-        if low < 1 or len(body) != 1 or body[0][0] not in _ATOMS or not _uncased(body[0], flags):
+        first = _without_case(body[0], state, flags, spell) if low >= 1 and len(body) == 1 \
+            and body[0][0] in _ATOMS else None
+        if first is None:
             return None
         tail = [] if high == 1 else [(first_op, (low - 1, high if high == c.MAXREPEAT else high - 1, body))]
-        return [body[0], behind, *tail, *rest]
+        return [first, behind, *tail, *rest]
     if first_op == c.SUBPATTERN:  # the look-behind goes inside the group: it is zero-width, its start is kept
         group, add, delete, body = first_av
-        inner = None if add or delete else _hoist([seq[0], *body], state, flags)
+        inner = None if add or delete else _hoist([seq[0], *body], state, flags, spell)
         return None if inner is None else [(c.SUBPATTERN, (group, add, delete, _sub(state, inner))), *rest]
     if first_op == c.BRANCH:  # the look-behind goes into each alternative, in order
         alternatives = []
         for alternative in first_av[1]:
-            inner = _hoist([seq[0], *alternative], state, flags)
+            inner = _hoist([seq[0], *alternative], state, flags, spell=False)
             if inner is None:
                 return None
             alternatives.append(_sub(state, inner))

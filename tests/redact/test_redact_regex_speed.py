@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import re
+import string
+from array import array
 
 import pytest
 from support import phi_notes
@@ -11,7 +13,7 @@ from support.pathological import ADVERSARIAL, PATHOLOGICAL
 from support.synthetic_notes import generate
 
 from medhelm_local.redact.patterns import RuleFile, _expand
-from medhelm_local.redact.regex_speed import compile_fast
+from medhelm_local.redact.regex_speed import OTHER_CASES, compile_fast
 from medhelm_local.settings import default_redaction_dir
 from medhelm_local.yaml_lines import parse_located
 
@@ -61,6 +63,8 @@ def test_every_shipped_rule_finds_the_same_matches(what: str, regex: str) -> Non
     r"(?<![\w])(?:is|in|i)[ ]\d",                        # dotted and dotless i
     r"(?:a|ab|b)c",                                      # order kept inside a group
     r"(?<![\w])(?:jan|feb)\.?[ ]{0,3}\d{1,2}",            # a guard before a look-behind
+    r"(?<![\w])p\.?[ ]{0,2}o\.?[ ]{1,3}box",                # a letter spelled out in its case forms
+    r"(?<![\w])(?P<v>[ik]\d)",                               # two letters with more than two forms
     r"x?(?<![\w])\d",                                     # can start with an optional letter: no hoist
     r"(?<!\d)[a-z]{1,4}\d",                               # broad first letters: compiled as written
     r"(?<![\w])(?-i:ABC|abc)\d",                          # local case flags: no guard
@@ -69,6 +73,13 @@ def test_every_shipped_rule_finds_the_same_matches(what: str, regex: str) -> Non
 def test_rewritten_shapes_match_as_written(regex: str) -> None:
     texts = [*TEXTS[:300], "\u212a5", "K5", "k 5", "\u0130n 3", "\u0131s 4", "ab5", "12345", "(123)", "'97", "ac bc"]
     assert _found(compile_fast(regex), texts) == _found(re.compile(regex, re.IGNORECASE), texts)
+
+
+def test_every_case_form_of_an_ascii_letter_is_known() -> None:
+    """Spelling a letter out replaces IGNORECASE only if no other character in Unicode matches it."""
+    every = array("I", range(0x110000)).tobytes().decode("utf-32-le", "surrogatepass")
+    for letter in string.ascii_lowercase:
+        assert set(re.findall(letter, every, re.IGNORECASE)) == {letter, letter.upper(), *OTHER_CASES.get(letter, "")}
 
 
 def test_most_shipped_rules_are_rewritten() -> None:
