@@ -6,7 +6,8 @@ and the long alternations (month names, vital signs) are tried one alternative a
 Three rewrites of the parsed pattern, each exact, give the skip back or make the tries cheap:
 
 - hoist: a one-character look-behind before a character that case cannot change (a digit, "(", "'") moves
-  behind that character: `(?<!X)\\d{3}` becomes `\\d(?<!X[\\s\\S])\\d{2}`, so the search jumps to digits;
+  behind that character: `(?<!X)\\d{3}` becomes `\\d(?<!X[\\s\\S])\\d{2}`, so the search jumps to digits
+  (a first letter or two is spelled out in its case forms for that: "p" as `(?-i:[pP])`);
 - guard: otherwise a look-ahead for the characters a match can start with, `(?=[adfjmnos])(?<![\\w])(?:jan|...)`,
   so a position that cannot start a match fails in one test;
 - group: alternatives starting with the same ASCII letter are tried behind that letter once
