@@ -230,10 +230,10 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
     for c in rules.patterns:
         if c.requires:
-            found = present.get(c.requires)
-            if found is None:
-                found = present[c.requires] = c.may_match(lower)
-            if not found:
+            needed = present.get(c.requires)
+            if needed is None:
+                needed = present[c.requires] = c.may_match(lower)
+            if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
         for m in c.regex.finditer(text):

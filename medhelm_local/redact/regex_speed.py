@@ -62,8 +62,9 @@ def _compiled(regex: str, parsed: Any, flags: int) -> re.Pattern[str]:
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
         indexgroup[index] = name
-    return sre_compile._sre.compile(regex, flags | parsed.state.flags, code, parsed.state.groups - 1, groupindex,
-                                    tuple(indexgroup))
+    compiled: re.Pattern[str] = sre_compile._sre.compile(regex, flags | parsed.state.flags, code,
+                                                         parsed.state.groups - 1, groupindex, tuple(indexgroup))
+    return compiled
 
 
 def _sub(state: Any, items: list[Item]) -> Any:

@@ -70,8 +70,8 @@ def tokenize(text: str, case_text: str | None = None) -> list[Token]:
             first = True
             for m in _TOKEN_KINDS.finditer(line):
                 start, end = m.span()
-                tokens.append(_new(Token, (start + pos, end + pos, m.group(), lower[start:end], _KINDS[m.lastindex],
-                                           cased, first)))
+                kind = _KINDS[m.lastindex or 0]
+                tokens.append(_new(Token, (start + pos, end + pos, m.group(), lower[start:end], kind, cased, first)))
                 first = False
             pos += len(line)
             continue
