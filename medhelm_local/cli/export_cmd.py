@@ -35,7 +35,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         role: str = typer.Option(..., "--role", help="Your role in roles.yaml, e.g. compliance_officer."),
         include: str | None = typer.Option(
             None, "--include", help="Only these artifacts (comma-separated: aggregates, scores, completions, "
-                                    "prompts); the export is refused if the policy withholds one. "
+                                    "prompts, ratings, report); the export is refused if the policy withholds one. "
                                     "Default: all the policy lets your role take."),
         unredacted: bool = typer.Option(False, "--unredacted",
                                         help="Ask for no redaction; refused unless the policy lets every "
@@ -46,6 +46,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         review: str | None = typer.Option(None, "--review", metavar="REVIEW",
                                           help="The approved review (`medhelm-local review request`) of the "
                                                "free text this export carries, where the policy wants one."),
+        validated_only: bool = typer.Option(False, "--validated-only",
+                                            help="Refuse (write nothing) if the report would carry a jury-scored "
+                                                 "column not validated by clinicians (export.yaml's "
+                                                 "jury_validation). The policy can make this the rule."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Export results as a signed bundle: redacted per policy, checked again, recorded in the audit log."""
@@ -61,7 +65,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         audit = audit_log_for(settings, policy)
         resolved = resolve_target(settings, kek, target, store)
         result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted,
-                                                                      review))
+                                                                      review, validated_only))
         if as_json:
             print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
                         "files": result.files, "runs": result.runs, "redactions": result.redactions,

@@ -9,6 +9,8 @@
     6. build the artifacts, redacting per plan; rescan the output  residual PHI -> audit, exit 5
        where the policy wants a review of free text, the text built must be the text a person
        approved (review.py); no approved review of exactly it -> audit, exit 5
+       a report marks each jury-scored column validated by clinicians or not (the policy's
+       jury_validation); one not validated, where the policy or --validated-only refuses those -> audit, exit 5
     7. write into a hidden folder, then the manifest (bound to the started record), then
        audit record `export.allowed` with the manifest's sha256, then the signature, then rename
     8. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
@@ -70,6 +72,7 @@ class ExportRequest:
     include: tuple[Artifact, ...] | None = None
     unredacted: bool = False
     review: str | None = None  # the id of the approved review this export rests on (review.py)
+    validated_only: bool = False  # refuse a report with a jury-scored column clinicians have not validated
 
 
 @dataclass
@@ -222,7 +225,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
             (bytes.fromhex(review[0].secret), review[0].manual()) if review else ()))
         if review:
             scrubber.marked = []
-        files = _build(plan, runs, scrubber, handle.con, policy.export.min_slice_size)
+        files, jury_marks = _build(plan, runs, scrubber, handle.con, policy, request.validated_only)
         store_id = handle.store_id
     finally:
         handle.close()
@@ -254,6 +257,8 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         **({"review": {"id": review[0].id, "round": review[0].round, "text_sha256": review[0].digest,
                        "approved_in_audit_record": review[1].seq, "approved_by": review[1].actor,
                        "manual_masks": len(review[0].masks)}} if review else {}),
+        # The report's marks, signed: which jury-scored columns this hospital's clinicians validated.
+        **({"jury_validation": jury_marks} if "report" in files else {}),
     }
     with staging_folder(request.destination) as staging:
         for name, write in files.items():
@@ -304,7 +309,7 @@ def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditL
                               "needs no review", where="review request", fix="export it directly")
         scrubber = scrubber_for(policy.export.redaction.style, pack, secret, masks)
         scrubber.marked = []
-        _build(gated.plan, gated.runs, scrubber, handle.con, policy.export.min_slice_size)
+        _build(gated.plan, gated.runs, scrubber, handle.con, policy, request.validated_only)
     finally:
         handle.close()
     if scrubber.residuals:
@@ -316,10 +321,11 @@ def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditL
 Writer = Callable[[Path, str], None]
 
 
-def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any,
-           min_slice_size: int) -> dict[str, Writer]:
-    """Every artifact file of the bundle, built (and redacted) now, written later."""
+def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any, policy: Policy,
+           validated_only: bool) -> tuple[dict[str, Writer], list[dict[str, object]]]:
+    """Every artifact file of the bundle, built (and redacted) now, written later; and the report's jury marks."""
     files: dict[str, Writer] = {}
+    jury_marks: list[dict[str, object]] = []
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
     access = {r.run_id: r.access for r in runs}  # as the gate treats each run (public_check.py)
     labels = Shaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted" for r in runs},
@@ -338,19 +344,22 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
         shaper = Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
             files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
-            sliced = slices_artifact(run_ids, shaper, con, min_slice_size)
+            sliced = slices_artifact(run_ids, shaper, con, policy.export.min_slice_size)
             if sliced:
                 files["slices.json"] = _json(sliced)
         elif artifact == "report":
-            files["report"] = _tree(report_tree(con, plan.report_contents, access,
-                                                lambda name, how: Shaper(name, how, scrubber, access)))
+            report = report_tree(con, plan.report_contents, access,
+                                 lambda name, how: Shaper(name, how, scrubber, access),
+                                 policy.export.jury_validation, validated_only)
+            files["report"] = _tree(report.files)
+            jury_marks = report.marks_json()
         else:
             rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
             if not rows:
                 continue  # nothing of it is stored (ratings of a suite no jury rated): no file
             plan.withheld += _withheld_columns(artifact, run_ids, carried)
             files[f"{artifact}.jsonl"] = _jsonl(rows)
-    return files
+    return files, jury_marks
 
 
 def _withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str, str], str]) -> list[dict[str, str]]:

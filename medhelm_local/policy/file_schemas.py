@@ -143,9 +143,9 @@ class JuryValidationRules(_Strict):
                                 "95 % interval must (stricter: a small campaign cannot pass by chance)")
     min_answers: int = Field(10, ge=3, le=100_000, description="Fewer answers rated by clinicians and the jury "
                              "both: not validated, whatever the figure")
-    refuse_unvalidated: bool = Field(False, description="true: `report` writes no report (any format) with a "
-                                     "jury-scored column that is not validated; false: only `report "
-                                     "--validated-only` refuses")
+    refuse_unvalidated: bool = Field(False, description="true: `report` writes no report (any format), and "
+                                     "`export` carries none, with a jury-scored column that is not validated; "
+                                     "false: only `--validated-only` refuses")
 
 
 class ExportPolicy(_Strict):

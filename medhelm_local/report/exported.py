@@ -7,24 +7,33 @@ redacted goes through the same scrubber as every other artifact, so the gate's r
 instance ids become the bundle's pseudonyms. Labels of gated and private runs (benchmark names, run
 entries, arguments, per-label breakdowns) are redacted as they are in runs.json. The report is built in
 memory and written into the bundle, where the manifest lists and signs every file of it.
+
+Each jury-scored column carries the same mark as in `report`: validated by this hospital's clinicians (the
+figure, its interval, n answers, r raters, date) or not, under the policy's `jury_validation` rules. The
+agreement is a number computed from the store's rating campaigns; no clinician's rating leaves with it.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
 
+from medhelm_local.errors import ExportRefusedError
 from medhelm_local.metrics.slices import SlicedMetric
 from medhelm_local.report.inputs import Sources
-from medhelm_local.report.read_model import MetricSummary, RunInfo, StoreInfo
+from medhelm_local.report.read_model import MetricSummary, Report, RunInfo, StoreInfo
 from medhelm_local.report.site import DEFAULT_INSTANCES, build_site
 from medhelm_local.report.stores import StoreReader
 from medhelm_local.store.database import StoreHandle
+
+if TYPE_CHECKING:
+    from medhelm_local.policy.file_schemas import JuryValidationRules
+    from medhelm_local.report.jury_validation import Verdict
 
 
 class Shaper(Protocol):
@@ -148,12 +157,47 @@ class ShapedReader(StoreReader):
         return shown
 
 
+@dataclass(frozen=True)
+class ExportedReport:
+    """The exported report: every file by path relative to its folder, and each jury-scored column's mark."""
+
+    files: Mapping[str, str]
+    jury_marks: Mapping[str, Verdict]  # by column key, as the report shows them
+    titles: Mapping[str, str]  # column key -> its title as the report shows it (labels shaped)
+
+    def marks_json(self) -> list[dict[str, object]]:
+        """Each jury-scored column's mark as plain data (for the manifest), by title."""
+        return [{"column": self.titles.get(key, key), **mark.as_json()} for key, mark in self.jury_marks.items()]
+
+
 def report_tree(con: duckdb.DuckDBPyConnection, contents: Mapping[str, Mapping[str, str]], access: Mapping[str, str],
-                shaper_for: ShaperFor, instances: int | None = DEFAULT_INSTANCES) -> dict[str, str]:
-    """Every file of the exported report, by path relative to its folder (built now, written later)."""
+                shaper_for: ShaperFor, jury_rules: JuryValidationRules | None = None, validated_only: bool = False,
+                instances: int | None = DEFAULT_INSTANCES) -> ExportedReport:
+    """The exported report, built in memory (written later); with `jury_rules`, jury-scored columns marked
+    validated or not, and ExportRefusedError before any page is built if one is not and the rules'
+    `refuse_unvalidated` or `validated_only` refuses such reports."""
     row = con.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
     reader = ShapedReader(StoreHandle(Path("store"), row[0] if row else "", con), contents, access, shaper_for)
-    sources = Sources([reader])
+    sources = Sources([reader], jury_rules=jury_rules)
+    built = sources.report()
+    if jury_rules is not None and (validated_only or jury_rules.refuse_unvalidated):
+        _refuse_unvalidated(built, jury_rules.refuse_unvalidated)
     files: dict[str, str] = {}
-    build_site(sources.report(), sources.by_run(), files.__setitem__, instances)
-    return files
+    build_site(built, sources.by_run(), files.__setitem__, instances)
+    return ExportedReport(files, dict(built.jury_marks), {c.key: c.title for c in built.columns})
+
+
+def _refuse_unvalidated(built: Report, by_policy: bool) -> None:
+    """ExportRefusedError naming each jury-scored column of the report that clinicians have not validated."""
+    from medhelm_local.report.jury_validation import VALIDATE_FIX, unvalidated
+
+    left = unvalidated(built.jury_marks, {c.key: c.title for c in built.columns})
+    if not left:
+        return
+    why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
+           else "--validated-only was given")
+    raise ExportRefusedError(
+        f"the report would carry {len(left)} jury-scored column(s) not validated by clinicians, and {why}: "
+        + "; ".join(left), where="the export gate (export.yaml jury_validation)",
+        fix=f"{VALIDATE_FIX}; or export without the report (--include without `report`). Nothing was written, and "
+            "the refusal is in the audit log (`medhelm-local audit show`)")

@@ -144,13 +144,21 @@ def verdict(agreement: Agreement | None, rules: JuryValidationRules) -> Verdict:
                    agreement)
 
 
+# What to do about a jury-scored column that is not validated (for `report` and `export` refusals alike).
+VALIDATE_FIX = ("start a rating campaign on each (`medhelm-local judge campaign SUITE --run RUN --raters a,b`), have "
+                "the raters rate in the viewer (`medhelm-local serve`), check the agreement with `medhelm-local judge "
+                "validate SUITE --campaign ID`, then try again")
+
+
+def unvalidated(marks: Mapping[str, Verdict], titles: Mapping[str, str]) -> list[str]:
+    """Each column (by title) that is not validated, with why."""
+    return [f"{titles.get(key, key)} ({mark.reason})" for key, mark in marks.items() if not mark.validated]
+
+
 def refuse_unvalidated(marks: Mapping[str, Verdict], titles: Mapping[str, str], why: str) -> None:
     """Raise ConfigError naming every column (by title) that is not validated; `why`: what asked for the refusal."""
-    left = [f"{titles.get(key, key)} ({mark.reason})" for key, mark in marks.items() if not mark.validated]
+    left = unvalidated(marks, titles)
     if left:
         raise ConfigError(f"{len(left)} jury-scored column(s) are not validated by clinicians, and {why}: "
                           + "; ".join(left), where="report",
-                          fix="start a rating campaign on each (`medhelm-local judge campaign SUITE --run RUN "
-                              "--raters a,b`), have the raters rate in the viewer (`medhelm-local serve`), check "
-                              "the agreement with `medhelm-local judge validate SUITE --campaign ID`, then report "
-                              "again; or leave the stores holding those columns out of this report")
+                          fix=f"{VALIDATE_FIX}; or leave the stores holding those columns out of this report")

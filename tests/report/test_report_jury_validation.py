@@ -11,42 +11,12 @@ from pathlib import Path
 
 import pytest
 from conftest import SHIPPED_POLICIES, run_cli
-from support.raters import jury_store
+from support.raters import clinicians_rate, jury_store
 from support.report_viewer import serving
 
-from medhelm_local.annotate.rubric import load_rubric
-from medhelm_local.raters.campaigns import campaign, create_campaign, record_rating
-from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 
 TITLE = "MedicationQA"
-
-
-def _jury(i: int) -> dict[str, int]:
-    """The jury's ratings of answer i in support.raters.jury_store."""
-    return {"accuracy": 1 + i % 5, "completeness": 1 + (i * 3) % 5, "clarity": 5 - i % 3}
-
-
-def _campaign(store: Path, run_id: str, kek: Kek, agree: bool, n: int = 12) -> None:
-    """Two clinicians rate n answers: about as the jury did (agree), or the scale turned upside down."""
-    rubric = load_rubric("patient_answer")
-    handle = open_store(store, kek)
-    try:
-        made = create_campaign(handle.con, run_id, ["dr_a", "dr_b"], n, 2, 4, "as asked", "tester")
-        found = campaign(handle.con, made.campaign_id)
-        assert found is not None
-        for shift, rater in enumerate(found.raters):
-            for position, instance_id in handle.con.execute(
-                    "SELECT position, instance_id FROM rating_assignments WHERE campaign_id = ? AND rater = ?",
-                    [found.campaign_id, rater]).fetchall():
-                i = int(instance_id[1:])
-                given = _jury(i)
-                if (i + shift) % 3 == 0:  # clinicians differ from the jury, and each other, now and then
-                    given["completeness"] = min(5, given["completeness"] + 1)
-                record_rating(handle.con, found, rubric, rater, position,
-                              given if agree else {c: 6 - v for c, v in given.items()}, "")
-    finally:
-        handle.close()
 
 
 def _env(tmp_path: Path, kek_file: Path, refuse: bool = False) -> dict[str, str]:
@@ -67,7 +37,7 @@ def _marks(store: Path, env: dict[str, str], *extra: str) -> dict[str, dict[str,
 def test_a_campaign_that_agrees_with_the_jury_validates_its_column(tmp_path: Path, kek: Kek, kek_file: Path) -> None:
     env = _env(tmp_path, kek_file)
     store, run_id = jury_store(tmp_path / "results", kek, n=12, jury_score=True)
-    _campaign(store, run_id, kek, agree=True)
+    clinicians_rate(store, run_id, kek, agree=True)
 
     marks = _marks(store, env)
     markdown = run_cli("report", "--store", str(store), "--format", "md", env=env)
@@ -96,7 +66,7 @@ def test_below_the_threshold_or_without_a_campaign_a_column_is_not_validated(tmp
     store, run_id = jury_store(tmp_path / "results", kek, n=12, jury_score=True)
 
     none = next(iter(_marks(store, env).values()))
-    _campaign(store, run_id, kek, agree=False)
+    clinicians_rate(store, run_id, kek, agree=False)
     below = next(iter(_marks(store, env).values()))
 
     assert none["validated"] is False and "no clinicians' rating campaign" in str(none["reason"])
@@ -111,8 +81,8 @@ def test_below_the_threshold_or_without_a_campaign_a_column_is_not_validated(tmp
 def test_a_later_campaign_replaces_an_earlier_one(tmp_path: Path, kek: Kek, kek_file: Path) -> None:
     env = _env(tmp_path, kek_file)
     store, run_id = jury_store(tmp_path / "results", kek, n=12, jury_score=True)
-    _campaign(store, run_id, kek, agree=True)
-    _campaign(store, run_id, kek, agree=False)
+    clinicians_rate(store, run_id, kek, agree=True)
+    clinicians_rate(store, run_id, kek, agree=False)
 
     mark = next(iter(_marks(store, env).values()))
 
@@ -138,7 +108,7 @@ def test_unvalidated_jury_columns_are_refused_when_asked_or_by_policy(tmp_path: 
         assert ("refuse_unvalidated" if refuse_by == "policy" else "--validated-only") in message
     assert not out.exists() and not (tmp_path / "site").exists()
 
-    _campaign(store, run_id, kek, agree=True)
+    clinicians_rate(store, run_id, kek, agree=True)
     allowed = run_cli("report", "--store", str(store), "--format", "json", "--out", str(out), *option, env=env)
     assert allowed.returncode == 0, allowed.stderr
     assert next(c for c in json.loads(out.read_text())["columns"] if c["jury_validation"])["jury_validation"][
@@ -148,7 +118,7 @@ def test_unvalidated_jury_columns_are_refused_when_asked_or_by_policy(tmp_path: 
 def test_the_viewer_marks_jury_columns_too(tmp_path: Path, kek: Kek, kek_file: Path) -> None:
     env = _env(tmp_path, kek_file)
     store, run_id = jury_store(tmp_path / "results", kek, n=12, jury_score=True)
-    _campaign(store, run_id, kek, agree=True)
+    clinicians_rate(store, run_id, kek, agree=True)
 
     with serving("--store", str(store), "--port", "0", env=env) as viewer:
         status, _, index = viewer.authorised("/")

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from conftest import run_cli
 
+from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from support.report_store import FakeRun, Rating, write_store
 
@@ -36,9 +37,39 @@ def jury_store(folder: Path, kek: Kek, n: int = 8, access: str = "public",
     ids = write_store(path, kek, "ward", [FakeRun(
         MODEL, "medication_qa", n, values=[0.5] * n, seed=3, access=access, prompt=prompt,
         extra_metrics={"jury_score": lambda i: (2 + i % 5 + (i * 3) % 5 + 5 - i % 3) / 3} if jury_score else {},
-        ratings=lambda i: [Rating(JUDGE, {"accuracy": 1 + i % 5, "completeness": 1 + (i * 3) % 5,
-                                          "clarity": 5 - i % 3})])])
+        ratings=lambda i: [Rating(JUDGE, jury_ratings(i))])])
     return path, ids[0]
+
+
+def jury_ratings(i: int) -> dict[str, int]:
+    """The jury's ratings of answer i in `jury_store`."""
+    return {"accuracy": 1 + i % 5, "completeness": 1 + (i * 3) % 5, "clarity": 5 - i % 3}
+
+
+def clinicians_rate(store: Path, run_id: str, kek: Kek, agree: bool, n: int = 12) -> None:
+    """A campaign in which two clinicians rate n answers of `jury_store`'s run: about as the jury did (agree), or
+    the scale turned upside down; written through the campaign API, as the rating pages write it."""
+    from medhelm_local.annotate.rubric import load_rubric
+    from medhelm_local.raters.campaigns import campaign, create_campaign, record_rating
+
+    rubric = load_rubric("patient_answer")
+    handle = open_store(store, kek)
+    try:
+        made = create_campaign(handle.con, run_id, ["dr_a", "dr_b"], n, 2, 4, "as asked", "tester")
+        found = campaign(handle.con, made.campaign_id)
+        assert found is not None
+        for shift, rater in enumerate(found.raters):
+            for position, instance_id in handle.con.execute(
+                    "SELECT position, instance_id FROM rating_assignments WHERE campaign_id = ? AND rater = ?",
+                    [found.campaign_id, rater]).fetchall():
+                i = int(instance_id[1:])
+                given = jury_ratings(i)
+                if (i + shift) % 3 == 0:  # clinicians differ from the jury, and each other, now and then
+                    given["completeness"] = min(5, given["completeness"] + 1)
+                record_rating(handle.con, found, rubric, rater, position,
+                              given if agree else {c: 6 - v for c, v in given.items()}, "")
+    finally:
+        handle.close()
 
 
 def add_rater(name: str, env: dict[str, str], role: str = "clinician") -> str:
