@@ -134,6 +134,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
         from medhelm_local.export.review_web import ReviewGate, review_desk
+        from medhelm_local.raters.campaign_web import CampaignGate, campaign_admin
         from medhelm_local.raters.gate import RaterGate
         from medhelm_local.raters.web import rating_desk
         from medhelm_local.report.live import LiveStores
@@ -150,6 +151,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         desk, rules = rating_desk(settings, paths)
         live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [], rules)
         reviews = review_desk(settings, kek)
+        admin = campaign_admin(desk)
         with reading(", ".join(str(p) for p in paths)):
             live.report()  # every store opens and reads before anything listens: bad input stops here
         sock = bind(host, port)
@@ -167,14 +169,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                           "holds the token can read these results.", soft_wrap=True)
             out.print(f"Raters sign in with their own links ({url}rate/signin?link=...), and see only the rating "
                       "pages.", soft_wrap=True)
+            out.print(f"Rating campaigns (started here as {admin.actor}): {url}campaigns", soft_wrap=True)
             out.print(f"Exports waiting for a person's review: {url}review (approvals are by {reviews.actor}, "
                       f"{'signed with the export signing key' if reviews.key else 'not possible: no signing key'}).",
                       soft_wrap=True)
             out.print("Press Ctrl+C to stop.")
             out.file.flush()
 
-        run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(
-            ReviewGate(app, reviews, token, port, loopback), desk, port, loopback))
+        run_viewer(live, sock, token, announce, lambda app, port, loopback: RaterGate(ReviewGate(
+            CampaignGate(app, admin, token, port, loopback), reviews, token, port, loopback), desk, port, loopback))
 
 
 def _refuse_unvalidated(built: Report, asked: bool, by_policy: bool) -> None:

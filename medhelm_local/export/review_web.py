@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import threading
 from collections.abc import Callable
@@ -32,10 +31,10 @@ from medhelm_local.export.review import Review, ReviewFolder, state_of, valid_re
 from medhelm_local.export.review_gate import approve, flag, send_back
 from medhelm_local.export.scrubber import Marked
 from medhelm_local.export.signing import SigningKey
-from medhelm_local.raters.gate import _headers, _same_origin, _with_headers
-from medhelm_local.raters.web import MAX_FORM, _form, _page, session_token
+from medhelm_local.raters.gate import AdminPages, form_csrf
+from medhelm_local.raters.web import MAX_FORM, _form, _page
 from medhelm_local.redact import PhiType
-from medhelm_local.report.server import ASGIApp, Receive, Scope, Send, _host_name, is_loopback, viewer_session
+from medhelm_local.report.server import ASGIApp
 
 
 @dataclass
@@ -166,43 +165,12 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
     ])
 
 
-class ReviewGate:
+class ReviewGate(AdminPages):
     """ASGI middleware: /review/... for the viewer's own session (its token), everything else to `inner`."""
 
     def __init__(self, inner: ASGIApp, desk: ReviewDesk, token: str, port: int, loopback: bool) -> None:
-        self.inner = inner
-        self.cookie_name = f"medhelm_viewer_{port}"
-        self.cookie_value = viewer_session(token)
-        self.token = token
-        csrf = hmac.new(token.encode(), b"medhelm-local review form", hashlib.sha256).hexdigest()
-        self.app = create_review_app(desk, csrf)
-        self.loopback = loopback
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] != "http" or (path != "/review" and not path.startswith("/review/")):
-            await self.inner(scope, receive, send)
-            return
-        headers = _headers(scope)
-        refusal = None
-        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
-            refusal = PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
-        elif not self._signed_in(headers):
-            refusal = PlainTextResponse("The review pages need the viewer's access token: open the link printed "
-                                        "when `medhelm-local serve` started.", status_code=401)
-        elif scope["method"] == "POST" and not _same_origin(headers):
-            refusal = PlainTextResponse("This form was sent from another site.", status_code=403)
-        if refusal is not None:
-            await refusal(scope, receive, _with_headers(send))
-            return
-        await self.app(scope, receive, _with_headers(send))
-
-    def _signed_in(self, headers: dict[str, str]) -> bool:
-        bearer = headers.get("authorization", "")
-        if bearer.startswith("Bearer ") and hmac.compare_digest(bearer[7:].strip().encode(), self.token.encode()):
-            return True
-        held = session_token(headers, self.cookie_name)
-        return held is not None and hmac.compare_digest(held.encode(), self.cookie_value.encode())
+        super().__init__(inner, "/review", create_review_app(desk, form_csrf(token, "review")), "The review pages",
+                         token, port, loopback)
 
 
 def review_desk(settings: Any, kek: Any) -> ReviewDesk:

@@ -23,7 +23,7 @@ to the same destination removes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -374,7 +374,7 @@ def _json(value: Any) -> Writer:
     return lambda folder, name: write_json(folder, name, value)
 
 
-def _tree(files: dict[str, str]) -> Writer:
+def _tree(files: Mapping[str, str]) -> Writer:
     """A folder of text files (the report), by path relative to it."""
     def write(folder: Path, name: str) -> None:
         for relative, text in files.items():

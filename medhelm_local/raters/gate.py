@@ -1,18 +1,38 @@
-"""The viewer's front door when raters are served: /rate/... to the rating pages, a rater's session nowhere else.
+"""The viewer's front doors: /rate/... for raters (and a rater's session nowhere else); the admin's pages that write.
 
-In front of the viewer's own guard (`report.server.Guard`, the admin token): a request for /rate/...
-goes to the rating pages (their own sign-in; the same security headers, and the same loopback Host
-check); any other request that carries a valid rater session is refused with 403 before the guard
-sees it, so no token a rater might also hold opens the report for their session.
+    RaterGate   in front of everything (`report.server.Guard`, the admin token, behind it): a request for
+                /rate/... goes to the rating pages (their own sign-in; the same security headers, and the
+                same loopback Host check); any other request that carries a valid rater session is refused
+                with 403 before the guard sees it, so no token a rater might also hold opens the report for
+                their session
+    AdminPages  pages under one prefix (/review, /campaigns) for the viewer's own session only: its access
+                token (the cookie the report pages set, or `Authorization: Bearer`), a loopback Host name on
+                loopback, and for a POST a same-origin check beside the form's CSRF token (`form_csrf`, an
+                HMAC of the viewer's token per purpose). Who acts is the viewer process's user, read once
+                when it starts: never anything the request says
 """
 
 from __future__ import annotations
+
+import hashlib
+import hmac
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse
 
 from medhelm_local.raters.web import RatingDesk, create_rating_app, session_token
-from medhelm_local.report.server import CSP, HEADERS, ASGIApp, Message, Receive, Scope, Send, _host_name, is_loopback
+from medhelm_local.report.server import (
+    CSP,
+    HEADERS,
+    ASGIApp,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    _host_name,
+    is_loopback,
+    viewer_session,
+)
 
 
 class RaterGate:
@@ -50,6 +70,52 @@ class RaterGate:
             await refused(scope, receive, _with_headers(send))
             return
         await self.rating(scope, receive, _with_headers(send))
+
+
+def form_csrf(token: str, purpose: str) -> str:
+    """The CSRF token of the viewer's own forms for one purpose (`review`, `campaign`): an HMAC of its token."""
+    return hmac.new(token.encode(), f"medhelm-local {purpose} form".encode(), hashlib.sha256).hexdigest()
+
+
+class AdminPages:
+    """ASGI middleware: `app` under `prefix` for the viewer's own session (its token), everything else to `inner`."""
+
+    def __init__(self, inner: ASGIApp, prefix: str, app: ASGIApp, what: str, token: str, port: int,
+                 loopback: bool) -> None:
+        self.inner = inner
+        self.prefix = prefix
+        self.app = app
+        self.what = what  # the pages, as the refusal names them ("The review pages")
+        self.cookie_name = f"medhelm_viewer_{port}"
+        self.cookie_value = viewer_session(token)
+        self.token = token
+        self.loopback = loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or (path != self.prefix and not path.startswith(self.prefix + "/")):
+            await self.inner(scope, receive, send)
+            return
+        headers = _headers(scope)
+        refusal = None
+        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+            refusal = PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
+        elif not self._signed_in(headers):
+            refusal = PlainTextResponse(f"{self.what} need the viewer's access token: open the link printed when "
+                                        "`medhelm-local serve` started.", status_code=401)
+        elif scope["method"] == "POST" and not _same_origin(headers):
+            refusal = PlainTextResponse("This form was sent from another site.", status_code=403)
+        if refusal is not None:
+            await refusal(scope, receive, _with_headers(send))
+            return
+        await self.app(scope, receive, _with_headers(send))
+
+    def _signed_in(self, headers: dict[str, str]) -> bool:
+        bearer = headers.get("authorization", "")
+        if bearer.startswith("Bearer ") and hmac.compare_digest(bearer[7:].strip().encode(), self.token.encode()):
+            return True
+        held = session_token(headers, self.cookie_name)
+        return held is not None and hmac.compare_digest(held.encode(), self.cookie_value.encode())
 
 
 def _same_origin(headers: dict[str, str]) -> bool:

@@ -88,9 +88,10 @@ class Browser:
     base: str
     cookies: dict[str, str] = field(default_factory=dict)
 
-    def request(self, path: str, form: dict[str, str] | None = None, method: str | None = None,
-                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
-        """One request: status, headers (lower-case names; set-cookie values joined by newlines), body text."""
+    def request(self, path: str, form: dict[str, str] | list[tuple[str, str]] | None = None,
+                method: str | None = None, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], str]:
+        """One request: status, headers (lower-case names; set-cookie values joined by newlines), body text. A form
+        given as pairs may repeat a field (checkboxes)."""
         data = urlencode(form).encode() if form is not None else None
         sent = {**(headers or {})}
         if self.cookies:
