@@ -1,7 +1,10 @@
 """What a reviewer does to a review (flag, send back, approve) and what the export gate asks of one.
 
-Each act is checked against the audit log (the review's newest record), appended to it, and the
-approval covered at once by a checkpoint signed with the export signing key. Who may approve is
+Each act is checked against the audit log (the review's newest record) and appended to it. An approval
+carries its own signature, by the export signing key, over the log's id, the review, its round, the
+text's digest and the approver (`approval_message`): the export gate accepts no approval without it, so
+one written with the KEK alone never counts, even once a later checkpoint covers it, and a process killed
+between the approval and the checkpoint that follows it leaves an approval that counts. Who may approve is
 decided as for policy approvals (`approval.py`): a role with `approves_policy` under the approval in
 force (its recorded roles and members), never files the caller can edit; and, when the policy's
 `review.different_person` says so, not the person who asked for the review.
@@ -9,6 +12,8 @@ force (its recorded roles and members), never files the caller can edit; and, wh
 
 from __future__ import annotations
 
+import base64
+import binascii
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -71,12 +76,32 @@ def send_back(audit: AuditLog, folder: ReviewFolder, review_id: str, actor: str)
                         actor=actor)
 
 
+def approval_message(store_id: str, review_id: str, round_: int, digest: str, actor: str) -> bytes:
+    """The bytes an approval's signature covers: the log's id, the review, its round, the text's digest, who."""
+    return "\0".join(("medhelm-local review approval", store_id, review_id, str(round_), digest, actor)).encode()
+
+
+def _signed(record: AuditRecord, store_id: str, key: SigningKey) -> bool:
+    """True when an approval record carries `key`'s signature over what it approves and who approved."""
+    from medhelm_local.signatures import signature_valid
+
+    details = record.details
+    try:
+        signature = base64.b64decode(str(details.get("signature", "")), validate=True)
+        message = approval_message(store_id, str(details.get("review")), int(details.get("round", 0)),
+                                   str(details.get("digest")), record.actor)
+    except (binascii.Error, ValueError, TypeError):
+        return False
+    return bool(signature) and signature_valid(key.private.public_key(), message, signature)
+
+
 def approve(audit: AuditLog, folder: ReviewFolder, review_id: str, key: SigningKey, actor: str,
             different_person: bool) -> AuditRecord:
-    """Approve this round of the review: recorded and covered by a checkpoint signed with `key`."""
+    """Approve this round of the review: recorded with `key`'s signature, then covered by a checkpoint."""
     review = folder.load(review_id)
     state = _state(audit, review_id)
     records, covered = trusted_records(audit, key)
+    store_id = audit.records()[0]
     current = approval_in_force(records, covered)
     reasons = _approve_refusals(review, state, current.approvers if current else {}, actor, different_person)
     details: dict[str, Any] = {"review": review_id, "round": review.round, "digest": review.digest,
@@ -87,9 +112,11 @@ def approve(audit: AuditLog, folder: ReviewFolder, review_id: str, key: SigningK
         raise ExportRefusedError(f"the review cannot be approved: {'; '.join(reasons)}", where=f"review {review_id}",
                                  fix="fix what is flagged and resubmit, or have a compliance officer who did not "
                                      "ask for the export approve it; the refusal is in the audit log")
+    signature = key.sign(approval_message(store_id, review_id, review.round, review.digest, actor))
     record = audit.append("review.approved", {**details, "requested_by": review.requested_by,
                                               "roles": sorted(_roles_of(current.approvers if current else {},
-                                                                        actor))}, actor=actor)
+                                                                        actor)),
+                                              "signature": base64.b64encode(signature).decode()}, actor=actor)
     audit.checkpoint(key)
     return record
 
@@ -119,15 +146,16 @@ def _approve_refusals(review: Review, state: State, approvers: Any, actor: str, 
 def check_for_export(audit: AuditLog, key: SigningKey, review: Review, *, store: Path, run_id: str | None, role: str,
                      include: Any, exporter: str, different_person: bool) -> AuditRecord:
     """The approval an export under `review` rests on; ExportRefusedError for anything short of one."""
-    records, covered = trusted_records(audit, key)
+    records, _ = trusted_records(audit, key)
     state = state_of(records, review.id)
     fix = ("ask for a review with `medhelm-local review request`, have a compliance officer approve it in the viewer, "
            "then export with --review ID")
     problems = []
     if state is None or state.status != "approved":
         problems.append(f"review {review.id} is {state.status if state else 'not on record'}, not approved")
-    elif state.last.seq > covered:
-        problems.append(f"the approval of review {review.id} is not covered by a checkpoint signed with this key")
+    elif not _signed(state.last, audit.records()[0], key):
+        problems.append(f"the approval of review {review.id} is not signed with this export signing key (an approval "
+                        "written without it does not count)")
     elif state.round != review.round or state.last.details.get("digest") != review.digest:
         problems.append(f"the sealed text of review {review.id} is not the one approved")
     if not review.same_request(store, run_id, role, include):

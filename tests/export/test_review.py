@@ -137,15 +137,19 @@ def test_the_approval_is_for_exactly_the_reviewed_text_and_request(reviewed: App
     assert not (reviewed.root / "b").exists() and not list(reviewed.root.glob(".b.*"))
 
 
-def test_an_approval_without_the_signing_keys_checkpoint_does_not_count(reviewed: Appliance, kek: Kek) -> None:
+def test_an_approval_without_the_signing_keys_signature_does_not_count(reviewed: Appliance, kek: Kek) -> None:
     review_id = _request(reviewed)
     review = reviews_folder(kek).load(review_id)
-    # The KEK holder writes an approval record without the signing key: no checkpoint covers it.
-    AuditLog(reviewed.audit, kek).append("review.approved", {"review": review_id, "round": 1,
-                                                             "digest": review.digest}, actor=OFFICER)
-    refused = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
-                           "--review", review_id)
-    assert refused.returncode == 5 and "not covered by a checkpoint" in refused.stderr, refused.stderr
+    # The KEK holder writes an approval record without the signing key (a signature field of the right shape too).
+    AuditLog(reviewed.audit, kek).append("review.approved", {"review": review_id, "round": 1, "digest": review.digest,
+                                                             "signature": "AAAA" * 22}, actor=OFFICER)
+    refused = [reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                            "--review", review_id) for _ in range(2)]
+    # The first refusal's checkpoint, signed with the key, covers the forged record: it still does not count.
+    assert reviewed.audit_records()[-1]["kind"] == "audit.checkpoint"
+    for done in refused:
+        assert done.returncode == 5 and "is not signed with this export signing key" in done.stderr, done.stderr
+    assert not (reviewed.root / "out").exists()
 
 
 def test_the_missed_name_is_one_the_shipped_rules_miss() -> None:
