@@ -1,0 +1,103 @@
+"""A review's resubmission or approval killed (as `kill -9` would) at any step that writes leaves nothing
+half-written: the sealed review opens, the audit log verifies, a round the log does not have on record cannot be
+approved, and running the command again finishes the job; an export then leaves only the approved, masked text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.appliance import Appliance
+from support.review import MISSED, OFFICER, request_review, under_review
+
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.errors import ExportRefusedError
+from medhelm_local.export.review import reviews_folder, state_of
+from medhelm_local.export.review_gate import approve, flag
+from medhelm_local.export.signing import load_signing_key
+from medhelm_local.store.keys import Kek
+
+PROBE = Path(__file__).with_name("kill_probe.py")
+
+
+def _killed_at(app: Appliance, step: int, *args: str) -> int:
+    env = {**os.environ, **app.env, "KILL_AT": str(step), "KILL_UNDER": str(app.audit.parent)}
+    done = subprocess.run([sys.executable, str(PROBE), *args], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 137), done.stderr
+    return done.returncode
+
+
+def _whole(app: Appliance, kek: Kek, review_id: str) -> tuple[int, int, str, str]:
+    """The review as its sealed file and the log hold it: (file round, log round, file digest, log digest); each
+    must open and verify."""
+    shown = app.cli("review", "show", review_id, "--json")
+    assert shown.returncode == 0, shown.stderr  # the sealed file opens: never torn
+    assert app.cli("audit", "verify").returncode == 0
+    review = reviews_folder(kek).load(review_id)
+    state = state_of(AuditLog(app.audit, kek).records()[1], review_id)
+    assert state is not None and json.loads(shown.stdout)["review"] == review_id
+    assert reviews_folder(kek).ids() == [review_id]  # a temp file a kill left is no review
+    return review.round, state.round, review.digest, str(state.requested.details["digest"])
+
+
+@pytest.fixture
+def flagged(appliance: Appliance, kek: Kek) -> tuple[Appliance, str]:
+    """A review whose text the officer flagged: the name the rules missed."""
+    app = under_review(appliance, kek)
+    review_id = request_review(app)
+    review = reviews_folder(kek).load(review_id)
+    item = next(i for i, m in enumerate(review.items) if MISSED in m.text)
+    start = review.items[item].text.index(MISSED)
+    flag(AuditLog(app.audit, kek), reviews_folder(kek), review_id, item, start, start + len(MISSED), "NAME", OFFICER)
+    return app, review_id
+
+
+def test_a_resubmission_then_an_approval_killed_at_every_step_leave_nothing_half_done(
+        flagged: tuple[Appliance, str], kek: Kek) -> None:
+    app, review_id = flagged
+    key = load_signing_key(app.signing_key, kek)
+    resubmit = ("-c", str(app.config), "review", "resubmit", review_id, "--mask-flagged")
+    step, ahead_seen = 0, 0
+    while True:
+        step += 1
+        finished = _killed_at(app, step, *resubmit) == 0
+        on_file, on_record, file_digest, record_digest = _whole(app, kek, review_id)
+        if on_file != on_record:
+            # Killed after the new round was sealed, before the log had it: the page would show a round nobody
+            # asked for on record, and approving it is refused.
+            ahead_seen += 1
+            assert on_file > on_record
+            with pytest.raises(ExportRefusedError, match="not the round the audit log has on record"):
+                approve(AuditLog(app.audit, kek), reviews_folder(kek), review_id, key, OFFICER, True)
+        else:
+            assert file_digest == record_digest
+        if finished:
+            break
+        assert step < 30, "the resubmission never finished"
+    assert step > 3 and ahead_seen  # it was killed between sealing and recording, and recovered
+    assert MISSED not in json.dumps([m.text for m in reviews_folder(kek).load(review_id).items])
+
+    approval = ("--approve", review_id, OFFICER, str(app.signing_key))
+    out = app.root / "bundle"
+    for step in range(1, 30):
+        finished = _killed_at(app, step, *approval) == 0
+        _whole(app, kek, review_id)
+        state = state_of(AuditLog(app.audit, kek).records()[1], review_id)
+        assert state is not None and state.status in ("pending", "approved")
+        if state.status == "approved":
+            # Killed just after the approval was committed: the checkpoint that follows it was never written, and
+            # the approval counts all the same (it carries the signing key's signature).
+            assert AuditLog(app.audit, kek).records()[1][-1].kind == "review.approved"
+            break
+        assert not finished, "the approval finished without recording itself"
+    else:
+        raise AssertionError("the approval never got recorded")
+    assert step > 1  # the kills before the record left the review pending, and approving again recorded it
+    done = app.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--review", review_id)
+    assert done.returncode == 0, done.stderr
+    assert all(MISSED.encode() not in p.read_bytes() for p in out.rglob("*") if p.is_file())
+    assert app.cli("verify", str(out), "--public-key", str(app.public_key)).returncode == 0
