@@ -6,13 +6,13 @@
               (`reviews/ID.sealed`, 0600). The log gets `review.requested` with the text's sha256.
     review    a compliance officer opens it in the viewer (`/review/ID`): every redaction highlighted;
               a span flagged as a missed identifier (`review.flagged`) blocks approval; send back
-              (`review.sent_back`) or approve (`review.approved`, then a checkpoint signed with the
-              export signing key: an approval without that key's checkpoint does not count)
+              (`review.sent_back`) or approve (`review.approved`, carrying the export signing key's
+              signature over what it approves and who approved: an approval without it does not count)
     fix       `review resubmit ID` rebuilds the text under the approved rules (a rule added to the
               pack), with `--mask-flagged` also masking each flagged string; a flagged string still in
               the text refuses. A new round, with its own digest, waits for review again
     export    `export ... --review ID` rebuilds with the review's secret and masks: it leaves only when
-              the newest record of the review approves this round, a signed checkpoint covers it, the
+              the newest record of the review approves this round with the key's signature, the
               text built now has the approved digest, the request is the one reviewed, and (when the
               policy says so) the approver is neither who asked nor who exports
 
