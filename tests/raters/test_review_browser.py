@@ -48,6 +48,23 @@ def _wait(driver: Any, css: str, timeout: float = 15) -> Any:
     raise AssertionError(f"nothing matched {css!r}; page: {driver.page_source[:800]}")
 
 
+def _shows(driver: Any, css: str, text: str, timeout: float = 15) -> bool:
+    """Wait until the element at `css` holds `text`: a click's next page may still be loading, and the element
+    found on the page before it goes stale."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if any(text in e.text for e in driver.find_elements(By.CSS_SELECTOR, css)):
+                return True
+        except StaleElementReferenceException:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{css!r} never showed {text!r}; page: {driver.page_source[:800]}")
+
+
 def _shot(driver: Any) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     target = SHOTS / "review-page.png"
@@ -92,7 +109,7 @@ def test_an_officer_flags_a_missed_name_and_the_export_waits_until_it_is_fixed_a
         box.send_keys(MISSED)
         box.send_keys(Keys.ENTER)
         flagged = _wait(browser, "mark.flagged")
-        assert flagged.text == MISSED and "flagged" in _wait(browser, "#done").text
+        assert flagged.text == MISSED and _shows(browser, "#done", "flagged")
         assert not browser.find_element(By.ID, "approve").is_enabled()
         assert "missed identifier(s) flagged" in browser.find_element(By.ID, "blocked").text
 
@@ -101,15 +118,15 @@ def test_an_officer_flags_a_missed_name_and_the_export_waits_until_it_is_fixed_a
         assert not (app.root / "second").exists()
 
         browser.find_element(By.ID, "send-back").click()
-        assert "sent back" in _wait(browser, "#status").text
+        assert _shows(browser, "#status", "sent back")
         fixed = app.cli("review", "resubmit", review_id, "--mask-flagged")
         assert fixed.returncode == 0, fixed.stderr
 
         browser.get(f"{viewer.base}review/{review_id}")
-        assert _wait(browser, "#status").text == "pending" and MISSED not in browser.page_source
+        assert _shows(browser, "#status", "pending") and MISSED not in browser.page_source
         assert "Round 2" in browser.find_element(By.TAG_NAME, "body").text
         browser.find_element(By.ID, "approve").click()
-        assert _wait(browser, "#status").text == "approved"
+        assert _shows(browser, "#status", "approved")
 
     done = _export(app, "bundle", "--review", review_id)
     assert done.returncode == 0, done.stderr
