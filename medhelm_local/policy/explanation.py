@@ -96,7 +96,8 @@ def _export(policy: Policy) -> list[Row]:
     bound = "the low end of its 95 % interval" if jury.judged_on == "lower_bound" else "its estimate"
     rows.append(Row("export", "jury validation", f"a jury-scored column is validated when a clinicians' rating "
                     f"campaign reaches ICC3k-z {jury.min_icc:g} ({bound}) over at least {jury.min_answers} answers; "
-                    f"a report with one not validated is {'refused' if jury.refuse_unvalidated else 'marked'}",
+                    f"a report with one not validated is {'refused' if jury.refuse_unvalidated else 'marked'}, "
+                    f"by `report` and in an exported bundle alike",
                     "export.yaml"))
     return rows
 
