@@ -102,6 +102,11 @@ class AuditLog:
         """Add one record at the end of the chain and return it (committed, then forwarded, when this returns)."""
         return self._append(kind, lambda _store, _seq, _prev: details, actor)
 
+    def append_computed(self, kind: str, details_for: DetailsFor, actor: str | None = None) -> AuditRecord:
+        """Add one record whose details are computed from the log's id, the previous seq and the previous
+        record's hash, read under the append's lock (a signature over where the record stands)."""
+        return self._append(kind, details_for, actor)
+
     def checkpoint(self, signer: Signer, adopt: bool = False) -> AuditRecord:
         """Add a checkpoint signed by `signer` over the record now at the end of the chain, and note it outside
         the log; IntegrityError if the log does not continue the last one noted (`adopt`: unless no note exists

@@ -100,9 +100,8 @@ def approve(audit: AuditLog, folder: ReviewFolder, review_id: str, key: SigningK
     """Approve this round of the review: recorded with `key`'s signature, then covered by a checkpoint."""
     review = folder.load(review_id)
     state = _state(audit, review_id)
-    records, covered = trusted_records(audit, key)
-    store_id = audit.records()[0]
-    current = approval_in_force(records, covered)
+    records, store_id = trusted_records(audit, key)
+    current = approval_in_force(records, store_id, key)
     reasons = _approve_refusals(review, state, current.approvers if current else {}, actor, different_person)
     details: dict[str, Any] = {"review": review_id, "round": review.round, "digest": review.digest,
                                "signing_key_id": key.key_id}
@@ -146,14 +145,14 @@ def _approve_refusals(review: Review, state: State, approvers: Any, actor: str, 
 def check_for_export(audit: AuditLog, key: SigningKey, review: Review, *, store: Path, run_id: str | None, role: str,
                      include: Any, exporter: str, different_person: bool) -> AuditRecord:
     """The approval an export under `review` rests on; ExportRefusedError for anything short of one."""
-    records, _ = trusted_records(audit, key)
+    records, store_id = trusted_records(audit, key)
     state = state_of(records, review.id)
     fix = ("ask for a review with `medhelm-local review request`, have a compliance officer approve it in the viewer, "
            "then export with --review ID")
     problems = []
     if state is None or state.status != "approved":
         problems.append(f"review {review.id} is {state.status if state else 'not on record'}, not approved")
-    elif not _signed(state.last, audit.records()[0], key):
+    elif not _signed(state.last, store_id, key):
         problems.append(f"the approval of review {review.id} is not signed with this export signing key (an approval "
                         "written without it does not count)")
     elif state.round != review.round or state.last.details.get("digest") != review.digest:

@@ -90,8 +90,25 @@ def test_an_approval_written_with_the_kek_alone_does_not_count(appliance: Applia
         "policy_sha256": forged.digest, "rule_pack_sha256": rule_pack_digest(REPO / "redaction"),
         "approvers": approvers_of(forged), "role": "compliance_officer"})
     appliance.env["MEDHELM_POLICY_DIR"] = str(weak)
-    done = _export(appliance, "forged")
-    assert done.returncode == 5 and "rules nobody approved" in done.stderr
+    # Twice: the first refusal writes a signed checkpoint that covers the forged record; it still must not count.
+    for attempt in ("forged", "forged-again"):
+        done = _export(appliance, attempt)
+        assert done.returncode == 5 and "rules nobody approved" in done.stderr, done.stderr
+        assert not (appliance.root / attempt).exists()
+
+
+def test_an_older_approval_copied_to_the_end_of_the_log_does_not_count(appliance: Appliance, kek: Kek) -> None:
+    before = shutil.copytree(SHIPPED_POLICIES, appliance.root / "policy-before")  # what the appliance runs under
+    appliance.edit_policy("export.yaml", "style: mask", "style: surrogate")  # approved: the older one is replaced
+    older = next(r for r in appliance.audit_records() if r["kind"] == "policy.approved")
+    assert older["details"]["policy_sha256"] == load_policy(before).digest
+    AuditLog(appliance.audit, kek).append("policy.approved", older["details"], actor=older["actor"])
+    appliance.env["MEDHELM_POLICY_DIR"] = str(before)
+    for attempt in ("replayed", "replayed-again"):
+        done = _export(appliance, attempt)
+        assert done.returncode == 5 and "not the approved one" in done.stderr, done.stderr
+    del appliance.env["MEDHELM_POLICY_DIR"]
+    assert _export(appliance, "current").returncode == 0  # the approval in force still counts
 
 
 def test_the_legitimate_path_edit_approve_export(appliance: Appliance) -> None:
