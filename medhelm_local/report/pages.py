@@ -14,9 +14,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
@@ -70,11 +73,33 @@ class Links:
         return f"{self._root}data/{run.slug}/" if self.mode == "static" else f"/runs/{run.slug}/instances"
 
 
+_OPTIONS = {"autoescape": True, "trim_blocks": True, "lstrip_blocks": True}
+
+
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Compiled templates kept beside them, as Python keeps .pyc files: read when their source is unchanged
+    (Jinja checks a checksum of it), written where the package folder is writable and skipped silently where it
+    is not. Compiling the report's templates is a measurable share of a report's time (docs/performance.md).
+    The file names carry Jinja's version and the environment's options, which shape the compiled code."""
+
+    def __init__(self, folder: Path) -> None:
+        digest = hashlib.sha256(repr((jinja2.__version__, sorted(_OPTIONS.items()))).encode()).hexdigest()[:12]
+        super().__init__(str(folder), f"{digest}-%s.jinja")
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:  # a read-only install: compile each time, as before
+            pass
+
+
 def _environment() -> jinja2.Environment:
-    loader = jinja2.FunctionLoader(lambda name: resources.files(__package__).joinpath("templates").joinpath(name)
-                                   .read_text("utf-8"))
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    templates = resources.files(__package__).joinpath("templates")
+    loader = jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text("utf-8"))
+    folder = Path(str(templates)) / "__pycache__"
+    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, **_OPTIONS,
+                             bytecode_cache=_CompiledTemplates(folder) if Path(str(templates)).is_dir() else None)
     env.filters["num"] = number
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}%"
     env.filters["heat"] = lambda v: "h-none" if v is None else f"h{min(9, int(v * 10))}"
