@@ -60,7 +60,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         suites: list[str] | None = _SUITES,
         out_path: Path | None = typer.Option(None, "--out", help="HTML: a new folder (an earlier report there is "
                                                                  "replaced). Other formats: a file (default: stdout)."),
-        fmt: str = typer.Option("html", "--format", "-f", help="html, json, csv, md or latex."),
+        fmt: str = typer.Option("html", "--format", "-f", help="html, json, csv, md or latex. With --trend, csv is "
+                                                                 "the trend (a row per model, benchmark and suite) "
+                                                                 "and latex adds a trend table."),
         stores: list[Path] | None = _STORES,
         output: Path | None = _OUTPUT,
         helm_runs: list[Path] | None = _HELM,
@@ -135,6 +137,10 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         stores: list[Path] | None = _STORES,
         output: Path | None = _OUTPUT,
         helm_runs: list[Path] | None = _HELM,
+        trend: bool = typer.Option(False, "--trend", help="The suites are one evaluation repeated over time, oldest "
+                                                          "first as given: show the last one, with the trend page "
+                                                          "`report --trend` writes (each model's trend per benchmark "
+                                                          "across all of them)."),
     ) -> None:
         """A read-only local viewer of the report over live stores, behind an access token."""
         from medhelm_local.export.review_web import ReviewGate, review_desk
@@ -153,7 +159,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         token = read_token(token_file) if token_file is not None else new_token()
         kek = load_kek(settings)
         desk, rules = rating_desk(settings, paths)
-        live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [], rules)
+        live = LiveStores(paths, kek, settings.store_memory_limit, helm_runs or [], rules, trend)
         reviews = review_desk(settings, kek)
         admin = campaign_admin(desk)
         with reading(", ".join(str(p) for p in paths)):

@@ -118,7 +118,18 @@ CSV_FIELDS = ("model", "external", "benchmark", "benchmark_name", "metric", "mai
 
 
 def to_csv(report: Report) -> str:
-    """`--format csv`: one row per (model, benchmark, metric) cell; text cells neutralised (`csv_text`)."""
+    """`--format csv`: one row per (model, benchmark, metric) cell; text cells neutralised (`csv_text`). A report
+    over suites in time (`--trend`) is its trend instead: one row per model, benchmark and suite
+    (report.trend_tables)."""
+    if report.trend is not None:
+        from medhelm_local.report.trend_tables import trend_csv
+
+        return trend_csv(report.trend)
+    return cells_csv(report)
+
+
+def cells_csv(report: Report) -> str:
+    """One row per (model, benchmark, metric) cell."""
     buffer = io.StringIO()
     # RFC 4180 line ends: the writer then quotes a field holding a CR, which would otherwise end the row early.
     writer = csv.writer(buffer, lineterminator="\r\n")
@@ -130,9 +141,10 @@ def to_csv(report: Report) -> str:
                 continue
             writer.writerow([csv_text(model), model in external, csv_text(column.benchmark),
                              csv_text(column.display_name), csv_text(column.metric), column.main,
-                             csv_text(column.group), csv_text(column.direction or ""), _csv(cell.value),
-                             _csv(cell.ci_low), _csv(cell.ci_high), csv_text(cell.interval), _csv(cell.n),
-                             _csv(cell.n_scored), _csv(cell.n_failed), _csv(cell.normalised),
+                             csv_text(column.group), csv_text(column.direction or ""), csv_number(cell.value),
+                             csv_number(cell.ci_low), csv_number(cell.ci_high), csv_text(cell.interval),
+                             csv_number(cell.n), csv_number(cell.n_scored), csv_number(cell.n_failed),
+                             csv_number(cell.normalised),
                              csv_text(" ".join(cell.runs)), report.rank_group(column.key, model) or ""])
     return buffer.getvalue()
 
@@ -144,13 +156,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def csv_text(text: str) -> str:
     """A text cell a spreadsheet shows as text: prefixed with a single quote when it begins like a formula.
 
-    Only text goes through here. Numbers the report computed are written by `_csv` from floats and ints,
+    Only text goes through here. Numbers the report computed are written by `csv_number` from floats and ints,
     so a genuine negative value (a paired difference, say) stays a number a spreadsheet can add up; a name
     that merely looks like a number (a model called "-1") is text and is quoted like any other."""
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def _csv(value: float | int | None) -> str:
+def csv_number(value: float | int | None) -> str:
+    """A number the report computed as a CSV cell (empty when there is none)."""
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
@@ -284,7 +297,8 @@ def latex_escape(text: str) -> str:
 
 
 def to_latex(report: Report) -> str:
-    """`--format latex`: the leaderboard as a booktabs table (main metrics, 95 % intervals in the notes)."""
+    """`--format latex`: the leaderboard as a booktabs table (main metrics, 95 % intervals in the notes); with a
+    trend, a second table of each model's main metric per suite."""
     board = report.leaderboard
     columns = board.columns
     spec = "l" + "r" * (3 + len(columns))
@@ -306,6 +320,10 @@ def to_latex(report: Report) -> str:
               r"over categories; MedHELM: MedHELM's category scores (the plain mean of each category's "
               r"benchmarks), averaged over categories; and each benchmark's main metric (best in bold).}",
               r"\end{table}"]
+    if report.trend is not None:
+        from medhelm_local.report.trend_tables import trend_latex
+
+        lines += ["", *trend_latex(report.trend)]
     return "\n".join(lines) + "\n"
 
 

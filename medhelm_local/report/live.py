@@ -49,6 +49,7 @@ class LiveStores:
     memory_limit: str | None = None
     helm_runs: Sequence[Path] = ()
     jury_rules: JuryValidationRules | None = None
+    trend: bool = False  # the stores are successive suites, oldest first (report --trend)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _reports: dict[tuple[object, ...], Report] = field(default_factory=dict)
     _plots: dict[tuple[object, ...], str | None] = field(default_factory=dict)
@@ -70,7 +71,7 @@ class LiveStores:
             if cached is not None:
                 return cached
             with self.sources() as opened:
-                built = opened.report(baseline)
+                built = opened.report(baseline, self.trend)
             if len(self._reports) >= _CACHED:
                 self._reports.pop(next(iter(self._reports)))
             self._reports[key] = built

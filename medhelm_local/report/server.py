@@ -32,12 +32,13 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 
 from medhelm_local.errors import ConfigError, MedhelmError, StoreLockedError
-from medhelm_local.report.formats import to_csv, to_json
+from medhelm_local.report.formats import cells_csv, to_json
 from medhelm_local.report.live import LiveStores
 from medhelm_local.report.pages import ASSETS, PAGE_SIZE, Links, asset_text, instance_page
 from medhelm_local.report.read_model import Report, RunInfo, slug
 from medhelm_local.report.site import benchmark_page, run_page, top_page
 from medhelm_local.report.stores import reading
+from medhelm_local.report.trend_tables import trend_csv_of
 
 # Far past any run's last page, and small enough that the store's offset, (page - 1) * PAGE_SIZE, fits 64 bits.
 MAX_PAGE = 1_000_000_000
@@ -188,6 +189,9 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
                 report = live.report(baseline or None)
                 if name == "published" and report.published is None:
                     return PlainTextResponse("No published results were given to this viewer.", status_code=404)
+                if name == "trend" and report.trend is None:
+                    return PlainTextResponse("This viewer shows no trend: start it with `serve --trend SUITE1 SUITE2 "
+                                             "...`.", status_code=404)
                 choices = report.models if name == "compare" else None
                 return HTMLResponse(top_page(report, name, Links("server"), choices))
             return await data(page)
@@ -259,13 +263,14 @@ def create_app(live: LiveStores, token: str, port: int, loopback: bool) -> ASGIA
         return RedirectResponse(f"{request.url.path}.html{query}", status_code=308)
 
     # The static report's paths (`runs/<run>.html`); the older extension-less ones redirect there.
-    tops = ("index", "taxonomy", "compare", "published", "methods")
+    tops = ("index", "taxonomy", "compare", "published", "methods", "trend")
     routes = [Route("/", top("index")), *(Route(f"/{n}.html", top(n)) for n in tops),
               Route("/benchmarks/{name}.html", benchmark), Route("/runs/{name}.html", run),
               *(Route(f"/{n}", moved) for n in tops[1:]), Route("/benchmarks/{name}", moved),
               Route("/runs/{name}", moved),
               Route("/runs/{name}/instances", instances), Route("/plots/{name}.svg", plot),
               Route("/assets/{name}", asset), Route("/report.json", download(to_json, "application/json")),
-              Route("/report.csv", download(to_csv, "text/csv; charset=utf-8"))]
+              Route("/report.csv", download(cells_csv, "text/csv; charset=utf-8")),
+              Route("/trend.csv", download(trend_csv_of, "text/csv; charset=utf-8"))]
     app = Starlette(routes=routes)
     return Guard(app, token, port, loopback)

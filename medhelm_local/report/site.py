@@ -28,7 +28,7 @@ from pathlib import Path
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.registry import GROUPS
 from medhelm_local.output_paths import output_error
-from medhelm_local.report.formats import to_csv, to_json
+from medhelm_local.report.formats import cells_csv, to_json
 from medhelm_local.report.inputs import RunReader
 from medhelm_local.report.pages import (
     ASSETS,
@@ -43,6 +43,7 @@ from medhelm_local.report.pages import (
 )
 from medhelm_local.report.plots import cost_svg, heatmap_svg, slices_svg, trend_svg
 from medhelm_local.report.read_model import Report, RunInfo, slug
+from medhelm_local.report.trend_tables import trend_csv
 
 MARKER = ".medhelm-local-report"
 Sink = Callable[[str, str], None]  # (path relative to the report's folder, text): where each file goes
@@ -264,5 +265,7 @@ def build_site(report: Report, readers: Mapping[str, RunReader], sink: Sink,
         for name, svg in drawn.result().items():
             sink(name, svg)
     sink("report.json", to_json(report))
-    sink("report.csv", to_csv(report))
+    sink("report.csv", cells_csv(report))
+    if report.trend is not None:
+        sink("trend.csv", trend_csv(report.trend))
     return pages, data_files

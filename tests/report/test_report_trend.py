@@ -4,6 +4,8 @@ otherwise), flagged when larger than its interval, and a model build swap flagge
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from datetime import datetime
@@ -84,6 +86,8 @@ def test_trend_html_page_with_its_plot(results: Path, kek_file: Path, tmp_path: 
     assert "jan</strong> → <strong>feb</strong> → <strong>mar" in page
     assert "1 change(s) larger than their interval; 1 model build change(s)" in page
     assert "build changed: swap-v1 → swap-v2" in page and '<span class="flag better">better</span>' in page
+    assert 'href="trend.csv">trend.csv</a>' in page and (folder / "trend.csv").read_text().startswith("benchmark,")
+    assert (folder / "report.csv").read_text().startswith("model,external,benchmark,")
     svg = (folder / "plots" / "trend.svg").read_text()
     assert svg.startswith("<svg") and "http" not in svg.replace("http://www.w3.org", "")
     assert "PubMedQA" in svg and "local/swapped" in svg
@@ -113,3 +117,50 @@ def test_without_shared_instances_the_change_is_a_two_sample_interval() -> None:
     assert first.flagged and line.verdict(first) == "better"
     assert second.difference == pytest.approx(0.05) and not second.flagged  # 0.05 +/- 0.0707 holds 0
     assert not first.build_changed  # no build reported: nothing to compare, nothing claimed
+
+
+def _rows(text: str) -> dict[tuple[str, str, str], dict[str, str]]:
+    return {(r["benchmark"], r["model"], r["suite"]): r for r in csv.DictReader(io.StringIO(text, newline=""))}
+
+
+def test_trend_csv_reads_back_a_row_per_model_benchmark_and_suite(results: Path, kek_file: Path,
+                                                                   tmp_path: Path) -> None:
+    target = tmp_path / "trend.csv"
+    code, _, err = _report(results, kek_file, "--trend", *SUITES, "--format", "csv", "--out", str(target))
+    assert code == 0, err
+    rows = _rows(target.read_text(encoding="utf-8"))
+    assert set(rows) == {("pubmed_qa", m, s) for m in ("local/steady", "local/swapped") for s in SUITES}
+    steady = [rows[("pubmed_qa", "local/steady", s)] for s in SUITES]
+    assert [float(r["value"]) for r in steady] == [0.5, 0.5, 0.9]
+    assert [r["suite_index"] for r in steady] == ["0", "1", "2"]
+    assert steady[0]["change_from"] == "" and steady[0]["difference"] == "" and steady[0]["flagged"] == ""
+    # feb -> mar, as the JSON test computes it: +0.4 on 40 paired instances, flagged, better.
+    mar = steady[2]
+    assert mar["change_from"] == "feb" and float(mar["difference"]) == pytest.approx(0.4)
+    assert float(mar["difference_ci_low"]) > 0 and mar["change_test"] == PAIRED and mar["n_pairs"] == str(N)
+    assert (mar["flagged"], mar["verdict"], mar["build_changed"]) == ("True", "better", "False")
+    feb = rows[("pubmed_qa", "local/swapped", "feb")]
+    assert (feb["builds"], feb["build_changed"], feb["flagged"]) == ("swap-v2", "True", "False")
+    assert rows[("pubmed_qa", "local/swapped", "jan")]["builds"] == "swap-v1"
+    # The same numbers as the JSON report gives.
+    code, out, err = _report(results, kek_file, "--trend", *SUITES, "--format", "json")
+    line = next(x for x in json.loads(out)["trend"]["lines"] if x["model"] == "local/steady")
+    assert float(mar["difference_ci_high"]) == line["steps"][1]["ci_high"]
+    assert float(steady[1]["ci_low"]) == line["points"][1]["ci_low"]
+
+
+def test_trend_latex_adds_a_table_of_the_suites(results: Path, kek_file: Path) -> None:
+    code, out, err = _report(results, kek_file, "--trend", *SUITES, "--format", "latex")
+    assert code == 0, err
+    assert out.count(r"\begin{tabular}") == 2 and out.count(r"\end{table}") == 2
+    assert r"Benchmark & Model & jan & feb & mar \\" in out
+    steady = next(x for x in out.splitlines() if x.startswith(r"PubMedQA & local/steady"))
+    assert "0.500" in steady and r"0.900" in steady and r"$^\dagger$\,better" in steady
+    swapped = next(x for x in out.splitlines() if x.startswith(r"PubMedQA & local/swapped"))
+    assert swapped.count(r"$^\ddagger$") == 1 and r"$^\dagger$" not in swapped.replace(r"$^\ddagger$", "")
+
+
+def test_without_trend_the_csv_is_the_cells(results: Path, kek_file: Path) -> None:
+    code, out, err = _report(results, kek_file, "mar", "--format", "csv")
+    assert code == 0, err
+    assert out.startswith("model,external,benchmark,") and "suite_index" not in out
