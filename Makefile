@@ -42,6 +42,7 @@ $(STAMP): pyproject.toml
 # compileall rewrites only what changed.
 bytecode: venv
 	$(VPY) -m compileall -q medhelm_local
+	$(VPY) -c "from medhelm_local.report.pages import compile_templates; compile_templates()"
 
 vllm: ## The vLLM CPU server's own environment (.cache/vllm-venv) and the tiny model it serves
 	$(PYTHON) deploy/local_vllm/vllm_server.py ensure --model-dir $(MODEL)

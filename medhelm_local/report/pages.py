@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -82,11 +83,14 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     is not. Compiling the report's templates is a measurable share of a report's time (docs/performance.md).
     The file names carry Jinja's version and the environment's options, which shape the compiled code."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, write: bool) -> None:
+        self.write = write
         digest = hashlib.sha256(repr((jinja2.__version__, sorted(_OPTIONS.items()))).encode()).hexdigest()[:12]
         super().__init__(str(folder), f"{digest}-%s.jinja")
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if not self.write:
+            return
         try:
             os.makedirs(self.directory, exist_ok=True)
             super().dump_bytecode(bucket)
@@ -94,12 +98,16 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
             pass
 
 
-def _environment() -> jinja2.Environment:
+def _environment(write: bool | None = None) -> jinja2.Environment:
+    """The template environment; compiled templates written to the cache per `write` (default: unless
+    PYTHONDONTWRITEBYTECODE is set, as Python does with .pyc files)."""
     templates = resources.files(__package__).joinpath("templates")
     loader = jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text("utf-8"))
-    folder = Path(str(templates)) / "__pycache__"
-    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, **_OPTIONS,
-                             bytecode_cache=_CompiledTemplates(folder) if Path(str(templates)).is_dir() else None)
+    cache = None
+    if Path(str(templates)).is_dir():  # not where the package is read from a zip
+        cache = _CompiledTemplates(Path(str(templates)) / "__pycache__",
+                                   not sys.dont_write_bytecode if write is None else write)
+    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, bytecode_cache=cache, **_OPTIONS)
     env.filters["num"] = number
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}%"
     env.filters["heat"] = lambda v: "h-none" if v is None else f"h{min(9, int(v * 10))}"
@@ -115,6 +123,16 @@ def environment() -> jinja2.Environment:
     if not _ENV:
         _ENV.append(_environment())
     return _ENV[0]
+
+
+def compile_templates() -> int:
+    """Compile every template into the package's cache (`make bytecode`, the container build); returns how many."""
+    templates = resources.files(__package__).joinpath("templates")
+    names = sorted(p.name for p in templates.iterdir() if p.name.endswith(".html"))
+    compiling = _environment(write=True)
+    for name in names:
+        compiling.get_template(name)
+    return len(names)
 
 
 def asset_text(name: str) -> str:
