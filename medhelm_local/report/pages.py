@@ -107,7 +107,9 @@ def _environment(write: bool | None = None) -> jinja2.Environment:
     if Path(str(templates)).is_dir():  # not where the package is read from a zip
         cache = _CompiledTemplates(Path(str(templates)) / "__pycache__",
                                    not sys.dont_write_bytecode if write is None else write)
-    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, bytecode_cache=cache, **_OPTIONS)
+    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined, bytecode_cache=cache,
+                             autoescape=_OPTIONS["autoescape"], trim_blocks=_OPTIONS["trim_blocks"],
+                             lstrip_blocks=_OPTIONS["lstrip_blocks"])
     env.filters["num"] = number
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.1f}%"
     env.filters["heat"] = lambda v: "h-none" if v is None else f"h{min(9, int(v * 10))}"
