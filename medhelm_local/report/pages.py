@@ -88,6 +88,12 @@ class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
         digest = hashlib.sha256(repr((jinja2.__version__, sorted(_OPTIONS.items()))).encode()).hexdigest()[:12]
         super().__init__(str(folder), f"{digest}-%s.jinja")
 
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except OSError:  # a cache folder that cannot be read: compile, as without one
+            bucket.reset()
+
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         if not self.write:
             return
