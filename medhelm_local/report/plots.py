@@ -44,9 +44,12 @@ def _environment() -> None:
 
 
 def _load() -> None:
-    _environment()
-    from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: F401
-    from matplotlib.figure import Figure  # noqa: F401
+    try:
+        _environment()
+        from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: F401
+        from matplotlib.figure import Figure  # noqa: F401
+    except Exception:  # the plots load it again, and report a failure where it is handled
+        pass
 
 
 def preload() -> None:
