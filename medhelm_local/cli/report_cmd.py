@@ -97,10 +97,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         cap = _instances(instances)
         settings = settings_from(ctx, output_dir=output)
         paths = report_stores(settings, suites, stores)
-        if folder is not None:
-            from medhelm_local.report.plots import preload
-
-            preload()
         rules = load_policy(settings.policy_dir).export.jury_validation  # read once: what counts as validated
         sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [], rules)
         try:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime
 from statistics import fmean
@@ -299,17 +298,13 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     chosen = baseline or board.rows[0].model
     by_key = {r.key: r for r in runs}
     scores = _read_once(scores) if scores is not None else None
-    comparisons: list[Comparison] = []
+    comparisons = _comparisons(main, cells, by_key, [r.model for r in board.rows], chosen, scores,
+                               registry) if scores is not None else []
     ties = {}
     if scores is not None:
         grids = column_grids(main, cells, by_key, models, scores, registry)
-        # The win rate's resampling is numpy's native code, free of the interpreter: it runs beside the comparisons
-        # and tie groups (Python and numpy), each seeded as before, so every figure is the same.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="medhelm-win-rate") as pool:
-            intervals = pool.submit(with_win_rate_intervals, board, cells, grids)
-            comparisons = _comparisons(main, cells, by_key, [r.model for r in board.rows], chosen, scores, registry)
-            ties = column_ties(main, grids)
-            board = intervals.result()
+        ties = column_ties(main, grids)
+        board = with_win_rate_intervals(board, cells, grids)
     published = _published(runs, columns, cells, registry)
     return Report(datetime.now(UTC).replace(microsecond=0), tuple(stores), tuple(external_sources), tuple(runs),
                   metrics, tuple(columns), cells, board, tuple(taxonomy), chosen, tuple(comparisons), published,

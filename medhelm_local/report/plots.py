@@ -15,7 +15,6 @@ import io
 import os
 import stat
 import tempfile
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -38,30 +37,10 @@ def _config_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="medhelm-local-matplotlib-"))
 
 
-def _environment() -> None:
-    os.environ["MPLCONFIGDIR"] = str(_config_dir())
-    os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
-
-
-def _load() -> None:
-    try:
-        _environment()
-        from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: F401
-        from matplotlib.figure import Figure  # noqa: F401
-    except Exception:  # the plots load it again, and report a failure where it is handled
-        pass
-
-
-def preload() -> None:
-    """Start loading matplotlib on a thread of its own, set up as the plots need it. Loading it is mostly Python,
-    but a report's reading and resampling is mostly native code that leaves the interpreter free, so on a machine
-    with a spare core the plots then start without waiting for it."""
-    threading.Thread(target=_load, name="medhelm-plots-load", daemon=True).start()
-
-
 def _figure(width: float, height: float, layout: Literal["constrained"] | None = "constrained") -> Any:
     """A matplotlib Figure drawn by the SVG backend; pyplot (and its GUI machinery) is never imported."""
-    _environment()
+    os.environ["MPLCONFIGDIR"] = str(_config_dir())
+    os.environ["MPL_IGNORE_SYSTEM_FONTS"] = "1"
     import matplotlib
 
     matplotlib.use("Agg", force=True)

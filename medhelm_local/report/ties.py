@@ -39,15 +39,7 @@ class Grid:
 def grid(models: Sequence[str], scored: Mapping[str, tuple[Any, Any]]) -> Grid:
     """The scores of `models` (those in `scored`: instance keys, values) on the union of their instances."""
     have = [m for m in models if m in scored]
-    given = [np.asarray(scored[m][0]) for m in have]
-    first = given[0]
-    if all(k.size == first.size and (k is first or (k == first).all()) for k in given) \
-            and (first.size < 2 or (first[1:] > first[:-1]).all()):
-        # Every model scored the same instances, given in ascending order (as the report reads them): the union is
-        # those keys, without sorting every model's again.
-        keys, inverse = first, np.tile(np.arange(first.size), len(given))
-    else:
-        keys, inverse = np.unique(np.concatenate(given), return_inverse=True)
+    keys, inverse = np.unique(np.concatenate([np.asarray(scored[m][0]) for m in have]), return_inverse=True)
     table = np.full((len(have), keys.size), np.nan)
     start = 0
     for row, m in enumerate(have):

@@ -29,29 +29,11 @@ class Paired:
     unpaired: int
 
 
-def _ascending(keys: Any) -> bool:
-    return bool(keys.size < 2 or (keys[1:] > keys[:-1]).all())
-
-
-def _common(keys_a: Any, keys_b: Any) -> tuple[Any, Any]:
-    """Where the keys both hold lie in each (indices, in ascending key order), as numpy's intersect1d gives them."""
-    if _ascending(keys_a) and _ascending(keys_b) and keys_a.dtype == keys_b.dtype:
-        # Keys already sorted (the report reads them so): a binary search instead of sorting both again.
-        if keys_a.size == keys_b.size and (keys_a == keys_b).all():
-            every = np.arange(keys_a.size)
-            return every, every
-        at = np.searchsorted(keys_a, keys_b)
-        found = at < keys_a.size
-        found[found] = keys_a[at[found]] == keys_b[found]
-        return at[found], np.flatnonzero(found)
-    _, index_a, index_b = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
-    return index_a, index_b
-
-
 def pair(keys_a: Any, values_a: Any, keys_b: Any, values_b: Any) -> Paired:
     """Match two runs' scored instances by key (arrays of instance keys and values, any order, keys unique)."""
-    index_a, index_b = _common(np.asarray(keys_a), np.asarray(keys_b))
-    unpaired = len(keys_a) + len(keys_b) - 2 * len(index_a)
+    common, index_a, index_b = np.intersect1d(np.asarray(keys_a), np.asarray(keys_b), assume_unique=True,
+                                              return_indices=True)
+    unpaired = len(keys_a) + len(keys_b) - 2 * len(common)
     return Paired(np.asarray(values_a, dtype=float)[index_a], np.asarray(values_b, dtype=float)[index_b], unpaired)
 
 
