@@ -22,7 +22,7 @@ from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.run_ids import resolve_run_id, resolve_run_ids
+from medhelm_local.store.run_ids import resolve_run_id
 
 SUITE_COMMAND = "suite"
 
@@ -167,25 +167,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Judge the stored answers of jury-scored runs. Resumable: each (answer, judge) is asked once; failed
         transport (timeouts, unreachable) is asked again on the next pass."""
-        from medhelm_local.run.jury_runs import judge_runs, stored_judging
+        from medhelm_local.run.judge import judge_stored
 
         settings = settings_from(ctx, output_dir=output)
-        allowlist = ctx.meta[ALLOWLIST]  # loaded with the settings: the one the guard enforces
-        path = store_path_for(settings, suite, store)
-        handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
-        try:
-            named = resolve_run_ids(handle.con, run, where="--run") if run else None
-            runs, warnings = stored_judging(handle.con, settings, allowlist, jury, named)
-            if not runs:
-                raise ConfigError("no run of this suite is scored by a jury", where=str(path),
-                                  fix="jury-scored benchmarks are those whose main metric is jury_score (on any "
-                                      "scale) or health_bench_score (`medhelm-local benchmarks list`)")
-            for warning in warnings:
-                err.print(f"[yellow]Warning: {warning}.[/]", soft_wrap=True)
-            progress = NoProgress() if (quiet or as_json) else BarProgress()
-            outcomes = judge_runs(handle, runs, allowlist, retry_failed, progress)
-        finally:
-            handle.close()
+        progress = NoProgress() if (quiet or as_json) else BarProgress()
+        # The allowlist loaded with the settings: the one the guard enforces.
+        done = judge_stored(settings, ctx.meta[ALLOWLIST], suite, runs=run, jury=jury, retry_failed=retry_failed,
+                            store=store, progress=progress,
+                            on_warning=lambda w: err.print(f"[yellow]Warning: {w}.[/]", soft_wrap=True))
+        outcomes, path = done.outcomes, done.store
         if as_json:
             print_json({"store": str(path), "runs": [{"run_id": o.run_id, "jury": o.jury, "sent": o.sent,
                                                       "aggregates": [aggregate_dict(a) for a in o.aggregates]}

@@ -16,7 +16,7 @@ import typer
 from medhelm_local.cli import ALLOWLIST
 from medhelm_local.cli.output import err
 from medhelm_local.errors import ConfigError, MedhelmError, MedhelmWarning
-from medhelm_local.scenarios.registry import register_cards
+from medhelm_local.run.in_force import in_force
 from medhelm_local.settings import Settings, load_settings
 
 # The settings the command loaded: where refused connections are recorded when it ends.
@@ -46,18 +46,10 @@ def _root(
 def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
     """Settings for a command: its flags over environment over the config file; logging set up; the
     policy loaded (a policy that does not validate stops the command) and its allowlist enforced."""
-    from medhelm_local.policy.egress_allowlist import allowlist_for
-    from medhelm_local.policy.guard import active_guard
-
     root = ctx.find_root()
     settings = load_settings(root.obj, **overrides)
-    allowlist = allowlist_for(settings)
-    ctx.meta[ALLOWLIST] = allowlist
-    guard = active_guard()
-    if guard is not None:
-        guard.set_allowlist(allowlist)
+    ctx.meta[ALLOWLIST] = in_force(settings)
     _loaded.append(settings)
-    register_cards(settings.benchmark_cards)
     _set_up_logging(settings)
     return settings
 

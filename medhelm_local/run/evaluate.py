@@ -10,7 +10,7 @@ from medhelm_local.errors import MedhelmWarning
 from medhelm_local.progress import Progress
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.run.suite import SuiteRequest, SuiteRun, run_suite, suite_request
-from medhelm_local.settings import Settings, settings_for
+from medhelm_local.settings import Settings
 
 
 def _warn(message: str) -> None:
@@ -25,18 +25,12 @@ def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | 
     """Evaluate run entries (or a suite file, or conf files) into the suite's encrypted store and return what the
     runs produced; calling it again with the same arguments resumes. Failed requests are stored and counted,
     not raised: see `SuiteRun.outcomes` (`all_failed`) and `SuiteRun.failed`. Errors are `MedhelmError`s."""
-    from medhelm_local.policy.egress_allowlist import allowlist_for
-    from medhelm_local.policy.guard import active_guard
-    from medhelm_local.scenarios.registry import register_cards
+    from medhelm_local.run.in_force import settings_in_force
 
     def read_request() -> SuiteRequest:
-        settings = settings_for(config, output_dir=None if output_dir is None else Path(output_dir),
-                                data_root=None if data_root is None else Path(data_root))
-        allowlist = allowlist_for(settings)  # the policy is read once; a policy that does not validate stops here
-        guard = active_guard()
-        if guard is not None:  # inside a process that installed the egress guard: it enforces this policy
-            guard.set_allowlist(allowlist)
-        register_cards(settings.benchmark_cards)
+        # The policy is read once; a policy that does not validate stops here.
+        settings, allowlist = settings_in_force(config, output_dir=None if output_dir is None else Path(output_dir),
+                                                data_root=None if data_root is None else Path(data_root))
         listed = [entries] if isinstance(entries, str) else list(entries)
         return suite_request(settings, allowlist, listed, confs, None if suite_file is None else Path(suite_file),
                              suite=suite, max_eval_instances=max_eval_instances, concurrency=concurrency,
