@@ -8,20 +8,8 @@ from pathlib import Path
 import typer
 
 from medhelm_local.cli.output import out, print_json
-from medhelm_local.errors import ConfigError, IntegrityError
-from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
+from medhelm_local.errors import IntegrityError
 from medhelm_local.settings import Settings
-
-
-def _parse_include(text: str | None) -> tuple[Artifact, ...] | None:
-    if text is None:
-        return None
-    items = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
-    unknown = [i for i in items if i not in ARTIFACTS]
-    if unknown or not items:
-        raise ConfigError(f"--include names {', '.join(unknown) or 'nothing'}, which is not an artifact",
-                          where="option --include", fix=f"give a comma-separated list of: {', '.join(ARTIFACTS)}")
-    return tuple(a for a in ARTIFACTS if a in items)
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -53,19 +41,12 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Export results as a signed bundle: redacted per policy, checked again, recorded in the audit log."""
-        from medhelm_local.audit import audit_log_for
-        from medhelm_local.export import ExportRequest, export, public_key_path, resolve_target
-        from medhelm_local.policy.loader import load_policy
-        from medhelm_local.store.keys import load_kek
+        from medhelm_local.export import public_key_path
+        from medhelm_local.export.make import artifacts_named, export_with
 
         settings = settings_from(ctx, output_dir=output)
-        artifacts = _parse_include(include)
-        kek = load_kek(settings)
-        policy = load_policy(settings.policy_dir)
-        audit = audit_log_for(settings, policy)
-        resolved = resolve_target(settings, kek, target, store)
-        result = export(settings, policy, kek, audit, ExportRequest(resolved, to, role, artifacts, unredacted,
-                                                                      review, validated_only))
+        result = export_with(settings, target, to=to, role=role, include=artifacts_named(include, "option --include"),
+                             unredacted=unredacted, review=review, validated_only=validated_only, store=store)
         if as_json:
             print_json({"bundle": str(result.destination), "manifest_sha256": result.manifest_sha256,
                         "files": result.files, "runs": result.runs, "redactions": result.redactions,

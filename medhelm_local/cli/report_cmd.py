@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from medhelm_local.cli.output import err, out
-from medhelm_local.errors import ConfigError, StoreNotFoundError
+from medhelm_local.errors import ConfigError
 from medhelm_local.settings import Settings
-
-if TYPE_CHECKING:
-    from medhelm_local.report.read_model import Report
 
 _SUITES = typer.Argument(None, metavar="[SUITE]...", help="Suites to report (their stores in the output folder). "
                                                            "Default: every suite store there.")
@@ -24,31 +19,6 @@ _OUTPUT = typer.Option(None, "--output", "-o", file_okay=False, help="Folder of 
 _HELM = typer.Option(None, "--helm-runs", file_okay=False,
                      help="A folder of HELM-format run folders (run_spec.json + stats.json, e.g. a MedHELM release) "
                           "to show beside local results, marked as published (repeatable).")
-
-
-def report_stores(settings: Settings, suites: list[str] | None, stores: list[Path] | None) -> list[Path]:
-    """The store of each named suite and each --store; with neither, every suite store in the output folder."""
-    from medhelm_local.audit import audit_path
-
-    paths = list(stores or [])
-    for suite in suites or []:
-        path = settings.output_dir / f"{suite}.duckdb"
-        if not path.exists():
-            known = ", ".join(sorted(p.stem for p in settings.output_dir.glob("*.duckdb"))) or "none"
-            raise StoreNotFoundError(f"there is no store for suite '{suite}' (suites here: {known})",
-                                     where=str(path), fix="check the suite name, or pass the store with --store")
-        paths.append(path)
-    if not paths:
-        audit = os.path.realpath(audit_path())
-        paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if os.path.realpath(p) != audit)
-        if not paths:
-            raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
-                                     fix="run a benchmark first, or pass suites, --output or --store")
-    # Each store once, however it was named; kept as named (links and all), so that errors name what was given.
-    unique: dict[str, Path] = {}
-    for path in paths:
-        unique.setdefault(os.path.realpath(path), Path(os.path.abspath(path)))
-    return list(unique.values())
 
 
 def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
@@ -82,39 +52,17 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Compare models: mean win rates, taxonomy macro averages, paired comparisons; a static HTML report that
         opens without a network, or JSON, CSV, Markdown or a LaTeX table."""
-        from medhelm_local.policy.loader import load_policy
-        from medhelm_local.report import FORMATS, open_sources, render_text, write_site
-        from medhelm_local.report.stores import reading
-        from medhelm_local.store.keys import load_kek
+        from medhelm_local.report.make import report_with
 
-        if fmt not in FORMATS:
-            raise ConfigError(f"--format '{fmt}' is not a report format", where="option --format",
-                              fix=f"use one of: {', '.join(FORMATS)}")
-        folder = out_path if fmt == "html" else None
-        if fmt == "html" and folder is None:
-            raise ConfigError("an HTML report is a folder, and none was given", where="option --out",
-                              fix="add --out DIR (a new folder), or choose --format json, csv, md or latex")
-        cap = _instances(instances)
         settings = settings_from(ctx, output_dir=output)
-        paths = report_stores(settings, suites, stores)
-        rules = load_policy(settings.policy_dir).export.jury_validation  # read once: what counts as validated
-        sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, helm_runs or [], rules)
-        try:
-            with reading(", ".join(str(p) for p in paths)):
-                built = sources.report(baseline, trend)
-                _refuse_unvalidated(built, validated_only, rules.refuse_unvalidated)
-                if folder is not None:
-                    result = write_site(built, sources.by_run(), folder, cap)
-                else:
-                    text = render_text(built, fmt)
-        finally:
-            sources.close()
-        if folder is None:
+        made = report_with(settings, suites, stores=stores, fmt=fmt, out=out_path, helm_runs=helm_runs or [],
+                           baseline=baseline, trend=trend, validated_only=validated_only,
+                           instances=_instances(instances))
+        if made.site is None:
             if out_path is None:
-                sys.stdout.write(text)
-            else:
-                _write_text(out_path, text)
+                sys.stdout.write(made.text or "")
             return
+        built, result = made.report, made.site
         out.print(f"[green]Wrote the report[/] of {len(built.runs)} run(s), {len(built.models)} model(s) to "
                   f"{result.folder}: {result.pages} pages, {result.data_files} instance pages.", soft_wrap=True)
         out.print(f"Open {result.folder / 'index.html'} in a browser (it needs no network), or serve the live "
@@ -144,6 +92,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.raters.gate import RaterGate
         from medhelm_local.raters.web import rating_desk
         from medhelm_local.report.live import LiveStores
+        from medhelm_local.report.make import report_stores
         from medhelm_local.report.server import new_token, read_token
         from medhelm_local.report.stores import reading
         from medhelm_local.report.viewer import bind
@@ -186,17 +135,6 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             CampaignGate(app, admin, token, port, loopback), reviews, token, port, loopback), desk, port, loopback))
 
 
-def _refuse_unvalidated(built: Report, asked: bool, by_policy: bool) -> None:
-    """Refuse a report with a jury-scored column not validated, when asked to or when the policy says so."""
-    from medhelm_local.report.jury_validation import refuse_unvalidated
-
-    if not (asked or by_policy):
-        return
-    why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
-           else "--validated-only was given")
-    refuse_unvalidated(built.jury_marks, {c.key: c.title for c in built.columns}, why)
-
-
 def _instances(text: str) -> int | None:
     if text == "all":
         return None
@@ -204,13 +142,3 @@ def _instances(text: str) -> int | None:
         raise ConfigError(f"--instances '{text}' is not a number of instances", where="option --instances",
                           fix="give a whole number (0 leaves instances out) or `all`")
     return int(text)
-
-
-def _write_text(path: Path, text: str) -> None:
-    from medhelm_local.output_paths import atomic_text, refuse_unsafe_output, writing
-
-    refuse_unsafe_output(path, ConfigError, "--out")
-    with writing(path, "report file"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_text(path, "report file") as fh:
-        fh.write(text)

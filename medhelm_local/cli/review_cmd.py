@@ -10,7 +10,6 @@ from pathlib import Path
 
 import typer
 
-from medhelm_local.cli.export_cmd import _parse_include
 from medhelm_local.cli.output import out, print_json
 from medhelm_local.errors import ConfigError
 from medhelm_local.settings import Settings
@@ -34,19 +33,17 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                            help="Folder of suite stores (default: output_dir setting)."),
     ) -> None:
         """Build the export's redacted text for a compliance officer to review; print the review's id."""
-        from medhelm_local.audit import audit_log_for
         from medhelm_local.export import ExportRequest, resolve_target
+        from medhelm_local.export.inputs import gate_inputs
+        from medhelm_local.export.make import artifacts_named
         from medhelm_local.export.review import Review, new_review_id, record_request, reviews_folder
         from medhelm_local.export.service import build_for_review
         from medhelm_local.policy.identity import current_actor
-        from medhelm_local.policy.loader import load_policy
-        from medhelm_local.store.keys import load_kek
 
         settings = settings_from(ctx, output_dir=output)
-        artifacts = _parse_include(include)
-        kek = load_kek(settings)
-        policy = load_policy(settings.policy_dir)
-        audit = audit_log_for(settings, policy)
+        artifacts = artifacts_named(include, "option --include")
+        gate = gate_inputs(settings)  # the KEK, the policy and the audit log, read once as the export reads them
+        kek, policy, audit = gate.kek, gate.policy, gate.audit
         resolved = resolve_target(settings, kek, target, store)
         secret = secrets.token_bytes(32)
         asked = ExportRequest(resolved, Path("."), role, artifacts)
@@ -68,13 +65,11 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
         """Every review: its state (from the audit log), round, who asked for it."""
-        from medhelm_local.audit import audit_log_for
+        from medhelm_local.export.inputs import gate_inputs
         from medhelm_local.export.review import reviews_folder, state_of
-        from medhelm_local.store.keys import load_kek
 
-        settings = settings_from(ctx)
-        kek = load_kek(settings)
-        audit = audit_log_for(settings)
+        gate = gate_inputs(settings_from(ctx))
+        kek, audit = gate.kek, gate.audit
         records = [] if audit.absent() else audit.records()[1]
         rows = []
         for review_id in reviews_folder(kek).ids():
@@ -99,13 +94,11 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
     ) -> None:
         """A review's state and flags (where and what kind; the text is shown in the viewer only)."""
-        from medhelm_local.audit import audit_log_for
+        from medhelm_local.export.inputs import gate_inputs
         from medhelm_local.export.review import reviews_folder, state_of
-        from medhelm_local.store.keys import load_kek
 
-        settings = settings_from(ctx)
-        kek = load_kek(settings)
-        audit = audit_log_for(settings)
+        gate = gate_inputs(settings_from(ctx))
+        kek, audit = gate.kek, gate.audit
         found = reviews_folder(kek).load(review_id)
         state = state_of([] if audit.absent() else audit.records()[1], review_id)
         flags = [{"value": f.item, "type": f.type, "where": "/".join(found.items[f.item].where)} for f in found.flags]
@@ -131,18 +124,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                                                         "stands (recorded with the review)."),
     ) -> None:
         """Rebuild the text under the approved rules (and masks), check every flag is fixed, and ask again."""
-        from medhelm_local.audit import audit_log_for
         from medhelm_local.export import ExportRequest, Target
+        from medhelm_local.export.inputs import gate_inputs
         from medhelm_local.export.review import record_request, reviews_folder, state_of
         from medhelm_local.export.service import build_for_review
         from medhelm_local.policy.identity import current_actor
-        from medhelm_local.policy.loader import load_policy
-        from medhelm_local.store.keys import load_kek
 
         settings = settings_from(ctx)
-        kek = load_kek(settings)
-        policy = load_policy(settings.policy_dir)
-        audit = audit_log_for(settings, policy)
+        gate = gate_inputs(settings)
+        kek, policy, audit = gate.kek, gate.policy, gate.audit
         folder = reviews_folder(kek)
         before = folder.load(review_id)
         state = state_of([] if audit.absent() else audit.records()[1], review_id)
