@@ -17,6 +17,12 @@ The library the `medhelm-local` command is built on; from a notebook or a script
         suite.ratings()                                # judge ratings, failed judges included
         suite.slices(), suite.slice_gaps()             # metrics per slice value (age band, sex, ...), largest gaps
 
+    judged = mh.judge("trial", config=settings)        # a jury rates stored answers (resumable), as `judge`
+    made = mh.make_report("trial", config=settings, fmt="json")   # made.text; fmt="html" writes out=FOLDER
+    bundle = mh.export_bundle("trial", to="bundle", role="compliance_officer", config=settings)
+                                                       # the export gate: policy, audit log and identity are the
+                                                       # appliance's, never arguments; a refusal raises
+
 Every error is a `MedhelmError` (medhelm_local.errors) saying what is wrong, where, and what to do.
 Names load on first use, so `import medhelm_local` stays cheap. See docs/python-api.md.
 """
@@ -29,22 +35,31 @@ from medhelm_local.lazy import lazy_attribute
 
 if TYPE_CHECKING:
     from medhelm_local.errors import MedhelmError, MedhelmWarning
+    from medhelm_local.export.make import export_bundle
+    from medhelm_local.export.service import ExportResult
     from medhelm_local.progress import NoProgress, Progress
     from medhelm_local.records import Aggregate
+    from medhelm_local.report.make import ReportOutput, make_report
     from medhelm_local.results.outcomes import RunOutcome
     from medhelm_local.results.suite import SuiteResults, open_suite
     from medhelm_local.run.entries import RunEntry, parse_run_entry
     from medhelm_local.run.evaluate import evaluate
+    from medhelm_local.run.judge import JudgeResult, judge
+    from medhelm_local.run.jury_runs import JudgeOutcome
     from medhelm_local.run.suite import SuiteRun
     from medhelm_local.settings import Settings, load_settings
     from medhelm_local.store.queries import RunSummary
 
 __all__ = [
     "Aggregate",
+    "ExportResult",
+    "JudgeOutcome",
+    "JudgeResult",
     "MedhelmError",
     "MedhelmWarning",
     "NoProgress",
     "Progress",
+    "ReportOutput",
     "RunEntry",
     "RunOutcome",
     "RunSummary",
@@ -52,7 +67,10 @@ __all__ = [
     "SuiteResults",
     "SuiteRun",
     "evaluate",
+    "export_bundle",
+    "judge",
     "load_settings",
+    "make_report",
     "open_suite",
     "parse_run_entry",
 ]
@@ -63,6 +81,9 @@ _HOMES = {
     "open_suite": "results.suite", "SuiteResults": "results.suite", "RunOutcome": "results.outcomes",
     "RunSummary": "store.queries", "Aggregate": "records", "Settings": "settings", "load_settings": "settings",
     "Progress": "progress", "NoProgress": "progress", "MedhelmError": "errors", "MedhelmWarning": "errors",
+    "judge": "run.judge", "JudgeResult": "run.judge", "JudgeOutcome": "run.jury_runs",
+    "make_report": "report.make", "ReportOutput": "report.make",
+    "export_bundle": "export.make", "ExportResult": "export.service",
 }
 
 

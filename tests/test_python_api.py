@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 from conftest import REPO, FakeServer, run_cli, write_config
+from support.appliance import Appliance
 
 import medhelm_local as mh
-from medhelm_local.errors import RunEntryError, StoreKeyError, StoreNotFoundError
+from medhelm_local.errors import ConfigError, ExportRefusedError, RunEntryError, StoreKeyError, StoreNotFoundError
 from medhelm_local.store.keys import write_new_kek
 
 EXAMPLE = REPO / "docs" / "examples" / "compare_two_models.py"
@@ -120,3 +121,137 @@ def test_errors_are_the_projects_own(tmp_path: Path, data_root: Path, kek_file: 
     assert refused.value.fix and "key" in refused.value.message
     with pytest.raises(mh.MedhelmError, match="config must be a Settings object"):
         mh.open_suite("keyed", 42)  # type: ignore[arg-type]
+
+
+class _Recorded:
+    """A Progress that keeps what it was told: the judges' bars and how each rating ended."""
+
+    def __init__(self) -> None:
+        self.judges: dict[str, int] = {}
+        self.rated: dict[str, int] = {}
+        self.finished = False
+
+    def start(self, runs: list[tuple[str, int, int]]) -> None:
+        pass
+
+    def advance(self, run: int, ok: bool) -> None:
+        pass
+
+    def judging(self, judge: str, more: int) -> None:
+        self.judges[judge] = self.judges.get(judge, 0) + more
+
+    def judged(self, judge: str, ok: bool) -> None:
+        self.rated[judge] = self.rated.get(judge, 0) + ok
+
+    def finish(self) -> None:
+        self.finished = True
+
+
+def test_judge_rates_stored_answers_as_the_cli_does_and_resumes(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A suite run without a jury, then `mh.judge`: every answer rated by both judges, the aggregates those `show`
+    prints, and a second call asks nothing."""
+    from support.jury import jury_config, write_generation_card
+
+    monkeypatch.setenv("MEDHELM_KEK_FILE", str(kek_file))
+    judges = {"judge-a": fake_server(), "judge-b": fake_server(judge="fenced")}
+    cards = tmp_path / "cards"
+    write_generation_card(cards, 6)
+    config = jury_config(tmp_path, data_root, fake_server().base_url, {k: s.base_url for k, s in judges.items()},
+                         cards, jury=False)
+    settings = mh.load_settings(config)
+    run = mh.evaluate("ward_notes:model=local/m,model_deployment=gen", config=settings, suite="ward")
+    assert run.unjudged and all(s.stats()["requests"] == 0 for s in judges.values())
+    with pytest.raises(ConfigError, match="no jury is configured"):
+        mh.judge("ward", config=settings)
+
+    progress = _Recorded()
+    judged = mh.judge("ward", config=settings, jury="local", progress=progress)
+    assert judged.store == run.store and judged.failed == 0
+    (outcome,) = judged.outcomes
+    assert outcome.sent == {"judge-a": {"rated": 6, "failed": 0}, "judge-b": {"rated": 6, "failed": 0}}
+    assert progress.judges == progress.rated == {"judge-a": 6, "judge-b": 6} and progress.finished
+    shown = _cli_json(config, "show", outcome.run_id, "--suite", "ward")
+    cli_jury = next(a for a in shown["aggregates"] if a["metric"] == "jury_score")
+    api_jury = next(a for a in outcome.aggregates if a.metric == "jury_score")
+    assert (api_jury.mean, api_jury.n_scored, api_jury.n_pending) == (cli_jury["mean"], 6, 0)
+    with mh.open_suite("ward", settings) as suite:
+        assert suite.ratings().num_rows == 12
+
+    again = mh.judge("ward", config=config, jury="local", runs=[outcome.run_id[:8]])  # a run named by its prefix
+    assert again.outcomes[0].sent == {} and sum(s.stats()["requests"] for s in judges.values()) == 12
+
+
+def test_make_report_writes_what_the_cli_writes(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    config = _config(tmp_path, data_root, kek_file, hashed=fake_server(), yes=fake_server(answer="A"))
+    settings = mh.load_settings(config)
+    mh.evaluate(["pubmed_qa:model=local/hashed,model_deployment=hashed", "pubmed_qa:model=local/yes,"
+                 "model_deployment=yes"], config=settings, suite="cmp", max_eval_instances=10)
+
+    made = mh.make_report("cmp", config=settings, fmt="json")
+    assert made.site is None and made.stores == (tmp_path / "results" / "cmp.duckdb",)
+    assert sorted(made.report.models) == ["local/hashed", "local/yes"]
+    done = run_cli("-c", str(config), "report", "cmp", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    ours, theirs = json.loads(made.text or ""), json.loads(done.stdout)
+    ours.pop("generated_at"), theirs.pop("generated_at")
+    assert ours == theirs
+
+    site = mh.make_report(config=config, out=tmp_path / "site").site  # every suite in the output folder
+    assert site is not None and site.folder == tmp_path / "site" and (site.folder / "index.html").is_file()
+    assert site.pages > 1 and site.data_files > 0
+    mh.make_report(["cmp"], config=settings, fmt="md", out=tmp_path / "report.md")
+    assert (tmp_path / "report.md").read_text().startswith("# MedHELM-local report")
+    with pytest.raises(ConfigError, match="an HTML report is a folder"):
+        mh.make_report("cmp", config=settings)
+    with pytest.raises(StoreNotFoundError, match="no store for suite 'nope'"):
+        mh.make_report("nope", config=settings, fmt="csv")
+
+
+def test_export_bundle_is_the_gate_and_takes_nothing_that_decides_what_leaves(
+        appliance: Appliance, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The policy, the audit log and who exports are the appliance's: none is a parameter, a Settings object
+    pointing at rules nobody approved is refused, and a spoofed login name neither passes nor is recorded."""
+    import inspect
+    import os
+    import pwd
+    import shutil
+
+    from conftest import SHIPPED_POLICIES
+
+    assert list(inspect.signature(mh.export_bundle).parameters) == [
+        "target", "to", "role", "config", "include", "unredacted", "review", "store", "output_dir"]
+    me = pwd.getpwuid(os.getuid()).pw_name
+    for name, value in {**appliance.env, "LOGNAME": "jdoe", "USER": "jdoe"}.items():
+        monkeypatch.setenv(name, value)
+    settings = mh.load_settings(appliance.config)
+
+    result = mh.export_bundle("ward", to=appliance.root / "nb", role="compliance_officer", config=settings,
+                              include=["scores", "aggregates"])
+    assert set(result.files) == {"runs.json", "aggregates.json", "scores.jsonl"} and len(result.runs) == 2
+    verified = appliance.cli("verify", str(result.destination), "--public-key", str(appliance.public_key))
+    assert verified.returncode == 0, verified.stderr
+    [allowed] = appliance.audit_records(outcomes_only=True)
+    assert allowed["kind"] == "export.allowed" and allowed["actor"] == me
+    assert allowed["details"]["manifest_sha256"] == result.manifest_sha256
+    assert json.loads((result.destination / "MANIFEST.json").read_text())["created_by"]["user"] == me
+
+    weak = tmp_path / "weak-policies"
+    shutil.copytree(SHIPPED_POLICIES, weak)
+    (weak / "export.yaml").write_text((weak / "export.yaml").read_text().replace("style: mask", "style: surrogate"))
+    with pytest.raises(ExportRefusedError, match="not the approved one"):
+        mh.export_bundle("ward", to=appliance.root / "weak", role="compliance_officer",
+                         config=mh.load_settings(appliance.config, policy_dir=weak))
+    appliance.edit_policy("roles.yaml", "    # members: [jdoe, asmith]", "    members: [jdoe, asmith]")
+    with pytest.raises(ExportRefusedError, match=f"user '{me}' does not hold role 'compliance_officer'"):
+        mh.export_bundle("ward", to=appliance.root / "spoof", role="compliance_officer", config=appliance.config,
+                         output_dir=appliance.results)
+    with pytest.raises(ConfigError, match="'notes' is not an artifact"):
+        mh.export_bundle("ward", to=appliance.root / "bad", role="compliance_officer", config=settings,
+                         include="scores,notes")
+    assert not any((appliance.root / name).exists() for name in ("weak", "spoof", "bad"))
+    records = appliance.audit_records(outcomes_only=True)
+    assert [(r["kind"], r["actor"]) for r in records] == [
+        ("export.allowed", me), ("export.refused", me), ("export.refused", me)]
