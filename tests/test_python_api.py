@@ -51,6 +51,12 @@ def test_import_is_cheap_and_exports_the_documented_names() -> None:
         _ = mh.evaluat  # type: ignore[attr-defined]
 
 
+def test_every_exported_name_is_documented() -> None:
+    """docs/python-api.md lists every name `medhelm_local` exports (a new one cannot be left out of it)."""
+    documented = (REPO / "docs" / "python-api.md").read_text()
+    assert [name for name in mh.__all__ if f"`{name}" not in documented] == []
+
+
 def test_evaluate_and_open_suite_agree_with_the_cli(
         tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
     server = fake_server()
