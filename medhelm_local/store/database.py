@@ -12,12 +12,10 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import os
-import shutil
 import stat
 import sys
 import warnings
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -36,7 +34,8 @@ from medhelm_local.errors import (
 from medhelm_local.store.integrity import explain_failure, is_damage, note_opened, torn_wal
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
 from medhelm_local.store.memory import STREAMING, fitted_memory
-from medhelm_local.store.schema import SCHEMAS, StoreKind, ddl, migration
+from medhelm_local.store.schema import SCHEMAS, StoreKind
+from medhelm_local.store.schema_versions import apply_migration, create_schema, original_kept_aside, stored_version
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 ALIAS = "store"
@@ -210,85 +209,16 @@ def _lock_down(con: duckdb.DuckDBPyConnection, memory_limit: str | None) -> None
     con.execute("SET lock_configuration = true")
 
 
-_KIND_NAMES = {"suite": "a suite's result store", "audit": "the audit log"}
-
-
-def _create_schema(con: duckdb.DuckDBPyConnection, store_id: str, kind: StoreKind) -> None:
-    version = SCHEMAS[kind][1]
-    con.execute("BEGIN")
-    con.execute(ddl(kind))
-    now = datetime.now(UTC).isoformat(timespec="seconds")
-    con.executemany("INSERT INTO meta VALUES (?, ?)", [
-        ["schema_version", str(version)], ["store_id", store_id], ["created_at", now], ["kind", kind]])
-    con.execute("COMMIT")
-
-
-def _stored_version(con: duckdb.DuckDBPyConnection, store_id: str, path: Path, read_only: bool,
-                    kind: StoreKind) -> int | None:
-    """The store's schema version after checking it is this store and this kind; None for a new file."""
-    tables = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_catalog = ?", [ALIAS]).fetchall()}
-    if "meta" not in tables:
-        if read_only:
-            raise NotAStoreError("the database has no medhelm-local tables", where=str(path),
-                                 fix="give the path of a store written by `medhelm-local run`")
-        return None
-    meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-    if meta.get("store_id") != store_id:
-        raise StoreKeyError("the key envelope belongs to another store (store ids differ)", where=str(path),
-                            fix="restore the .key file that was created with this store")
-    found: StoreKind = "audit" if meta.get("kind") == "audit" else "suite"  # stores before kinds were suites
-    if found != kind:
-        raise NotAStoreError(f"this file is {_KIND_NAMES[found]}, not {_KIND_NAMES[kind]}", where=str(path),
-                             fix="give the path of " + _KIND_NAMES[kind])
-    version = SCHEMAS[kind][1]
-    stored = meta.get("schema_version", "")
-    if not stored.isdigit() or int(stored) > version:
-        raise StoreSchemaError(
-            f"the store has schema version {stored or 'none'}, this program knows {version} and older",
-            where=str(path), fix="use the medhelm-local version that wrote it, or a newer one")
-    return int(stored)
-
-
-def backup_path(path: Path, version: int) -> Path:
-    """Where the original of a store being migrated from `version` is kept until the migration commits."""
-    return path.with_name(f"{path.name}.v{version}.bak")
-
-
 def _migrate(path: Path, data_key: bytes, stored: int, kind: StoreKind) -> None:
-    """Bring the store at `path` (closed) to the current schema in one transaction, a copy of the
-    original kept beside it until the migration has committed and been checkpointed."""
-    backup = backup_path(path, stored)
-    wal = path.with_name(path.name + ".wal")
-    try:
-        shutil.copy2(path, backup)
-        if wal.exists():
-            shutil.copy2(wal, backup.with_name(backup.name + ".wal"))
-    except OSError as exc:
-        raise StoreError(f"the store needs migrating to schema version {SCHEMAS[kind][1]}, and its original "
-                         f"could not be copied aside first ({exc.strerror})", where=str(path),
-                         fix="free disk space and make the store's folder writable, then run the command "
-                             "again") from None
-    con = connect()
-    try:
-        _spill_beside(con, path)
-        _attach(con, path, data_key, read_only=False)
-        con.execute("BEGIN")
-        for statement in migration(kind, stored):
-            con.execute(statement)
-        con.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMAS[kind][1])])
-        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [f"migrated_from_v{stored}", datetime.now(UTC).isoformat(timespec="seconds")])
-        con.execute("COMMIT")
-        con.execute("CHECKPOINT")
-    except duckdb.Error as exc:
-        raise StoreError(f"migrating the store from schema version {stored} failed ({str(exc).splitlines()[0]}); "
-                         "the store is unchanged", where=str(path),
-                         fix=f"the original is also kept at {backup}; report the error") from None
-    finally:
-        con.close()
-    backup.unlink(missing_ok=True)
-    backup.with_name(backup.name + ".wal").unlink(missing_ok=True)
+    """Bring the store at `path` (closed) to the current schema, its original kept aside until that commits."""
+    with original_kept_aside(path, stored, kind) as backup:
+        con = connect()
+        try:
+            _spill_beside(con, path)
+            _attach(con, path, data_key, read_only=False)
+            apply_migration(con, path, stored, kind, backup)
+        finally:
+            con.close()
 
 
 def _warn_if_torn(path: Path) -> None:
@@ -376,9 +306,9 @@ def _open(path: Path, kek: Kek, create: bool, read_only: bool, memory_limit: str
         _spill_beside(con, path)
         _attach(con, path, data_key, read_only)
         _check_encrypted(con, path)
-        stored = _stored_version(con, envelope.store_id, path, read_only, kind)
+        stored = stored_version(con, envelope.store_id, path, read_only, kind)
         if stored is None:
-            _create_schema(con, envelope.store_id, kind)
+            create_schema(con, envelope.store_id, kind)
         elif stored < SCHEMAS[kind][1] and not migrate:
             raise StoreSchemaError(f"the store has schema version {stored}, and this needs version {SCHEMAS[kind][1]}",
                                    where=str(path), fix="open it once with this version to migrate it (e.g. "

@@ -20,9 +20,10 @@ from medhelm_local.redact import detector_for, load_policy
 from medhelm_local.results.aggregates import compute_aggregates, run_aggregates
 from medhelm_local.settings import default_redaction_dir
 from medhelm_local.store import schema
-from medhelm_local.store.database import backup_path, open_store
+from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.queries import list_runs
+from medhelm_local.store.schema_versions import backup_path
 from medhelm_local.store.writer import StoreWriter, row_of
 
 V1 = REPO / "tests" / "data" / "stores" / "v1"
