@@ -1,7 +1,7 @@
 """A benchmark: a card (data) plus, for a published format, its reader hook. One path for all.
 
-`BenchmarkSpec` is what the registry holds for a name: the checked card and where it came from.
-`Benchmark` is a spec with its run-entry arguments applied: it streams instances from verified
+`BenchmarkSpec` (scenarios/spec.py) is what the registry holds for a name: the checked card and where it came
+from. `Benchmark` is a spec with its run-entry arguments applied: it streams instances from verified
 local files, renders prompts, and scores answers with the card's metrics. Nothing here reaches
 the network.
 """
@@ -12,153 +12,33 @@ import csv
 import json
 import random
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from medhelm_local.errors import ConfigError, DatasetCorruptError, RunEntryError
-from medhelm_local.metrics.registry import Metric, Need, ScoringContext, check_metrics
+from medhelm_local.errors import DatasetCorruptError
+from medhelm_local.metrics.registry import Need, ScoringContext
 from medhelm_local.metrics.scoring import score_answer
 from medhelm_local.records import Instance, Prompt, Score, TaskType
-from medhelm_local.scenarios.card import Card, CardArg, template_fields
+from medhelm_local.scenarios.card import template_fields
 from medhelm_local.scenarios.data_read import CARD_FILE, DATA_PATH, DATA_ROOT, DataRead, data_read, file_digests
 from medhelm_local.scenarios.datafiles import DataRoot, published_checksums, sha256_file
-from medhelm_local.scenarios.dataset_sources import published_source
+from medhelm_local.scenarios.entry_checks import checked_args, resolved_metrics
 from medhelm_local.scenarios.formats import get_format
 from medhelm_local.scenarios.locate import data_path_files, data_root_files, own_file
 from medhelm_local.scenarios.medhelm_config import INCORRECT_COLUMN
-from medhelm_local.scenarios.perturbation import PERTURBATIONS, check_perturbation, perturb
+from medhelm_local.scenarios.perturbation import perturb
 from medhelm_local.scenarios.prompting import render
 from medhelm_local.scenarios.readers import get_reader
+from medhelm_local.scenarios.spec import BenchmarkSpec
 from medhelm_local.scenarios.tabular import read_rows, row_instances
 from medhelm_local.scenarios.unique_ids import IdTally
 
-if TYPE_CHECKING:
-    from medhelm_local.annotate.rubric import Rubric
-    from medhelm_local.annotate.rubric_items import ItemGrader
-
-# Run-entry arguments every benchmark takes, as in MedHELM's confs (e.g. num_output_tokens=4000
-# for reasoning models).
-COMMON_ARGS = {
-    "num_output_tokens": CardArg(help="Answer length limit in tokens, replacing the card's max_tokens"),
-    "perturbation": CardArg(help="Perturb each input (robustness): " + ", ".join(PERTURBATIONS),
-                            choices=list(PERTURBATIONS)),
-    "perturbation_seed": CardArg(help="Seed of the perturbation (a whole number; default 0)"),
-    "jury_config_path": CardArg(help="MedHELM's jury file: its judges, mapped to local judge deployments "
-                                     "(setting judge_map), rate this run"),
-}
 DUPLICATES_SHOWN = 5
 # What a damaged file raises while read: a bad field, a broken CSV, a truncated gzip or Parquet file.
 # RecursionError: JSON nested ~1,000 levels deep (json's C parser counts its depth and stops there; it never
 # crashes); OverflowError: a number too large for a float.
 _READ_ERRORS = (KeyError, ValueError, TypeError, IndexError, json.JSONDecodeError, UnicodeDecodeError, csv.Error,
                 EOFError, OSError, RecursionError, OverflowError)
-
-
-@dataclass(frozen=True)
-class BenchmarkSpec:
-    """A registered benchmark: its card, where the card is, and whether the package ships it."""
-
-    card: Card
-    path: Path
-    builtin: bool = False
-    medhelm_config: bool = False  # MedHELM's configurable-benchmark format
-    # A configurable benchmark's jury: MedHELM's (deployment name, model name) of each judge of its jury_score.
-    medhelm_judges: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def name(self) -> str:
-        """The run-entry name."""
-        return self.card.name
-
-    @property
-    def display_name(self) -> str:
-        """The name shown in tables."""
-        return self.card.display_name or self.card.name
-
-    @property
-    def task_type(self) -> TaskType:
-        """What kind of answer it expects."""
-        return TaskType(self.card.task.type)
-
-    @property
-    def access(self) -> str:
-        """public, gated or private."""
-        return self.card.access
-
-    @property
-    def subcategory(self) -> str:
-        """Its place in MedHELM's taxonomy."""
-        return self.card.taxonomy.subcategory
-
-    @property
-    def aliases(self) -> tuple[str, ...]:
-        """Other run-entry names MedHELM uses for it."""
-        return tuple(self.card.aliases)
-
-    @property
-    def main_metric(self) -> str:
-        """The main metric with the default arguments."""
-        return self.create().main_metric
-
-    def summary(self) -> str:
-        """One line saying what it measures."""
-        return self.card.description.strip().splitlines()[0]
-
-    @property
-    def provenance(self) -> str:
-        """Where the data is published: the card's word, else the shipped record of the public dataset."""
-        if self.card.provenance:
-            return self.card.provenance
-        source = published_source(self.card.data.folder or "")
-        if source is None:
-            return "not recorded"
-        # The note says what the repository line does not (whose file a copy is); it names the repository too.
-        return source.note if source.repository.removeprefix("https://") in source.note else (
-            f"{source.provenance} ({source.note})")
-
-    @property
-    def licence(self) -> str:
-        """The data's licence as its publisher states it: the card's word, else the shipped record."""
-        if self.card.licence:
-            return self.card.licence
-        source = published_source(self.card.data.folder or "")
-        return f"{source.licence} ({source.licence_statement})" if source else "not recorded in the card"
-
-    def create(self, args: Mapping[str, str] | None = None) -> Benchmark:
-        """The benchmark with run-entry arguments applied (and checked)."""
-        return Benchmark(self, args)
-
-    @property
-    def grader(self) -> Rubric | ItemGrader | None:
-        """What the jury judges this benchmark's answers by (None: no jury metric): a rubric, or a grader of each
-        instance's own rubric items (HealthBench); files are read once."""
-        if self.card.rubric is None:
-            return None
-        from medhelm_local.annotate.rubric_items import load_grader  # graders load only for jury benchmarks
-
-        return load_grader(self.card.rubric, self.path.parent, where=f"benchmark card {self.path}, field rubric")
-
-    @property
-    def rubric(self) -> Rubric | None:
-        """The rubric the jury rates this benchmark's answers by (None: no jury metric, or per-item grading)."""
-        from medhelm_local.annotate.rubric import Rubric
-
-        grader = self.grader
-        return grader if isinstance(grader, Rubric) else None
-
-    @property
-    def reader_name(self) -> str | None:
-        """The reader hook for a published layout; None for a card with its own data file."""
-        return self.card.data.reader
-
-
-def _satisfied(needs: frozenset[Need], args: Mapping[str, str], available: frozenset[Need]) -> bool:
-    # A judge is always satisfiable: without a jury the jury metric stays unjudged (pending), never dropped.
-    have = {"reference", "options", "labels", "tolerance", "judge", *available}
-    if "db" in args:
-        have.add("database")
-    return needs <= have
 
 
 class Benchmark:
@@ -168,11 +48,11 @@ class Benchmark:
                  available: frozenset[Need] = frozenset()) -> None:
         self.spec = spec
         self.card = spec.card
-        self.args = self._checked_args(dict(args or {}))
+        self.args = checked_args(spec, dict(args or {}))
         self.max_tokens = int(self.args["num_output_tokens"]) if "num_output_tokens" in self.args else None
         # MedHELM's max_length: the most tokens the prompt and its answer may take (besides the model's context).
         self.max_length = int(self.args["max_length"]) if "max_length" in self.args else None
-        self.metrics = self._resolve_metrics(available)
+        self.metrics = resolved_metrics(spec, self.args, available)
         self.main_metric = self.metrics[0].name
         self.context = self._scoring_context()
         self._shots: list[Instance] | None = None
@@ -201,75 +81,6 @@ class Benchmark:
     def subcategory(self) -> str:
         """Its place in MedHELM's taxonomy."""
         return self.spec.subcategory
-
-    def _checked_args(self, args: dict[str, str]) -> dict[str, str]:
-        declared = {**self.card.args, **COMMON_ARGS}
-        unknown = sorted(set(args) - set(declared))
-        where = f"run entry for {self.name}"
-        if unknown:
-            raise RunEntryError(f"{self.name} does not take the argument(s) {', '.join(unknown)}", where=where,
-                                fix=f"remove them (it accepts: {', '.join(sorted(declared))})")
-        for key, arg in self.card.args.items():
-            if key not in args and arg.default is not None:
-                args[key] = arg.default
-            if key in args and arg.choices is not None and args[key] not in arg.choices:
-                raise RunEntryError(f"{self.name} has no {key} '{args[key]}'", where=where,
-                                    fix=f"use one of: {', '.join(arg.choices)}")
-        check_perturbation(args, self.task_type, self.name, where)
-        for key in ("num_output_tokens", "max_length"):
-            value = args.get(key)
-            if value is not None and (not value.isdigit() or not 0 < int(value) <= 100_000_000):
-                raise RunEntryError(f"{key}={value} is not a positive whole number", where=where,
-                                    fix=f"write e.g. {key}=4000")
-        if self.spec.reader_name:
-            check = get_reader(self.spec.reader_name, str(self.spec.path)).check_args
-            if check is not None:
-                check(args)
-        return args
-
-    def _resolve_metrics(self, available: frozenset[Need]) -> list[Metric]:
-        preferences, also = self.card.metric_names
-        where = f"benchmark card {self.spec.path}"
-        mains = check_metrics(preferences, self.task_type, where=where, reader=self.spec.reader_name)
-        others = check_metrics(also, self.task_type, where=where, reader=self.spec.reader_name)
-        task = self.card.task
-        for spec in [*mains, *others]:
-            if "tolerance" in spec.needs and task.tolerance is None:
-                raise ConfigError(f"metric '{spec.name}' needs task.tolerance (absolute and/or relative)", where=where,
-                                  fix="add task.tolerance, e.g. tolerance: {relative: 0.05}")
-            if "labels" in spec.needs and not task.labels:
-                raise ConfigError(f"metric '{spec.name}' needs task.labels", where=where, fix="list the label set")
-            if "judge" in spec.needs:
-                self._check_rubric(spec, where)
-        main = next((m for m in mains if _satisfied(m.needs, self.args, available)), mains[-1])
-        rest = [m for m in [*mains, *others] if m is not main and _satisfied(m.needs, self.args, available)]
-        return [main, *dict.fromkeys(rest)]
-
-    def _check_rubric(self, spec: Metric, where: str) -> None:
-        """A jury score needs a rubric on the metric's scale; another judged metric (HealthBench's), a grader of
-        each instance's rubric items."""
-        from medhelm_local.annotate.rubric_items import ItemGrader, shipped_graders
-        from medhelm_local.metrics.jury import is_jury_metric, jury_metric_name
-
-        if self.card.rubric is None:
-            from medhelm_local.annotate.rubric import shipped
-
-            raise ConfigError(f"metric '{spec.name}' is rated by a jury, which needs a rubric", where=where,
-                              fix=f"add rubric: NAME (one of: {', '.join(shipped())}) or rubric: FILE.yaml")
-        per_item = isinstance(self.spec.grader, ItemGrader)
-        if per_item == is_jury_metric(spec.name):
-            wanted = "a rubric (criteria on a scale)" if is_jury_metric(spec.name) else \
-                f"a grader of each instance's rubric items ({', '.join(shipped_graders())})"
-            raise ConfigError(f"metric '{spec.name}' is judged by {wanted}, and the card's rubric "
-                              f"'{self.card.rubric}' is not one", where=where,
-                              fix="name a rubric the metric can be judged by, or the metric that fits the rubric")
-        rubric = self.spec.rubric
-        if rubric is not None and (rubric.scale.min, rubric.scale.max) != (spec.lower, spec.upper):
-            low, high = rubric.scale.min, rubric.scale.max
-            raise ConfigError(f"the rubric's scale is {low}-{high}, and {spec.name} is on "
-                              f"{spec.lower:g}-{spec.upper:g}", where=where,
-                              fix=f"name the jury score on the rubric's scale, {jury_metric_name(low, high)}, or give "
-                                  f"the rubric scale: {{min: {spec.lower:g}, max: {spec.upper:g}}}")
 
     @property
     def judged(self) -> bool:

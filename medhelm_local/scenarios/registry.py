@@ -14,10 +14,11 @@ from pathlib import Path
 
 from medhelm_local.errors import ConfigError, RunEntryError, UnknownScenarioError
 from medhelm_local.scenarios import benchmarks
-from medhelm_local.scenarios.benchmark import Benchmark, BenchmarkSpec
+from medhelm_local.scenarios.benchmark import Benchmark
 from medhelm_local.scenarios.card import Card
 from medhelm_local.scenarios.medhelm_config import card_from_medhelm, is_medhelm_config
 from medhelm_local.scenarios.readers import get_reader
+from medhelm_local.scenarios.spec import BenchmarkSpec
 from medhelm_local.taxonomy import load_taxonomy
 from medhelm_local.yaml_lines import LocatedYaml, load_located, validate_located
 
