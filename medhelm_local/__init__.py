@@ -22,6 +22,7 @@ The library the `medhelm-local` command is built on; from a notebook or a script
     bundle = mh.export_bundle("trial", to="bundle", role="compliance_officer", config=settings)
                                                        # the export gate: policy, audit log and identity are the
                                                        # appliance's, never arguments; a refusal raises
+    mh.verify_export("bundle", "export-signing.pub").ok   # what a recipient checks, with the public key only
 
 Every error is a `MedhelmError` (medhelm_local.errors) saying what is wrong, where, and what to do.
 Names load on first use, so `import medhelm_local` stays cheap. See docs/python-api.md.
@@ -35,7 +36,8 @@ from medhelm_local.lazy import lazy_attribute
 
 if TYPE_CHECKING:
     from medhelm_local.errors import MedhelmError, MedhelmWarning
-    from medhelm_local.export.make import export_bundle
+    from medhelm_local.export.bundle import Verification
+    from medhelm_local.export.make import export_bundle, verify_export
     from medhelm_local.export.service import ExportResult
     from medhelm_local.progress import NoProgress, Progress
     from medhelm_local.records import Aggregate
@@ -66,6 +68,7 @@ __all__ = [
     "Settings",
     "SuiteResults",
     "SuiteRun",
+    "Verification",
     "evaluate",
     "export_bundle",
     "judge",
@@ -73,6 +76,7 @@ __all__ = [
     "make_report",
     "open_suite",
     "parse_run_entry",
+    "verify_export",
 ]
 
 # Each exported name and the module (under medhelm_local) that defines it.
@@ -83,7 +87,8 @@ _HOMES = {
     "Progress": "progress", "NoProgress": "progress", "MedhelmError": "errors", "MedhelmWarning": "errors",
     "judge": "run.judge", "JudgeResult": "run.judge", "JudgeOutcome": "run.jury_runs",
     "make_report": "report.make", "ReportOutput": "report.make",
-    "export_bundle": "export.make", "ExportResult": "export.service",
+    "export_bundle": "export.make", "ExportResult": "export.service", "verify_export": "export.make",
+    "Verification": "export.bundle",
 }
 
 

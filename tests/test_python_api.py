@@ -239,6 +239,7 @@ def test_export_bundle_is_the_gate_and_takes_nothing_that_decides_what_leaves(
     assert set(result.files) == {"runs.json", "aggregates.json", "scores.jsonl"} and len(result.runs) == 2
     verified = appliance.cli("verify", str(result.destination), "--public-key", str(appliance.public_key))
     assert verified.returncode == 0, verified.stderr
+    assert mh.verify_export(result.destination, appliance.public_key).ok
     [allowed] = appliance.audit_records(outcomes_only=True)
     assert allowed["kind"] == "export.allowed" and allowed["actor"] == me
     assert allowed["details"]["manifest_sha256"] == result.manifest_sha256
@@ -258,6 +259,11 @@ def test_export_bundle_is_the_gate_and_takes_nothing_that_decides_what_leaves(
         mh.export_bundle("ward", to=appliance.root / "bad", role="compliance_officer", config=settings,
                          include="scores,notes")
     assert not any((appliance.root / name).exists() for name in ("weak", "spoof", "bad"))
+    scores = result.destination / "scores.jsonl"
+    scores.chmod(0o600)
+    scores.write_text(scores.read_text() + '{"run_id": "forged"}\n')  # a recipient's copy, changed on the way
+    changed = mh.verify_export(result.destination, str(appliance.public_key))
+    assert not changed.ok and any("scores.jsonl" in p for p in changed.problems)
     records = appliance.audit_records(outcomes_only=True)
     assert [(r["kind"], r["actor"]) for r in records] == [
         ("export.allowed", me), ("export.refused", me), ("export.refused", me)]

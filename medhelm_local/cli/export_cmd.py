@@ -80,9 +80,9 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Check a bundle's signature and every file's hash; needs only the public key (no store, no KEK)."""
-        from medhelm_local.export import load_public_key, verify_bundle
+        from medhelm_local.export.make import verify_export
 
-        result = verify_bundle(bundle, load_public_key(public_key))
+        result = verify_export(bundle, public_key)
         if as_json:
             print_json({"bundle": str(bundle), "ok": result.ok, "problems": result.problems,
                         "created_at": result.manifest.get("created_at"),

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.export.bundle import Verification, verify_bundle
 from medhelm_local.export.inputs import gate_inputs
 from medhelm_local.export.service import ExportRequest, ExportResult, export
+from medhelm_local.export.signing import load_public_key
 from medhelm_local.export.target import resolve_target
 from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
 from medhelm_local.settings import Settings
@@ -56,3 +58,9 @@ def export_bundle(target: str, *, to: str | Path, role: str, config: Settings | 
     settings, _ = settings_in_force(config, output_dir=None if output_dir is None else Path(output_dir))
     return export_with(settings, target, to=Path(to), role=role, include=artifacts_named(include),
                        unredacted=unredacted, review=review, store=None if store is None else Path(store))
+
+
+def verify_export(bundle: str | Path, public_key: str | Path) -> Verification:
+    """Check a bundle's signature and every file's hash with the sender's public key (`.pub`), as `medhelm-local
+    verify` does; needs no store and no KEK. A bundle that does not verify is `ok` False with its `problems`."""
+    return verify_bundle(Path(bundle), load_public_key(Path(public_key)))
