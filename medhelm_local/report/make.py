@@ -76,8 +76,8 @@ def report_with(settings: Settings, suites: Sequence[str] | None = None, *, stor
         with reading(", ".join(str(p) for p in paths)):
             built = sources.report(baseline, trend)
             _refuse_unvalidated(built, validated_only, rules.refuse_unvalidated)
-            if fmt == "html":
-                site = write_site(built, sources.by_run(), out, instances)  # type: ignore[arg-type]  (checked above)
+            if out is not None and fmt == "html":  # (html without `out` was refused above)
+                site = write_site(built, sources.by_run(), out, instances)
             else:
                 text = render_text(built, fmt)
     finally:
