@@ -228,7 +228,7 @@ def test_export_bundle_is_the_gate_and_takes_nothing_that_decides_what_leaves(
     from conftest import SHIPPED_POLICIES
 
     assert list(inspect.signature(mh.export_bundle).parameters) == [
-        "target", "to", "role", "config", "include", "unredacted", "review", "store", "output_dir"]
+        "target", "to", "role", "config", "include", "unredacted", "review", "validated_only", "store", "output_dir"]
     me = pwd.getpwuid(os.getuid()).pw_name
     for name, value in {**appliance.env, "LOGNAME": "jdoe", "USER": "jdoe"}.items():
         monkeypatch.setenv(name, value)

@@ -48,16 +48,19 @@ def export_with(settings: Settings, target: str, *, to: Path, role: str,
 
 def export_bundle(target: str, *, to: str | Path, role: str, config: Settings | str | Path | None = None,
                   include: str | Sequence[str] | None = None, unredacted: bool = False, review: str | None = None,
-                  store: str | Path | None = None, output_dir: str | Path | None = None) -> ExportResult:
+                  validated_only: bool = False, store: str | Path | None = None,
+                  output_dir: str | Path | None = None) -> ExportResult:
     """Export a suite's results (or one run's) to the new folder `to` as a signed bundle, as `medhelm-local export`
     does: redacted per the approved policy for `role` (one you are a member of), rescanned, recorded in the audit
     log. `include`: only these artifacts (aggregates, scores, completions, prompts, ...); `review`: the approved
-    review of the free text it carries, where the policy wants one. A refusal is an `ExportRefusedError`."""
+    review of the free text it carries, where the policy wants one; `validated_only`: refuse a report with a
+    jury-scored column clinicians have not validated. A refusal is an `ExportRefusedError`."""
     from medhelm_local.run.in_force import settings_in_force
 
     settings, _ = settings_in_force(config, output_dir=None if output_dir is None else Path(output_dir))
     return export_with(settings, target, to=Path(to), role=role, include=artifacts_named(include),
-                       unredacted=unredacted, review=review, store=None if store is None else Path(store))
+                       unredacted=unredacted, review=review, validated_only=validated_only,
+                       store=None if store is None else Path(store))
 
 
 def verify_export(bundle: str | Path, public_key: str | Path) -> Verification:
