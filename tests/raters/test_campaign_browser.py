@@ -4,43 +4,14 @@ keys, and a rater signed in beside them finds it in their queue. A screenshot of
 
 from __future__ import annotations
 
-import os
-import shutil
-import time
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO
 from support.raters import MODEL, Browser, add_rater, jury_store
-from support.report_viewer import serving
+from support.report_viewer import screenshot, serving, wait_for
 
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.store.keys import Kek
-
-SHOTS = REPO / ".cache" / "test-screenshots"
-DOCS = REPO / "docs" / "screenshots"
-
-
-def _wait(driver: Any, css: str, timeout: float = 15) -> Any:
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if found:
-            return found[0]
-        time.sleep(0.1)
-    raise AssertionError(f"nothing matched {css!r}; page: {driver.page_source[:800]}")
-
-
-def _shot(driver: Any) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target = SHOTS / "campaign-page.png"
-    driver.save_screenshot(str(target))
-    assert target.stat().st_size > 10_000
-    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, DOCS / "campaign-page.png")
 
 
 def test_the_viewers_user_starts_a_campaign_by_clicks_and_a_rater_finds_it(
@@ -55,7 +26,7 @@ def test_the_viewers_user_starts_a_campaign_by_clicks_and_a_rater_finds_it(
     with serving("--store", str(store), "--port", "0", env=env) as viewer:
         browser.get(viewer.link)
         browser.get(f"{viewer.base}campaigns")
-        assert _wait(browser, "#actor").text == current_actor()
+        assert wait_for(browser, "#actor").text == current_actor()
         Select(browser.find_element(By.ID, "run")).select_by_value(f"ward/{run_id}")
         for name in ("dr_a", "dr_c"):
             browser.find_element(By.CSS_SELECTOR, f"input[name=rater][value={name}]").click()
@@ -63,21 +34,21 @@ def test_the_viewers_user_starts_a_campaign_by_clicks_and_a_rater_finds_it(
         box.send_keys("10")
         box.send_keys(Keys.ENTER)  # the form's submit, as a keyboard user sends it
 
-        assert _wait(browser, "#started").text == "campaign-1"
+        assert wait_for(browser, "#started").text == "campaign-1"
         done = browser.find_element(By.ID, "done").text
         assert "10 answers of" in done and "dr_a, dr_c" in done and "10 answers, as asked" in done
         row = browser.find_element(By.CSS_SELECTOR, "tr[data-campaign=campaign-1]")
         assert "0 of 20" in row.text and current_actor() in row.find_element(By.CSS_SELECTOR, ".by").text
-        _shot(browser)
+        screenshot(browser, "campaign-page")
 
         # A form of this page without its CSRF token is refused, and starts nothing.
         browser.get(f"{viewer.base}campaigns")
-        _wait(browser, "#start")
+        wait_for(browser, "#start")
         browser.execute_script("document.querySelector('input[name=csrf]').remove()")
         for name in ("dr_a", "dr_b"):
             browser.find_element(By.CSS_SELECTOR, f"input[name=rater][value={name}]").click()
         browser.find_element(By.ID, "start-campaign").click()
-        _wait(browser, "pre")
+        wait_for(browser, "pre")
         assert "CSRF token is missing or wrong" in browser.find_element(By.TAG_NAME, "body").text
         browser.get(f"{viewer.base}campaigns")
         assert len(browser.find_elements(By.CSS_SELECTOR, "tr[data-campaign]")) == 1

@@ -8,24 +8,20 @@ page is saved under .cache/test-screenshots/ (and to docs/screenshots/ when SAVE
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import run_cli
 from support.raters import JUDGE, MODEL, add_rater, jury_store
-from support.report_viewer import Viewer, chromium, serving
+from support.report_viewer import Viewer, chromium, screenshot, serving, wait_for
 
 from medhelm_local.store.keys import Kek
 
 N = 6
-SHOTS = REPO / ".cache" / "test-screenshots"
-DOCS = REPO / "docs" / "screenshots"
 
 
 @pytest.fixture
@@ -37,18 +33,6 @@ def browsers(tmp_path: Path) -> Iterator[list[Any]]:
     finally:
         for driver in drivers:
             driver.quit()
-
-
-def _wait(driver: Any, css: str, timeout: float = 15) -> Any:
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if found:
-            return found[0]
-        time.sleep(0.1)
-    raise AssertionError(f"nothing matched {css!r}; page: {_text(driver)[:500]}")
 
 
 def _text(driver: Any) -> str:
@@ -72,7 +56,7 @@ def _left(driver: Any, old: Any) -> None:
 
 
 def _instance(driver: Any) -> int:
-    found = re.search(r"Patient question (\d+)", _wait(driver, "#input").text)
+    found = re.search(r"Patient question (\d+)", wait_for(driver, "#input").text)
     assert found is not None
     return int(found.group(1))
 
@@ -119,19 +103,9 @@ def _sign_in(driver: Any, viewer: Viewer, link: str) -> None:
     from selenium.webdriver.common.by import By
 
     driver.get(f"{viewer.base}rate/signin?link={link}")
-    _wait(driver, "#signin").click()
-    _wait(driver, "a.campaign")
+    wait_for(driver, "#signin").click()
+    wait_for(driver, "a.campaign")
     driver.find_element(By.CSS_SELECTOR, "a.campaign").click()
-
-
-def _shot(driver: Any) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target = SHOTS / "rating-page.png"
-    driver.save_screenshot(str(target))
-    assert target.stat().st_size > 10_000
-    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, DOCS / "rating-page.png")
 
 
 def test_two_raters_rate_the_same_answers_blind_then_validate_reads_the_store(
@@ -149,20 +123,20 @@ def test_two_raters_rate_the_same_answers_blind_then_validate_reads_the_store(
     with serving("--store", str(store), "--port", "0", env=env) as viewer:
         # dr_a: clicks; stops after three answers, comes back through the campaign list, resumes at the fourth.
         _sign_in(first, viewer, links["dr_a"])
-        _wait(first, "#progress")
+        wait_for(first, "#progress")
         assert "Answer 1 of 6" in _text(first)
         order_a = []
         for n in range(N):
             if n == 1:
                 first.find_element(By.CSS_SELECTOR, "fieldset[data-criterion=accuracy] input[value='3'] + span").click()
-                _shot(first)
+                screenshot(first, "rating-page")
             if n == 3:
                 first.get(f"{viewer.base}rate")
-                _wait(first, "a.campaign").click()
-                assert "Answer 4 of 6 · 3 rated" in _wait(first, "#progress").text
+                wait_for(first, "a.campaign").click()
+                assert "Answer 4 of 6 · 3 rated" in wait_for(first, "#progress").text
             seen["dr_a"] += _text(first) + first.page_source
             order_a.append(_rate_by_clicks(first, 0, f"note by dr_a on {n}"))
-        assert "All answers of campaign-1 rated" in _wait(first, "#done").text
+        assert "All answers of campaign-1 rated" in wait_for(first, "#done").text
 
         # dr_b: keys only; skips the first answer with S, rates the rest, then goes back to the skipped one.
         _sign_in(second, viewer, links["dr_b"])
@@ -174,13 +148,13 @@ def test_two_raters_rate_the_same_answers_blind_then_validate_reads_the_store(
         for _ in range(N - 1):
             seen["dr_b"] += _text(second) + second.page_source
             order_b.append(_rate_by_keys(second, 1))
-        _wait(second, "#done")
+        wait_for(second, "#done")
         assert "5 rated, 1 skipped" in _text(second)
         second.find_element(By.CSS_SELECTOR, "ol.queue li:first-child a").click()
         assert _instance(second) == skipped
         seen["dr_b"] += _text(second) + second.page_source
         order_b.append(_rate_by_keys(second, 1))
-        _wait(second, "#done")
+        wait_for(second, "#done")
         assert "6 rated, 0 skipped" in _text(second)
 
         assert sorted(order_a) == sorted(order_b) == list(range(N))  # the same answers, each in its own order
@@ -196,7 +170,7 @@ def test_two_raters_rate_the_same_answers_blind_then_validate_reads_the_store(
 
         # A form stripped of its CSRF token is refused, and nothing changes.
         second.get(f"{viewer.base}rate/ward/campaign-1/1")
-        _wait(second, "#save")
+        wait_for(second, "#save")
         second.execute_script("document.querySelector('input[name=csrf]').remove()")
         page = second.find_element(By.ID, "input")
         second.find_element(By.ID, "save").click()
@@ -210,8 +184,8 @@ def test_two_raters_rate_the_same_answers_blind_then_validate_reads_the_store(
         second.get(f"{viewer.base}rate")
         assert "Sign in with the link" in _text(second)
         second.get(f"{viewer.base}rate/signin?link={unused}")
-        _wait(second, "#signin").click()
-        assert "does not work" in _wait(second, "#refused").text
+        wait_for(second, "#signin").click()
+        assert "does not work" in wait_for(second, "#refused").text
 
     table = run_cli("judge", "validate", "ward", "--output", str(store.parent), "--campaign", "campaign-1",
                     "--jury", "medhelm", env=env)

@@ -10,22 +10,18 @@ the review page is saved under .cache/test-screenshots/ (and to docs/screenshots
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
 from typing import Any
 
 import pytest
-from conftest import REPO
 from support.appliance import Appliance
-from support.report_viewer import serving
+from support.report_viewer import screenshot, serving, wait_for
 from support.review import MISSED, request_review, under_review
 
 from medhelm_local.store.keys import Kek
 
-SHOTS = REPO / ".cache" / "test-screenshots"
-DOCS = REPO / "docs" / "screenshots"
 OTHER_USER = ("unshare", "--user", "--map-user=4242", "--map-group=4242")
 
 
@@ -34,18 +30,6 @@ def _other_user_works() -> bool:
         return False
     done = subprocess.run([*OTHER_USER, "true"], capture_output=True)
     return done.returncode == 0
-
-
-def _wait(driver: Any, css: str, timeout: float = 15) -> Any:
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if found:
-            return found[0]
-        time.sleep(0.1)
-    raise AssertionError(f"nothing matched {css!r}; page: {driver.page_source[:800]}")
 
 
 def _shows(driver: Any, css: str, text: str, timeout: float = 15) -> bool:
@@ -63,16 +47,6 @@ def _shows(driver: Any, css: str, text: str, timeout: float = 15) -> bool:
             pass
         time.sleep(0.1)
     raise AssertionError(f"{css!r} never showed {text!r}; page: {driver.page_source[:800]}")
-
-
-def _shot(driver: Any) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target = SHOTS / "review-page.png"
-    driver.save_screenshot(str(target))
-    assert target.stat().st_size > 10_000
-    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, DOCS / "review-page.png")
 
 
 def _export(app: Appliance, to: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -94,21 +68,21 @@ def test_an_officer_flags_a_missed_name_and_the_export_waits_until_it_is_fixed_a
     with serving("--store", str(app.store), "--port", "0", env=env, prefix=OTHER_USER) as viewer:
         browser.get(viewer.link)
         browser.get(f"{viewer.base}review")
-        assert "uid 4242" in _wait(browser, "#actor").text
-        _wait(browser, f"a[href='/review/{review_id}']").click()
-        _wait(browser, "mark.redaction")
+        assert "uid 4242" in wait_for(browser, "#actor").text
+        wait_for(browser, f"a[href='/review/{review_id}']").click()
+        wait_for(browser, "mark.redaction")
         marks = browser.find_elements(By.CSS_SELECTOR, "pre.text mark.redaction")
         shown = [(m.get_attribute("title"), m.get_attribute("textContent")) for m in marks]  # scrolled away too
         assert {text for _, text in shown} >= {"[NAME]", "[MRN]", "[PHONE]"}
         assert all(text == f"[{kind}]" for kind, text in shown), shown
         section = next(s for s in browser.find_elements(By.CSS_SELECTOR, "section.value") if MISSED in s.text)
         browser.execute_script("arguments[0].scrollIntoView()", section)
-        _shot(browser)
+        screenshot(browser, "review-page")
         # The officer types the missed name into that value's box and presses Enter (the form's submit).
         box = section.find_element(By.CSS_SELECTOR, "input.missed")
         box.send_keys(MISSED)
         box.send_keys(Keys.ENTER)
-        flagged = _wait(browser, "mark.flagged")
+        flagged = wait_for(browser, "mark.flagged")
         assert flagged.text == MISSED and _shows(browser, "#done", "flagged")
         assert not browser.find_element(By.ID, "approve").is_enabled()
         assert "missed identifier(s) flagged" in browser.find_element(By.ID, "blocked").text

@@ -4,19 +4,14 @@ SAVE_DOC_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO, run_cli
-from support.report_viewer import requested_urls, serving
+from conftest import run_cli
+from support.report_viewer import requested_urls, screenshot, serving
 from support.trend_stores import SUITES, write_suites
 
 from medhelm_local.store.keys import Kek
-
-SHOTS = REPO / ".cache" / "test-screenshots"
-DOCS = REPO / "docs" / "screenshots"
 
 
 def test_a_three_suite_trend_opens_in_the_browser_with_its_flags(browser: Any, tmp_path: Path, kek: Kek,
@@ -40,13 +35,7 @@ def test_a_three_suite_trend_opens_in_the_browser_with_its_flags(browser: Any, t
     image = browser.find_element(By.CSS_SELECTOR, "img[src$='plots/trend.svg']")
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
     browser.set_window_size(1280, 1400)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    target = SHOTS / "trend-report.png"
-    browser.save_screenshot(str(target))
-    assert target.stat().st_size > 10_000
-    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(target, DOCS / "trend-report.png")
+    screenshot(browser, "trend-report")
     requested = requested_urls(browser)
     assert requested and all(url.startswith("file://") for url in requested), requested
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

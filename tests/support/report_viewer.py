@@ -111,3 +111,33 @@ def requested_urls(driver: Any) -> list[str]:
         if message.get("method") == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     return urls
+
+
+SHOTS = Path(__file__).resolve().parents[2] / ".cache" / "test-screenshots"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def wait_for(driver: Any, css: str, timeout: float = 15) -> Any:
+    """The first element matching `css`, once the page has one; AssertionError with the page's start if none."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        if found:
+            return found[0]
+        time.sleep(0.1)
+    raise AssertionError(f"nothing matched {css!r}; page: {driver.page_source[:800]}")
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    """Save the page as `.cache/test-screenshots/NAME.png` (not blank), and as docs/screenshots/NAME.png when
+    SAVE_DOC_SCREENSHOTS=1 (how the documentation's pictures are refreshed)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target = SHOTS / f"{name}.png"
+    driver.save_screenshot(str(target))
+    assert target.stat().st_size > 10_000
+    if os.environ.get("SAVE_DOC_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target, DOCS / f"{name}.png")
+    return target
