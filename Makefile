@@ -23,7 +23,7 @@ demo: venv vllm bytecode ## Set everything up, start vLLM with the tiny model, r
 	bash deploy/demo/run_demo.sh
 
 test: venv vllm llama bytecode checkov pingouin wheelhouse ## Set everything up and run the whole test suite
-	$(VPY) -m pytest
+	$(VPY) -m pytest --durations=30
 
 lint: venv ## Static checks
 	$(VPY) -m ruff check medhelm_local tests bench deploy
