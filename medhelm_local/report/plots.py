@@ -1,5 +1,5 @@
-"""Plots drawn offline by matplotlib to SVG: the taxonomy heat map, cost against score, trends across suites and
-slices.
+"""Plots drawn offline by matplotlib to SVG: cost against score, trends across suites and slices (the taxonomy heat
+map, a grid of rectangles, is drawn without matplotlib: report/heatmap.py).
 
 matplotlib is set up before it is imported: no pyplot and no display (a Figure on the SVG canvas),
 only the fonts it ships (`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts,
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from medhelm_local.metrics.slices import SlicedMetric
-from medhelm_local.report.read_model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, CostPoint, TaxonomyRow
+from medhelm_local.report.read_model import CostPoint
 from medhelm_local.report.trend import Trend
 
 
@@ -60,46 +60,6 @@ def _svg(figure: Any) -> str:
     figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
-
-
-def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
-    """Categories (macro average, then MedHELM's mean of benchmarks) and their subcategories (rows) by models
-    (columns): normalised scores, 0-1."""
-    import numpy as np
-    from matplotlib import colormaps
-
-    data = np.array([[np.nan if r.values.get(m) is None else r.values[m] for m in models] for r in rows], dtype=float)
-    # Margins from the labels' lengths (DejaVu Sans at 9 pt: about 0.06 in a character), not a layout engine:
-    # constrained layout draws the figure again to measure it, doubling the time to draw.
-    labels = [_label(r) for r in rows]
-    left = 0.063 * max(len(label) for label in labels) + 0.2
-    bottom = 0.06 * max(len(m) for m in models) + 0.4
-    width, height = left + 0.8 * len(models) + 1.6, 0.26 * len(rows) + bottom + 0.5
-    figure = _figure(width, height, layout=None)
-    figure.subplots_adjust(left=left / width, right=1 - 1.5 / width, bottom=bottom / height, top=1 - 0.4 / height)
-    axes = figure.add_subplot()
-    cmap = colormaps["viridis"].with_extremes(bad="#eeeeee")
-    # Cells as vector shapes (pcolormesh), not an embedded raster image.
-    image = axes.pcolormesh(np.ma.masked_invalid(data), cmap=cmap, vmin=0.0, vmax=1.0, edgecolors="white",
-                            linewidth=0.5)
-    axes.invert_yaxis()
-    axes.set_xticks([i + 0.5 for i in range(len(models))], labels=list(models), rotation=30, ha="right")
-    axes.set_yticks([i + 0.5 for i in range(len(rows))], labels=labels)
-    for tick, row in zip(axes.get_yticklabels(), rows, strict=True):
-        tick.set_fontweight("normal" if row.level == SUBCATEGORY else "bold")
-    bar = figure.colorbar(image, ax=axes, shrink=0.5, aspect=30, pad=0.02, label="normalised score (1 best)")
-    # matplotlib rasterizes a colorbar of many colours into an embedded PNG: keep it vector, like the cells.
-    bar.solids.set_rasterized(False)
-    axes.set_title("Categories (macro average; MedHELM: mean of benchmarks) and subcategories", loc="left")
-    return _svg(figure)
-
-
-def _label(row: TaxonomyRow) -> str:
-    if row.level == CATEGORY:
-        return f"{row.name} (macro average)"
-    if row.level == CATEGORY_MEDHELM:
-        return f"{row.name} (MedHELM)"
-    return "   " + row.name
 
 
 def cost_svg(points: Sequence[CostPoint], metric_title: str, unit: str) -> str:
