@@ -13,7 +13,9 @@ invocations, and, last:
     report_s X rss_mb Y
 X = the slower of the JSON and HTML reports (median wall seconds), Y = its peak RSS.
 Targets: X < 5, Y < 500; the run page under 1 s.
-Run: .venv/bin/python bench/report.py [--repeat 3]
+--slices gives every instance two slice values (age band from the prompt's age, and sex), so that every run is
+aggregated per slice value and every benchmark gets a slice plot (the report "with slices on", issue 33).
+Run: .venv/bin/python bench/report.py [--repeat 3] [--slices]
 """
 
 from __future__ import annotations
@@ -42,11 +44,17 @@ BENCHMARKS = ("pubmed_qa", "medcalc_bench", "med_qa", "head_qa", "medbullets", "
 PROMPT = "A {age}-year-old presents with case {i}. Findings are noted and a question follows about the next step."
 
 
-def build_store(work: Path) -> Path:
-    """The 1,000,000-score suite store."""
+def _slices(i: int) -> dict[str, str]:
+    age = 20 + i % 60
+    return {"age_band": "18-39" if age < 40 else "40-64" if age < 65 else "65+", "sex": "FM"[i % 2]}
+
+
+def build_store(work: Path, sliced: bool = False) -> Path:
+    """The 1,000,000-score suite store (every instance with slice values when `sliced`)."""
     kek = Kek(bytes.fromhex((work / "kek").read_text().strip()), "bench")
     runs = [FakeRun(f"local/model-{m:02d}", bench, INSTANCES, accuracy=0.3 + 0.05 * m, failed=INSTANCES // 50,
-                    seed=m * 100 + b, only_main=True, prompt=lambda i: PROMPT.format(age=20 + i % 60, i=i))
+                    seed=m * 100 + b, only_main=True, prompt=lambda i: PROMPT.format(age=20 + i % 60, i=i),
+                    slices=_slices if sliced else None)
             for m in range(MODELS) for b, bench in enumerate(BENCHMARKS)]
     path = work / "results" / "bench.duckdb"
     started = time.perf_counter()
@@ -110,11 +118,12 @@ def main() -> None:
     """Build, measure, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--slices", action="store_true", help="slice values on every instance")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="medhelm-bench-report-") as tmp:
         work = Path(tmp)
         prepare(work)
-        store = build_store(work)
+        store = build_store(work, args.slices)
         medians = {}
         for fmt in ("json", "html"):
             runs = time_report(work, store, fmt, args.repeat)
