@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
+from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -135,6 +136,7 @@ class CompiledPattern:
     rule: PatternRule
     regex: re.Pattern[str]
     requires: tuple[str, ...] = ()
+    starts: str | None = None  # where a match can start (regex_starts.start_kind), or None: anywhere
 
     def may_match(self, lower_text: str) -> bool:
         """False when the text holds none of the literals the pattern needs, so it cannot match."""
@@ -177,7 +179,8 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
         raise RedactionRuleError(f"redaction rule '{loc}' is invalid: {first['msg']}", where=str(path),
                                  fix="correct it as the comments at the top of the file describe") from None
     compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
-                                     tuple(r.lower() for r in rule.requires or ()))
+                                     tuple(r.lower() for r in rule.requires or ()),
+                                     start_kind(_expand(rule.regex, spec.macros)))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -228,6 +231,7 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     spans: list[Span] = []
     lower = text.lower()
     present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
+    starts = Starts(text)
     for c in rules.patterns:
         if c.requires:
             needed = present.get(c.requires)
@@ -236,7 +240,7 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
             if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
-        for m in c.regex.finditer(text):
+        for m in c.regex.finditer(text) if c.starts is None else matches_at(c.regex, text, starts.of(c.starts)):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
             kind = c.rule.type
             if check is not None:
@@ -246,8 +250,8 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
             spans.append(Span(start, end, kind))
-    starts = rules.label_starts
-    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in starts]:
+    label_starts = rules.label_starts
+    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in label_starts]:
         found = rules.label_regex.match(text, at)
         if found is None:
             continue

@@ -159,7 +159,7 @@ def _hoist(seq: list[Item], state: Any, flags: int, spell: bool = True) -> list[
 
 def _guarded(seq: list[Item], state: Any, flags: int) -> list[Item]:
     """`seq` behind a look-ahead for the characters a match can start with, when they are few."""
-    found = _first_of_sequence(seq)
+    found = first_chars(seq)
     if found is None or found[1]:
         return seq  # unknown, or the pattern can match the empty string
     chars = list(dict.fromkeys(found[0]))
@@ -171,7 +171,7 @@ def _guarded(seq: list[Item], state: Any, flags: int) -> list[Item]:
     return [(c.ASSERT, (1, _sub(state, [(c.IN, chars)]))), *seq]
 
 
-def _first_of_sequence(seq: list[Item]) -> tuple[list[Item], bool] | None:
+def first_chars(seq: list[Item]) -> tuple[list[Item], bool] | None:
     """The set items one of which the first character of a match of `seq` is, and whether `seq` can match
     nothing; None when that is not known."""
     chars: list[Item] = []
@@ -195,22 +195,22 @@ def _first_of_item(item: Item) -> tuple[list[Item], bool] | None:
         return None if any(kind == c.NEGATE for kind, _ in av) else (list(av), False)
     if op == c.SUBPATTERN:
         _group, add, delete, body = av
-        return None if (add | delete) & _CASE_FLAGS else _first_of_sequence(list(body))
+        return None if (add | delete) & _CASE_FLAGS else first_chars(list(body))
     if op == c.BRANCH:
         chars: list[Item] = []
         empty = False
         for alternative in av[1]:
-            found = _first_of_sequence(list(alternative))
+            found = first_chars(list(alternative))
             if found is None:
                 return None
             chars += found[0]
             empty = empty or found[1]
         return chars, empty
     if op in _REPEATS:
-        found = _first_of_sequence(list(av[2]))
+        found = first_chars(list(av[2]))
         return None if found is None else (found[0], found[1] or av[0] == 0)
     if op == c.ATOMIC_GROUP:
-        return _first_of_sequence(list(av))
+        return first_chars(list(av))
     return None
 
 

@@ -1,0 +1,101 @@
+"""Rules tried only where a match can start, with those places found once a note for all of them.
+
+`re` looks for a rule's first character by itself, testing every character of the note against the rule's first
+class (about 20 ns a character with `\\d`): with twenty rules that start with a digit, the note is read twenty
+times over. Most rules open with a look-behind that forbids a word character before the match, then a digit or a
+letter, so a match can only start at a digit or a letter with no word character before it. Those places are
+found once a note (`Starts`), and such a rule is tried at each of them in turn (`matches_at`), which is what
+`finditer` does: the leftmost match, then the next one from where it ended. Exact whenever the places are a
+superset of where the rule can match, which `start_kind` makes sure of from the rule's parse tree;
+tests/redact/test_redact_regex_speed.py checks every shipped rule both ways.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as c  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+from medhelm_local.redact.regex_speed import first_chars
+
+DIGIT, WORD = "digit", "word"
+_FINDERS = {DIGIT: re.compile(r"(?<!\w)\d"), WORD: re.compile(r"(?<!\w)[^\W\d_]")}
+_ZERO, _NINE = ord("0"), ord("9")
+
+
+def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
+    """DIGIT when every match of `regex` starts at a digit with no word character before it, WORD when at a
+    letter so (and the rule's first letters are too many for `re` to look for them cheaply), else None."""
+    try:
+        seq = list(sre_parse.parse(regex, flags).data)
+    except re.error:
+        return None
+    if not seq or seq[0][0] != c.ASSERT_NOT or seq[0][1][0] != -1 or not _forbids_word(list(seq[0][1][1])):
+        return None
+    found = first_chars(seq[1:])
+    if found is None or found[1] or not found[0]:
+        return None
+    chars = found[0]
+    if all(_digit(kind, value) for kind, value in chars):
+        return DIGIT
+    if all(_ascii_letter(kind, value) for kind, value in chars) and any(
+            kind == c.RANGE and value[1] - value[0] >= 5 for kind, value in chars):
+        return WORD  # "[a-z]{1,4}\d{5}": tried at every position otherwise
+    return None
+
+
+def _forbids_word(behind: list[Any]) -> bool:
+    """A one-character look-behind whose class holds every word character (`[\\w.,/-]`)."""
+    if len(behind) != 1 or behind[0][0] != c.IN:
+        return False
+    items = behind[0][1]
+    return all(kind != c.NEGATE for kind, _ in items) and (c.CATEGORY, c.CATEGORY_WORD) in items
+
+
+def _digit(kind: Any, value: Any) -> bool:
+    if kind == c.CATEGORY:
+        return bool(value == c.CATEGORY_DIGIT)
+    if kind == c.LITERAL:
+        return bool(_ZERO <= value <= _NINE)
+    return kind == c.RANGE and _ZERO <= value[0] <= value[1] <= _NINE
+
+
+def _ascii_letter(kind: Any, value: Any) -> bool:
+    """An ASCII letter (or a range of them): under IGNORECASE it also matches "K" (Kelvin), "ſ", "ı" and "İ",
+    all letters too."""
+    if kind == c.LITERAL:
+        return chr(value).isascii() and chr(value).isalpha()
+    if kind == c.RANGE:
+        low, high = chr(value[0]), chr(value[1])
+        return (low.isascii() and low.isalpha() and high.isascii() and high.isalpha()
+                and low.islower() == high.islower())
+    return False
+
+
+class Starts:
+    """The places of one note where rules of each kind can start, found on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, list[int]] = {}
+
+    def of(self, kind: str) -> list[int]:
+        """Offsets of the digits (or letters) that follow no word character, in order."""
+        found = self._found.get(kind)
+        if found is None:
+            found = self._found[kind] = [m.start() for m in _FINDERS[kind].finditer(self.text)]
+        return found
+
+
+def matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """What `pattern.finditer(text)` yields, trying only `starts` (every place a match can start, in order).
+    `match` at a place sees the text before it as a search does, so look-behinds read the same."""
+    found, resume, match = [], 0, pattern.match
+    for at in starts:
+        if at >= resume:
+            m = match(text, at)
+            if m is not None:
+                found.append(m)
+                resume = m.end()  # never empty: the match starts with a digit or a letter
+    return found
