@@ -31,6 +31,9 @@ _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "ca
 # as the nouns eponyms name: "antibody positive" is no eponym).
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
+# How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
+# alone; a long export meets new identifiers without end, so the memo is bounded).
+MEMO_LIMIT = 1 << 16
 
 
 def mixed_abbreviation(text: str) -> bool:
@@ -55,14 +58,18 @@ class NameRules:
         self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
                                                               "name_verbs", "relations", "greetings",
                                                               "facility_words", "credentials")})
+        self._clinical, self._everyday = words.clinical, words.everyday
+        self._clinical_without_case = words.short_forms | words.caps_names
+        self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
 
     def tier(self, tok: Token) -> Ambiguity:
         """A token's ambiguity tier. Short forms ("levo", "satu") and names medical text writes in capitals
         ("lima", "tia") count as clinical only on lines without case, where ICU shorthand is written; with
         case, a capitalised one is as likely a name ("Satu", "Tia")."""
-        if not tok.cased and (tok.key in self.words.short_forms or tok.key in self.words.caps_names):
+        key = tok.key  # Dictionaries.ambiguity, with the case test folded in (asked ~100 times a note)
+        if key in self._clinical or (not tok.cased and key in self._clinical_without_case):
             return Ambiguity.CLINICAL  # "LIMA TO LAD", "POD 2", "HX TIA": on a line without case, the abbreviation
-        return self.words.ambiguity(tok.key)
+        return Ambiguity.EVERYDAY if key in self._everyday else Ambiguity.NAME_ONLY
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
@@ -83,6 +90,16 @@ class NameRules:
     def name_like(self, tok: Token, level: int) -> bool:
         """Whether a word may be (part of) a name: level 0 after a title, 1 after a label, 2 elsewhere, 3 after
         another name word (on lines without case, only words that are nothing but names go on)."""
+        memo = self._name_like_memo
+        key = (tok.text, tok.cased, level)  # all the answer reads: a token's kind and key follow from its text
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self._name_like(tok, level)
+        return found
+
+    def _name_like(self, tok: Token, level: int) -> bool:
         if tok.kind != "w" or tok.key in (self._never_names if level < 2 else self.non_names) \
                 or tok.key in self._relations:
             return False  # "HCP: NIECE SHARON DUBE": the relation is no part of the name

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.names import NameRules, mixed_abbreviation
+from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.names import MEMO_LIMIT, NameRules, mixed_abbreviation
+from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -19,8 +20,23 @@ _NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd
 class PlaceRules(NameRules):
     """The place half of the token rules."""
 
+    def __init__(self, rules: Rules, words: Dictionaries) -> None:
+        super().__init__(rules, words)
+        self._place_word_memo: dict[tuple[str, bool], bool] = {}
+        self._city_firsts = frozenset(city.split(" ", 1)[0] for city in words.cities if " " in city)
+
     def _place_word(self, tok: Token) -> bool:
         """A word that may belong to a street, city or facility name."""
+        memo = self._place_word_memo
+        key = (tok.text, tok.cased)  # all the answer reads: a token's kind and key follow from its text
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self._place_word_of(tok)
+        return found
+
+    def _place_word_of(self, tok: Token) -> bool:
         if tok.kind != "w" or tok.key in STOPWORDS or mixed_abbreviation(tok.text):
             return False
         return tok.text[0].isupper() if tok.cased else tok.key not in self.rules.words("units")
@@ -203,8 +219,10 @@ class PlaceRules(NameRules):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
-            for n in range(min(len(words), self.words.city_max_words), 0, -1):
-                key = " ".join([t.key for t in words[:n]])
+            # A town of several words is looked up only after a word that starts one (most words start none).
+            longest = min(len(words), self.words.city_max_words) if tok.key in self._city_firsts else 1
+            for n in range(longest, 0, -1):
+                key = " ".join([t.key for t in words[:n]]) if n > 1 else tok.key
                 if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_after, cues):
                     spans.append(Span(tok.start, words[n - 1].end, PhiType.CITY))
                     break
