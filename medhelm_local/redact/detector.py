@@ -16,6 +16,7 @@ from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
+from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.surrogates import Policy, parse_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
@@ -72,13 +73,15 @@ class Detector(NursingRules):
         return _outside(self._detect(blank, tokenize(blank, as_word)), masks)
 
     def _detect(self, text: str, tokens: list[Token]) -> list[Span]:
-        spans = find_pattern_spans(fold(text), self.rules)  # accents off, offsets kept
+        folded = fold(text)  # accents off, offsets kept
+        starts = Starts(folded)  # where the regex rules can start, found once for them and the negatives
+        spans = find_pattern_spans(folded, self.rules, starts)
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
         spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
-        return merge_spans(drop_negatives(fold(text), spans, self.rules))
+        return merge_spans(drop_negatives(folded, spans, self.rules, starts))
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

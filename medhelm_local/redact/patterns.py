@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
-from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
+from medhelm_local.redact.regex_starts import WORD, Starts, matches_at, start_kind
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -149,7 +149,7 @@ class Rules:
 
     source: Path
     patterns: tuple[CompiledPattern, ...]
-    negatives: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
+    negatives: tuple[tuple[re.Pattern[str], tuple[str, ...], str | None], ...]  # regex, requires, start kind
     label_regex: re.Pattern[str]
     label_types: dict[str, PhiType]
     context: ContextWords
@@ -196,7 +196,8 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
     negatives = tuple((_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
-                       tuple(r.lower() for r in n.requires or ())) for n in spec.negatives)
+                       tuple(r.lower() for r in n.requires or ()), start_kind(_expand(n.regex, spec.macros)))
+                      for n in spec.negatives)
     return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
 
 
@@ -216,22 +217,24 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
     return compile_fast(regex, re.IGNORECASE)
 
 
-def drop_negatives(text: str, spans: list[Span], rules: Rules) -> list[Span]:
-    """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`)."""
-    lower = text.lower()
-    ranges = sorted(m.span() for negative, needs in rules.negatives if not needs or any(n in lower for n in needs)
-                    for m in negative.finditer(text))
+def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | None = None) -> list[Span]:
+    """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`). `starts`: the
+    text's `Starts`, when find_pattern_spans has them already."""
+    lower, starts = text.lower(), starts or Starts(text)
+    ranges = sorted(m.span() for negative, needs, kind in rules.negatives if not needs or any(n in lower for n in needs)
+                    for m in (negative.finditer(text) if kind is None else matches_at(negative, text, starts.of(kind))))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
 
 
-def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
-    """Every span the regex rules and labels find in `text` (may overlap; the detector merges them)."""
+def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) -> list[Span]:
+    """Every span the regex rules and labels find in `text` (may overlap; the detector merges them). `starts`: the
+    text's `Starts`, to share with drop_negatives."""
     spans: list[Span] = []
     lower = text.lower()
     present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
-    starts = Starts(text)
+    starts = starts or Starts(text)
     for c in rules.patterns:
         if c.requires:
             needed = present.get(c.requires)
@@ -250,8 +253,7 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
             spans.append(Span(start, end, kind))
-    label_starts = rules.label_starts
-    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in label_starts]:
+    for at in label_places(text, starts, rules.label_starts):
         found = rules.label_regex.match(text, at)
         if found is None:
             continue
@@ -266,7 +268,16 @@ def find_pattern_spans(text: str, rules: Rules) -> list[Span]:
     return spans
 
 
+def label_places(text: str, starts: Starts, label_starts: frozenset[str]) -> list[int]:
+    """Where a word that starts a label begins: what `_LABEL_START.finditer` finds (a letter after no word
+    character nor "#") whose letters are a label's first word, read from the word starts found already."""
+    run = _LETTER_RUN.match
+    return [at for at in starts.of(WORD) if (at == 0 or text[at - 1] != "#")
+            and run(text, at).group().lower() in label_starts]  # type: ignore[union-attr]
+
+
 _LABEL_START = re.compile(r"(?<![\w#])[^\W\d_]{1,40}")
+_LETTER_RUN = re.compile(r"[^\W\d_]{1,40}")  # _LABEL_START without its look-behind, tried where that holds
 _NEXT_GROUP = re.compile(r"[ -](?=[a-z0-9]{0,12}\d)[a-z0-9]{1,12}(?![\w])", re.IGNORECASE)
 
 
