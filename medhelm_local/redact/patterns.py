@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
-from medhelm_local.redact.regex_starts import WORD, Starts, matches_at, start_kind
+from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -253,7 +253,8 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
             spans.append(Span(start, end, kind))
-    for at in label_places(text, starts, rules.label_starts):
+    label_starts = rules.label_starts
+    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in label_starts]:
         found = rules.label_regex.match(text, at)
         if found is None:
             continue
@@ -268,16 +269,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
     return spans
 
 
-def label_places(text: str, starts: Starts, label_starts: frozenset[str]) -> list[int]:
-    """Where a word that starts a label begins: what `_LABEL_START.finditer` finds (a letter after no word
-    character nor "#") whose letters are a label's first word, read from the word starts found already."""
-    run = _LETTER_RUN.match
-    return [at for at in starts.of(WORD) if (at == 0 or text[at - 1] != "#")
-            and run(text, at).group().lower() in label_starts]  # type: ignore[union-attr]
-
-
 _LABEL_START = re.compile(r"(?<![\w#])[^\W\d_]{1,40}")
-_LETTER_RUN = re.compile(r"[^\W\d_]{1,40}")  # _LABEL_START without its look-behind, tried where that holds
 _NEXT_GROUP = re.compile(r"[ -](?=[a-z0-9]{0,12}\d)[a-z0-9]{1,12}(?![\w])", re.IGNORECASE)
 
 

@@ -1,13 +1,14 @@
 """Rules tried only where a match can start, with those places found once a note for all of them.
 
 `re` looks for a rule's first character by itself, testing every character of the note against the rule's first
-class (about 20 ns a character with `\\d`): with twenty rules that start with a digit, the note is read twenty
-times over. Most rules open with a look-behind that forbids a word character before the match, then a digit or a
-letter, so a match can only start at a digit or a letter with no word character before it. Those places are
-found once a note (`Starts`), and such a rule is tried at each of them in turn (`matches_at`), which is what
-`finditer` does: the leftmost match, then the next one from where it ended. Exact whenever the places are a
-superset of where the rule can match, which `start_kind` makes sure of from the rule's parse tree;
-tests/redact/test_redact_regex_speed.py checks every shipped rule both ways.
+class (`\\d` costs about as much a character as the rule's own tries): with thirty rules that start with a digit,
+the note is read thirty times over. Most of them open with a look-behind that forbids a word character before the
+match, so a match can only start at a digit with no word character before it. Those places are found once a note
+(`Starts`), and such a rule is tried at each of them in turn (`matches_at`), which is what `finditer` does: the
+leftmost match, then the next one from where it ended. Exact whenever the places are a superset of where the rule
+can match, which `start_kind` makes sure of from the rule's parse tree; tests/redact/test_redact_regex_speed.py
+checks every shipped rule both ways. (Rules that start with a letter gained nothing so: a note has some hundred
+word starts, each a call from Python, against `re`'s own scan.)
 """
 
 from __future__ import annotations
@@ -19,17 +20,16 @@ from typing import Any
 
 from medhelm_local.redact.regex_speed import first_chars
 
-DIGIT, WORD = "digit", "word"
+DIGIT = "digit"
 # A digit, then a look-behind over it and the character before: `re` jumps to digits (as "(?<!\w)\d" it would
-# try every position). The letters' class is cheaper to test first as written.
-_FINDERS = {DIGIT: re.compile(r"\d(?<!\w\d)"), WORD: re.compile(r"(?<!\w)[^\W\d_]")}
-_MANY_LETTERS = 6  # first letters beyond which `re`'s own look-out for them costs more than trying word starts
+# try every position).
+_FINDERS = {DIGIT: re.compile(r"\d(?<!\w\d)")}
 _ZERO, _NINE = ord("0"), ord("9")
 
 
 def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
-    """DIGIT when every match of `regex` starts at a digit with no word character before it, WORD when at a
-    letter so (and the rule's first letters are too many for `re` to look for them cheaply), else None."""
+    """DIGIT when every match of `regex` starts at a digit with no word character before it (and may start at more
+    than one digit: a rule that starts with one digit, "0", `re` finds cheaply itself), else None."""
     try:
         seq = list(sre_parse.parse(regex, flags).data)
     except re.error:
@@ -40,12 +40,8 @@ def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
     if found is None or found[1] or not found[0]:
         return None
     chars = found[0]
-    if all(_digit(kind, value) for kind, value in chars):
+    if all(_digit(kind, value) for kind, value in chars) and (len(set(chars)) > 1 or chars[0][0] != c.LITERAL):
         return DIGIT
-    if all(_ascii_letter(kind, value) for kind, value in chars) and (any(
-            kind == c.RANGE and value[1] - value[0] >= 5 for kind, value in chars)
-            or len({chr(value).lower() for kind, value in chars if kind == c.LITERAL}) >= _MANY_LETTERS):
-        return WORD  # "[a-z]{1,4}\d{5}", "(?:svr|pvr|vt|...)": tried at nearly every position otherwise
     return None
 
 
@@ -65,18 +61,6 @@ def _digit(kind: Any, value: Any) -> bool:
     return kind == c.RANGE and _ZERO <= value[0] <= value[1] <= _NINE
 
 
-def _ascii_letter(kind: Any, value: Any) -> bool:
-    """An ASCII letter (or a range of them): under IGNORECASE it also matches "K" (Kelvin), "ſ", "ı" and "İ",
-    all letters too."""
-    if kind == c.LITERAL:
-        return chr(value).isascii() and chr(value).isalpha()
-    if kind == c.RANGE:
-        low, high = chr(value[0]), chr(value[1])
-        return (low.isascii() and low.isalpha() and high.isascii() and high.isalpha()
-                and low.islower() == high.islower())
-    return False
-
-
 class Starts:
     """The places of one note where rules of each kind can start, found on first use."""
 
@@ -85,7 +69,7 @@ class Starts:
         self._found: dict[str, list[int]] = {}
 
     def of(self, kind: str) -> list[int]:
-        """Offsets of the digits (or letters) that follow no word character, in order."""
+        """Offsets of the digits that follow no word character, in order."""
         found = self._found.get(kind)
         if found is None:
             found = self._found[kind] = [m.start() for m in _FINDERS[kind].finditer(self.text)]
@@ -101,5 +85,5 @@ def matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[r
             m = match(text, at)
             if m is not None:
                 found.append(m)
-                resume = m.end()  # never empty: the match starts with a digit or a letter
+                resume = m.end()  # never empty: the match starts with a digit
     return found
