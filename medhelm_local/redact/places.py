@@ -197,7 +197,9 @@ class PlaceRules(NameRules):
         """Dictionary cities (with a cue when the word is also common), and "Anytown, MA" in mixed case."""
         states, cues, spans = self.rules.words("states"), self.rules.words("place_cues"), []
         credentials = self.rules.words("credentials")
-        place = [self._place_word(t) for t in tokens]  # asked of a token up to four times below
+        memo, place_word = self._place_word_memo, self._place_word
+        place = [memo.get((t.text, t.cased)) for t in tokens]  # asked of a token up to four times below
+        place = [known if known is not None else place_word(t) for known, t in zip(place, tokens, strict=True)]
         for i, tok in enumerate(tokens):
             if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")):
                 continue
