@@ -136,7 +136,7 @@ class CompiledPattern:
     rule: PatternRule
     regex: re.Pattern[str]
     requires: tuple[str, ...] = ()
-    starts: str | None = None  # where a match can start (regex_starts.start_kind), or None: anywhere
+    starts: str | None = None  # None: searched as written; else tried at digits (regex_starts.start_kind)
 
     def may_match(self, lower_text: str) -> bool:
         """False when the text holds none of the literals the pattern needs, so it cannot match."""

@@ -20,16 +20,16 @@ from typing import Any
 
 from medhelm_local.redact.regex_speed import first_chars
 
-DIGIT = "digit"
 # A digit, then a look-behind over it and the character before: `re` jumps to digits (as "(?<!\w)\d" it would
 # try every position).
-_FINDERS = {DIGIT: re.compile(r"\d(?<!\w\d)")}
+_DIGITS = re.compile(r"\d(?<!\w\d)")
 _ZERO, _NINE = ord("0"), ord("9")
 
 
 def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
-    """DIGIT when every match of `regex` starts at a digit with no word character before it (and may start at more
-    than one digit: a rule that starts with one digit, "0", `re` finds cheaply itself), else None."""
+    """None when `regex` is searched as written; otherwise every match starts at a digit with neither a word
+    character nor one of the returned marks before it ("" when its look-behind names no mark: `(?<![\\w.,/-])`
+    gives ".,/-"). Not for a rule that can start at one digit only ("0"): `re` finds that cheaply itself."""
     try:
         seq = list(sre_parse.parse(regex, flags).data)
     except re.error:
@@ -41,7 +41,9 @@ def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
         return None
     chars = found[0]
     if all(_digit(kind, value) for kind, value in chars) and (len(set(chars)) > 1 or chars[0][0] != c.LITERAL):
-        return DIGIT
+        # Marks are ASCII and not letters: under IGNORECASE each stands for itself alone.
+        return "".join(sorted({chr(value) for kind, value in seq[0][1][1][0][1]
+                               if kind == c.LITERAL and value < 128 and not chr(value).isalnum()}))
     return None
 
 
@@ -62,17 +64,23 @@ def _digit(kind: Any, value: Any) -> bool:
 
 
 class Starts:
-    """The places of one note where rules of each kind can start, found on first use."""
+    """The places of one note where rules can start, found on first use: the digits with no word character
+    before them, and those of them without one of some marks before them either."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._found: dict[str, list[int]] = {}
 
-    def of(self, kind: str) -> list[int]:
-        """Offsets of the digits that follow no word character, in order."""
-        found = self._found.get(kind)
+    def of(self, marks: str) -> list[int]:
+        """Offsets of the digits that follow neither a word character nor one of `marks`, in order."""
+        found = self._found.get(marks)
         if found is None:
-            found = self._found[kind] = [m.start() for m in _FINDERS[kind].finditer(self.text)]
+            digits = self._found.get("")
+            if digits is None:
+                digits = self._found[""] = [m.start() for m in _DIGITS.finditer(self.text)]
+            text = self.text
+            found = self._found[marks] = [at for at in digits if not at or text[at - 1] not in marks] if marks \
+                else digits
         return found
 
 
