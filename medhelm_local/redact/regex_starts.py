@@ -60,7 +60,7 @@ def _digit(kind: Any, value: Any) -> bool:
         return bool(value == c.CATEGORY_DIGIT)
     if kind == c.LITERAL:
         return bool(_ZERO <= value <= _NINE)
-    return kind == c.RANGE and _ZERO <= value[0] <= value[1] <= _NINE
+    return bool(kind == c.RANGE and _ZERO <= value[0] <= value[1] <= _NINE)
 
 
 class Starts:
