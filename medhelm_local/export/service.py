@@ -281,11 +281,19 @@ def _review_for(policy: Policy, kek: Kek, audit: AuditLog, key: SigningKey, requ
     if not policy.export.review.required or not needs_review(plan, {r.run_id: r.access for r in runs}):
         return None
     if request.review is None:
+        # A policy file written before reviews existed says nothing, and gets the safe side: say so, and how to choose.
+        unsaid = ("review" not in policy.export.model_fields_set
+                  or "required" not in policy.export.review.model_fields_set)
+        why = ("export.yaml has no `review: required:` setting, and without one a review is required"
+               if unsaid else "export.yaml review.required")
         raise _refuse(["the export carries answers, prompts or ratings of gated or private runs, and the policy "
-                       "(export.yaml review.required) wants a compliance officer to review the redacted text first: "
+                       f"({why}) wants a compliance officer to review the redacted text first: "
                        f"run `medhelm-local review request {request.target.run_id or request.target.store.stem} "
                        f"--role {request.role}{' --include ' + ','.join(request.include) if request.include else ''}`"
-                       ", have it approved in the viewer, then export with --review ID"],
+                       ", have it approved in the viewer (`medhelm-local serve`, page /review), then export with "
+                       "--review ID; or export only numbers (--include aggregates,scores)"
+                       + ("; a hospital that lets redacted text leave unread says `review: {required: false}` in "
+                          "export.yaml and has the policy approved" if unsaid else "")],
                       "the export waits for a review")
     review = reviews_folder(kek).load(request.review)
     approved = check_for_export(audit, key, review, store=request.target.store, run_id=request.target.run_id,

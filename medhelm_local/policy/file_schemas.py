@@ -82,9 +82,12 @@ class RedactionRules(_Strict):
 class ReviewRules(_Strict):
     """A person's review before free text of gated or private runs leaves (`medhelm-local review`)."""
 
-    required: bool = Field(False, description="Completions, prompts and ratings of gated or private runs (and a "
-                                              "report that shows them) leave only after a compliance officer "
-                                              "approved the redacted text in the viewer")
+    # True when the file says nothing: a hospital's policy written before reviews existed gets the safe side,
+    # and only a file that says `required: false` (approved like any change) lets redacted text leave unread.
+    required: bool = Field(True, description="Completions, prompts and ratings of gated or private runs (and a "
+                                             "report that shows them) leave only after a compliance officer "
+                                             "approved the redacted text in the viewer; false: they leave "
+                                             "redacted with no person's review")
     different_person: bool = Field(True, description="Whoever approves is not whoever asked for the review, nor "
                                                      "whoever exports")
 

@@ -12,7 +12,7 @@ import json
 import pytest
 from support.appliance import Appliance
 from support.phi_store import PRIVATE_RUN
-from support.review import MISSED, OFFICER, request_review, under_review
+from support.review import MISSED, OFFICER, REQUIRED, request_review, review_not_required, under_review
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ExportRefusedError
@@ -161,7 +161,24 @@ def test_the_missed_name_is_one_the_shipped_rules_miss() -> None:
     assert detector.detect(f"Sepsis likely; {MISSED} agrees.") == []
 
 
-def test_without_the_policys_review_an_export_leaves_as_before(appliance: Appliance) -> None:
+def test_the_shipped_policy_and_an_older_file_without_the_block_both_want_a_review(appliance: Appliance) -> None:
+    out = appliance.root / "out"
+    shipped = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer")
+    assert shipped.returncode == 5 and "waits for a review" in shipped.stderr, shipped.stderr
+    assert "export.yaml review.required" in " ".join(shipped.stderr.split())
+    # A hospital's own export.yaml from before reviews existed (no `review:` block) gets the safe side, and the
+    # refusal says how to go on: a review, numbers only, or a policy that says `required: false`.
+    appliance.edit_policy("export.yaml", REQUIRED, "")
+    older = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer")
+    message = " ".join(older.stderr.split())
+    assert older.returncode == 5 and "Traceback" not in older.stderr, older.stderr
+    assert "has no `review: required:` setting" in message and "review request ward" in message
+    assert "--include aggregates,scores" in message and "required: false" in message
+    assert not out.exists()
+
+
+def test_a_policy_that_says_required_false_lets_redacted_text_leave_as_before(appliance: Appliance) -> None:
+    review_not_required(appliance, "the hospital's explicit choice, approved like any policy change")
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer")
     assert done.returncode == 0, done.stderr
     assert "review" not in json.loads((appliance.root / "out" / "MANIFEST.json").read_text())

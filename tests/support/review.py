@@ -1,36 +1,64 @@
-"""An appliance whose policy wants a person's review before private free text leaves, and whose private answer
-names someone the shipped redaction rules miss (the gap the review closes)."""
+"""Reviews in tests: the shipped policy wants a person's review before free text of gated or private runs leaves.
+
+`under_review` adds a name the shipped rules miss to the ward store's private answer (the gap the review closes).
+`approved_review` asks for a review as the CLI's user and has a second person approve it through the library call
+the viewer's page makes (`review_gate.approve`, signed with the export signing key): what an export test needs to
+take the ward's text out the way a hospital does. `review_not_required` gives a test its own approved policy with
+`review.required: false`, for tests about something else, each saying why."""
 
 from __future__ import annotations
 
 import re
 
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.export.review import reviews_folder
+from medhelm_local.export.review_gate import approve
+from medhelm_local.export.signing import load_signing_key
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
 from support.appliance import Appliance
 from support.phi_store import PRIVATE_RUN
 
 MISSED = "Brannagh"  # tests/export/test_review.py checks the shipped rules do not find it
-OFFICER = "officer_b"
-REVIEW_ON = "review:\n  required: true\n  different_person: true\n\nredaction:"
+OFFICER = "officer_b"  # the compliance officer who approves: not the CLI's user, who asks and exports
+REQUIRED = "review:\n  required: true\n  different_person: true\n"
 
 
 def under_review(appliance: Appliance, kek: Kek) -> Appliance:
-    """The ward appliance with review required and a missed name in the private run's answer."""
+    """The ward appliance (the shipped policy: review required) with a missed name in the private run's answer."""
+    from conftest import SHIPPED_POLICIES
+
+    assert REQUIRED in (SHIPPED_POLICIES / "export.yaml").read_text(), "the shipped policy no longer wants reviews"
     handle = open_store(appliance.store, kek)
     try:
         handle.con.execute("UPDATE completions SET text = text || ' Sepsis likely; ' || ? || ' agrees.' "
                            "WHERE run_id = ? AND ok", [MISSED, PRIVATE_RUN])
     finally:
         handle.close()
-    appliance.edit_policy("export.yaml", "redaction:", REVIEW_ON)
     return appliance
 
 
-def request_review(app: Appliance, *extra: str) -> str:
-    """`review request ward` as the CLI's user; the review's id."""
-    done = app.cli("review", "request", "ward", "--role", "compliance_officer", *extra)
+def request_review(app: Appliance, *extra: str, target: str = "ward", role: str = "compliance_officer") -> str:
+    """`review request TARGET --role ROLE` as the CLI's user; the review's id."""
+    done = app.cli("review", "request", target, "--role", role, *extra)
     assert done.returncode == 0, done.stderr
     found = re.search(r"Review (rv-[0-9a-f]+)", done.stdout)
     assert found, done.stdout
     return found.group(1)
+
+
+def approved_review(app: Appliance, kek: Kek, *extra: str, target: str = "ward", role: str = "compliance_officer",
+                    officer: str = OFFICER) -> str:
+    """A review of `export TARGET --role ROLE EXTRA...` asked for by the CLI's user and approved by `officer` as the
+    viewer approves (its signature by the export signing key, then a checkpoint); export with `--review` and the id."""
+    review_id = request_review(app, *extra, target=target, role=role)
+    approve(AuditLog(app.audit, kek), reviews_folder(kek), review_id, load_signing_key(app.signing_key, kek), officer,
+            True)
+    return review_id
+
+
+def review_not_required(app: Appliance, why: str) -> None:
+    """The appliance's policy with `review.required: false` (approved), for a test whose subject is not the review;
+    `why` says what the test is about, so a reader sees the gate was set aside on purpose."""
+    assert len(why) > 10, "say why this test sets the review aside"
+    app.edit_policy("export.yaml", "review:\n  required: true", "review:\n  required: false")
