@@ -115,3 +115,39 @@ def test_the_checker_sees_lazy_and_typing_only_imports(tmp_path: Path) -> None:
                       "def f():\n    import medhelm_local.cli.main\n    from ..report import site\n", "utf-8")
     names = {name for name, _ in _imports(module, "medhelm_local.annotate.m")}
     assert {"medhelm_local.run.plan", "medhelm_local.cli.main", "medhelm_local.report.site"} <= names
+
+
+def _borrowed_private_names() -> list[str]:
+    """`from medhelm_local.X import _name` in any module other than X itself (a dunder such as __version__ is public)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module(path)
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if not isinstance(node, ast.ImportFrom) or node.level or not (node.module or "").startswith("medhelm_local"):
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and node.module != module:
+                    found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {alias.name} from {node.module}")
+    return found
+
+
+# Borrowings older than this check, left to their packages' owners (metrics, redact). The list only shrinks: one
+# made public is taken off it, and a new borrowing anywhere fails.
+KNOWN_BORROWED = {
+    "medhelm_local/metrics/calibration.py: _interval from medhelm_local.metrics.aggregate",
+    "medhelm_local/metrics/calibration.py: _resamples from medhelm_local.metrics.aggregate",
+    "medhelm_local/redact/facilities.py: _PLACE_BEFORE from medhelm_local.redact.inhouse",
+    "medhelm_local/redact/facilities.py: _UNIT_AFTER from medhelm_local.redact.inhouse",
+}
+
+
+def test_no_module_borrows_another_modules_private_names() -> None:
+    """A helper two modules share has one owner that makes it public; an underscored name is that module's alone
+    (the viewer's pages share theirs through raters/pages.py and report/server.py's public names)."""
+    borrowed = _borrowed_private_names()
+    unlined = {b.split(":", 1)[0] + ":" + b.split(":", 2)[2] for b in borrowed}
+    new = [b for b in borrowed if b.split(":", 1)[0] + ":" + b.split(":", 2)[2] not in KNOWN_BORROWED]
+    assert not new, "private names imported from another module (make them public where they belong):\n" + \
+        "\n".join(new)
+    assert not KNOWN_BORROWED - unlined, f"no longer borrowed, take them off KNOWN_BORROWED: {KNOWN_BORROWED - unlined}"

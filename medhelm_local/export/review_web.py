@@ -32,7 +32,7 @@ from medhelm_local.export.review_gate import approve, flag, send_back
 from medhelm_local.export.scrubber import Marked
 from medhelm_local.export.signing import SigningKey
 from medhelm_local.raters.gate import AdminPages, form_csrf
-from medhelm_local.raters.web import MAX_FORM, _form, _page
+from medhelm_local.raters.pages import html_page, parse_form, read_body
 from medhelm_local.redact import PhiType
 from medhelm_local.report.server import ASGIApp
 
@@ -100,7 +100,7 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
         def work() -> Response:
             records = [] if desk.audit.absent() else desk.audit.records()[1]
             rows = [(review_id, state_of(records, review_id)) for review_id in desk.folder.ids()]
-            return _page("reviews.html", reviews=[(i, s) for i, s in rows if s is not None], actor=desk.actor)
+            return html_page("reviews.html", reviews=[(i, s) for i, s in rows if s is not None], actor=desk.actor)
         return await guarded(work)
 
     async def page(request: Request) -> Response:
@@ -111,19 +111,17 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
         def work() -> Response:
             review = desk.folder.load(review_id)
             state = state_of([] if desk.audit.absent() else desk.audit.records()[1], review_id)
-            return _page("review.html", review=review, state_name=state.status if state else "not on record",
+            return html_page("review.html", review=review, state_name=state.status if state else "not on record",
                          items=_view(review), csrf=csrf, actor=desk.actor, can_sign=desk.key is not None,
                          types=list(PhiType.__members__), message=request.query_params.get("done", ""))
         return await guarded(work)
 
     async def act(request: Request) -> Response:
         review_id = request.path_params["review"]
-        data = b""
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > MAX_FORM:
-                return PlainTextResponse("The form is too large.", status_code=413)
-        form = _form(data)
+        data = await read_body(request)
+        if data is None:
+            return PlainTextResponse("The form is too large.", status_code=413)
+        form = parse_form(data)
         if not hmac.compare_digest(form.get("csrf", "").encode(), csrf.encode()):
             return PlainTextResponse("This form is not from the review page (its CSRF token is missing or wrong). "
                                      "Reload the page and try again.", status_code=403)

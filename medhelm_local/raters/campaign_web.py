@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 import duckdb
 from starlette.applications import Starlette
@@ -33,7 +33,8 @@ from starlette.routing import Route
 from medhelm_local.errors import ConfigError, MedhelmError, StoreLockedError
 from medhelm_local.raters.campaigns import answered, create_campaign, size_campaign
 from medhelm_local.raters.gate import AdminPages, form_csrf
-from medhelm_local.raters.web import MAX_FORM, RatingDesk, _page
+from medhelm_local.raters.pages import html_page, parse_form_lists, read_body
+from medhelm_local.raters.web import RatingDesk
 from medhelm_local.report.server import ASGIApp
 
 # Bonett's plan, as `judge campaign` plans it by default: MedHELM's jury reached 0.47 with its clinicians.
@@ -119,7 +120,7 @@ def create_campaign_app(admin: CampaignAdmin, csrf: str) -> Starlette:
         if done:
             started = next((c for s in stores if s["name"] == done.get("store") for c in s["campaigns"] or []
                             if c["campaign"] == done.get("done")), None)
-        return _page("admin_campaigns.html", status=status, actor=admin.actor, stores=stores, raters=raters(),
+        return html_page("admin_campaigns.html", status=status, actor=admin.actor, stores=stores, raters=raters(),
                      csrf=csrf, error=error, started=started, width=DEFAULT_WIDTH, expected=EXPECTED_ICC)
 
     async def page(request: Request) -> Response:
@@ -155,14 +156,10 @@ def create_campaign_app(admin: CampaignAdmin, csrf: str) -> Starlette:
         return RedirectResponse("/campaigns?" + urlencode({"store": path.stem, "done": campaign_id}), status_code=303)
 
     async def act(request: Request) -> Response:
-        data = b""
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > MAX_FORM:
-                return PlainTextResponse("The form is too large.", status_code=413)
-        form: dict[str, list[str]] = {}
-        for key, value in parse_qsl(data.decode("utf-8", errors="replace"), keep_blank_values=True):
-            form.setdefault(key, []).append(value)
+        data = await read_body(request)
+        if data is None:
+            return PlainTextResponse("The form is too large.", status_code=413)
+        form = parse_form_lists(data)
         # Before anything else: a form without the viewer's token for this page was not sent from it.
         if not hmac.compare_digest((form.get("csrf") or [""])[-1].encode(), csrf.encode()):
             return PlainTextResponse("This form is not from the campaign page (its CSRF token is missing or wrong). "

@@ -29,7 +29,7 @@ from medhelm_local.report.server import (
     Receive,
     Scope,
     Send,
-    _host_name,
+    host_name,
     is_loopback,
     viewer_session,
 )
@@ -60,7 +60,7 @@ class RaterGate:
             await answer(scope, receive, _with_headers(send))
             return
         headers = _headers(scope)
-        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+        if self.loopback and not is_loopback(host_name(headers.get("host", ""))):
             refused = PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
             await refused(scope, receive, _with_headers(send))
             return
@@ -98,7 +98,7 @@ class AdminPages:
             return
         headers = _headers(scope)
         refusal = None
-        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+        if self.loopback and not is_loopback(host_name(headers.get("host", ""))):
             refusal = PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
         elif not self._signed_in(headers):
             refusal = PlainTextResponse(f"{self.what} need the viewer's access token: open the link printed when "

@@ -27,20 +27,19 @@ from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 import duckdb
-import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from medhelm_local.audit import AuditLog
 from medhelm_local.errors import MedhelmError, StoreLockedError
 from medhelm_local.policy.file_schemas import JuryValidationRules
 from medhelm_local.raters.campaigns import Campaign, campaign, campaigns_of, queue, rating_item, record_rating
+from medhelm_local.raters.pages import html_page, parse_form, read_body
 from medhelm_local.raters.registry import RaterRegistry, Session
 from medhelm_local.raters.shown_text import TextView
 from medhelm_local.store.database import open_store
@@ -48,7 +47,6 @@ from medhelm_local.store.keys import Kek
 
 T = TypeVar("T")
 ASSETS = {"rate.css": "text/css", "rate.js": "text/javascript", "review.js": "text/javascript"}
-MAX_FORM = 64 * 1024
 MAX_POSITION = 1_000_000_000  # far past any queue, and within the store's 32-bit integers
 READ_ONLY = ("GET", "HEAD")
 
@@ -79,25 +77,6 @@ class RatingDesk:
                 handle.close()
 
 
-_ENV: list[jinja2.Environment] = []
-
-
-def _render(name: str, **values: Any) -> str:
-    if not _ENV:
-        loader = jinja2.FunctionLoader(
-            lambda n: resources.files("medhelm_local.raters").joinpath("templates", n).read_text(encoding="utf-8"))
-        _ENV.append(jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined))
-    return _ENV[0].get_template(name).render(**values)
-
-
-def _page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-    return HTMLResponse(_render(name, **{"rater": None, **values}), status_code=status)
-
-
-def _form(body: bytes) -> dict[str, str]:
-    return dict(parse_qsl(body.decode("utf-8", errors="replace"), keep_blank_values=True))
-
-
 def session_token(headers: dict[str, str], cookie_name: str) -> str | None:
     """The rater session token a request's Cookie header carries, if any."""
     cookie: SimpleCookie = SimpleCookie()
@@ -121,12 +100,8 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
                                  "used).", status_code=401)
 
     async def body(request: Request) -> dict[str, str] | None:
-        data = b""
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > MAX_FORM:
-                return None
-        return _form(data)
+        data = await read_body(request)
+        return None if data is None else parse_form(data)
 
     async def guarded(request: Request, work: Callable[[], Response]) -> Response:
         try:
@@ -139,14 +114,14 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
 
     async def signin(request: Request) -> Response:
         if request.method in READ_ONLY:
-            return _page("signin.html", link=request.query_params.get("link", ""), refused=False)
+            return html_page("signin.html", link=request.query_params.get("link", ""), refused=False)
         form = await body(request)
         link = (form or {}).get("link", "")
         result = await run_in_threadpool(desk.registry.sign_in, link) if link else None
         if result is None:
             await run_in_threadpool(desk.audit.append, "rater.sign_in_refused", {"reason": "unknown, used or "
                                                                                            "revoked link"}, "rater:?")
-            return _page("signin.html", status=403, link="", refused=True)
+            return html_page("signin.html", status=403, link="", refused=True)
         name, token = result
         await run_in_threadpool(desk.audit.append, "rater.signed_in", {"rater": name}, f"rater:{name}")
         response = RedirectResponse("/rate", status_code=303)
@@ -166,7 +141,7 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
                 except MedhelmError:  # a store of an older version, or not readable: it holds no campaign of ours
                     continue
                 found += [{"store": path.stem, "campaign": c, "total": t, "done": d} for c, t, d in rows]
-            return _page("campaigns.html", rater=session.rater, campaigns=found)
+            return html_page("campaigns.html", rater=session.rater, campaigns=found)
         return await guarded(request, work)
 
     def lookup(con: duckdb.DuckDBPyConnection, campaign_id: str, rater: str) -> tuple[Campaign, Any] | None:
@@ -192,7 +167,7 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
             left = next((e.position for e in entries if not e.rated and not e.skipped), None)
             if left is not None:
                 return RedirectResponse(f"/rate/{path.stem}/{campaign_id}/{left}", status_code=303)  # type: ignore
-            return _page("done.html", rater=session.rater, store=path.stem, campaign=campaign_id,  # type: ignore
+            return html_page("done.html", rater=session.rater, store=path.stem, campaign=campaign_id,  # type: ignore
                          queue=entries, rated=sum(e.rated for e in entries), skipped=sum(e.skipped for e in entries))
         return await guarded(request, work)
 
@@ -219,7 +194,7 @@ def create_rating_app(desk: RatingDesk, cookie_name: str) -> Starlette:
                 return PlainTextResponse("No such answer in your queue.", status_code=404)
             entries = queue(con, campaign_id, session.rater)
             rubric = found[1]
-            return _page("rate.html", status=400 if error else 200, rater=session.rater, store=path.stem,
+            return html_page("rate.html", status=400 if error else 200, rater=session.rater, store=path.stem,
                          campaign=campaign_id, item=desk.text.shown(item, session.role), rubric=rubric,
                          low=rubric.scale.min, high=rubric.scale.max, csrf=session.csrf, error=error,
                          rated=sum(e.rated for e in entries), skipped=sum(e.skipped for e in entries))

@@ -125,7 +125,7 @@ class Guard:
         if scope["method"] not in ("GET", "HEAD"):
             return PlainTextResponse("The viewer is read-only.", status_code=405, headers={"Allow": "GET, HEAD"})
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+        if self.loopback and not is_loopback(host_name(headers.get("host", ""))):
             return PlainTextResponse("This viewer answers on its loopback address only.", status_code=400)
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
         offered = query.get("token")
@@ -150,7 +150,7 @@ class Guard:
         return _unauthorised()
 
 
-def _host_name(value: str) -> str:
+def host_name(value: str) -> str:
     """The host of a Host header ("[::1]:8080" -> "::1", "127.0.0.1:8080" -> "127.0.0.1")."""
     if value.startswith("["):
         return value[1:value.find("]")] if "]" in value else value
