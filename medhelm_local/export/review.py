@@ -28,7 +28,7 @@ import fcntl
 import hashlib
 import json
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,7 @@ from medhelm_local.errors import ConfigError, IntegrityError
 from medhelm_local.export.scrubber import Marked
 from medhelm_local.redact import PhiType
 from medhelm_local.store.keys import Kek, write_secret_file
+from medhelm_local.store.schema import artifact_tables
 
 FORMAT = "medhelm-local-review/1"
 FREE_TEXT = ("completions", "prompts", "ratings")
@@ -99,18 +100,27 @@ def text_digest(items: Sequence[Marked]) -> str:
     return hashlib.sha256(body.encode()).hexdigest()
 
 
-def needs_review(plan: Any, access: dict[str, str]) -> bool:
-    """True when the plan sends free text of a gated or private run out (answers, prompts, ratings, or a
-    report page that shows them)."""
+def needs_review(plan: Any, access: dict[str, str], stored: Callable[[str, str], bool] = lambda run, artifact: True
+                 ) -> bool:
+    """True when the plan sends free text of a gated or private run out (answers, prompts, ratings, or a report
+    page that shows them) that the store holds (`stored(run_id, artifact)`: ratings of a run no jury rated are none)."""
     for run_id, chosen in plan.decisions.items():
         if access.get(run_id) == "public":
             continue
-        if any(chosen[a].allowed for a in FREE_TEXT):
+        if any(_text_leaves(chosen, a) and stored(run_id, a) for a in FREE_TEXT):
             return True
         parts = plan.report_contents.get(run_id, {})
-        if chosen["report"].allowed and any(parts.get(p, "never") != "never" for p in FREE_TEXT):
+        if chosen["report"].allowed and any(parts.get(p, "never") != "never" and stored(run_id, p) for p in FREE_TEXT):
             return True
     return False
+
+
+def _text_leaves(chosen: Any, artifact: str) -> bool:
+    """True when a text column of the artifact leaves: it may, and so may the artifact whose text it holds (a judge's
+    explanation can quote the answer: without the answers, ratings leave as numbers only, which need no review)."""
+    return chosen[artifact].allowed and any(
+        c.treatment in ("text", "json_text") and (c.carries is None or chosen[c.carries].allowed)
+        for t in artifact_tables(artifact) for c in t.columns)
 
 
 def new_review_id() -> str:

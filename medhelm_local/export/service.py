@@ -10,7 +10,8 @@
        where the policy wants a review of free text, the text built must be the text a person
        approved (review.py); no approved review of exactly it -> audit, exit 5
        a report marks each jury-scored column validated by clinicians or not (the policy's
-       jury_validation); one not validated, where the policy or --validated-only refuses those -> audit, exit 5
+       jury_validation); one not validated, where the policy or --validated-only refuses those -> audit, exit 5;
+       the manifest lists the marks (of the aggregates' jury-scored columns when no report leaves)
     7. write into a hidden folder, then the manifest (bound to the started record), then
        audit record `export.allowed` with the manifest's sha256, then the signature, then rename
     8. a checkpoint signed with the export key covers the outcome (allowed, refused or failed)
@@ -53,7 +54,7 @@ from medhelm_local.policy.loader import Policy
 from medhelm_local.policy.rules import may_leave_unredacted
 from medhelm_local.redact import PhiType
 from medhelm_local.redact.pack import read_rule_pack
-from medhelm_local.report.exported import report_tree
+from medhelm_local.report.exported import aggregate_jury_marks, report_tree
 from medhelm_local.settings import Settings
 from medhelm_local.store.integrity import explain_failure
 from medhelm_local.store.keys import Kek
@@ -216,7 +217,7 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         key = attempt.key = signing_key_for(settings, kek)
         gated = _gate(settings, policy, audit, attempt, handle.con, pack.digest, key)
         runs, private, plan, approval = gated.runs, gated.private, gated.plan, gated.approval
-        review = _review_for(policy, kek, audit, key, request, plan, runs)
+        review = _review_for(policy, kek, audit, key, request, plan, runs, handle.con)
         started = attempt.started = audit.append("export.started", attempt.details(
             runs=[r.run_id for r in runs], policy=policy.digest, policy_approval=approval.seq,
             handled_as_private=private, **({"review": review[0].id, "review_approval": review[1].seq}
@@ -257,8 +258,9 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
         **({"review": {"id": review[0].id, "round": review[0].round, "text_sha256": review[0].digest,
                        "approved_in_audit_record": review[1].seq, "approved_by": review[1].actor,
                        "manual_masks": len(review[0].masks)}} if review else {}),
-        # The report's marks, signed: which jury-scored columns this hospital's clinicians validated.
-        **({"jury_validation": jury_marks} if "report" in files else {}),
+        # The marks, signed: which jury-scored columns (of the report, or of aggregates.json without it) this
+        # hospital's clinicians validated.
+        **({"jury_validation": jury_marks} if "report" in files or jury_marks else {}),
     }
     with staging_folder(request.destination) as staging:
         for name, write in files.items():
@@ -276,9 +278,10 @@ def _export(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, attem
 
 
 def _review_for(policy: Policy, kek: Kek, audit: AuditLog, key: SigningKey, request: ExportRequest,
-                plan: ExportPlan, runs: list[art.RunRow]) -> tuple[Review, AuditRecord] | None:
+                plan: ExportPlan, runs: list[art.RunRow], con: Any) -> tuple[Review, AuditRecord] | None:
     """The approved review this export rests on, when the policy wants one for what leaves; refused without."""
-    if not policy.export.review.required or not needs_review(plan, {r.run_id: r.access for r in runs}):
+    if not policy.export.review.required or not needs_review(plan, {r.run_id: r.access for r in runs},
+                                                             _stored_in(con)):
         return None
     if request.review is None:
         # A policy file written before reviews existed says nothing, and gets the safe side: say so, and how to choose.
@@ -302,6 +305,14 @@ def _review_for(policy: Policy, kek: Kek, audit: AuditLog, key: SigningKey, requ
     return review, approved
 
 
+def _stored_in(con: Any) -> Callable[[str, str], bool]:
+    """Whether the store holds rows of an artifact for a run (the free text a review would read)."""
+    def stored(run_id: str, artifact: str) -> bool:
+        return any(con.execute(f"SELECT 1 FROM {t.name} WHERE run_id = ? LIMIT 1", [run_id]).fetchone()
+                   for t in artifact_tables(artifact))
+    return stored
+
+
 def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditLog, request: ExportRequest,
                      secret: bytes, masks: tuple[tuple[str, PhiType], ...]) -> list[Marked]:
     """The redacted values an export of `request` would carry, built as the export builds them (the gate's
@@ -312,7 +323,7 @@ def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditL
     try:
         key = signing_key_for(settings, kek)
         gated = _gate(settings, policy, audit, attempt, handle.con, pack.digest, key)
-        if not needs_review(gated.plan, {r.run_id: r.access for r in gated.runs}):
+        if not needs_review(gated.plan, {r.run_id: r.access for r in gated.runs}, _stored_in(handle.con)):
             raise ConfigError("this export carries no answers, prompts or ratings of gated or private runs, so it "
                               "needs no review", where="review request", fix="export it directly")
         scrubber = scrubber_for(policy.export.redaction.style, pack, secret, masks)
@@ -331,7 +342,8 @@ Writer = Callable[[Path, str], None]
 
 def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any, policy: Policy,
            validated_only: bool) -> tuple[dict[str, Writer], list[dict[str, object]]]:
-    """Every artifact file of the bundle, built (and redacted) now, written later; and the report's jury marks."""
+    """Every artifact file of the bundle, built (and redacted) now, written later; and the jury-scored columns' marks
+    (the report's, or those of the aggregates that leave without it)."""
     files: dict[str, Writer] = {}
     jury_marks: list[dict[str, object]] = []
     leaving = {run_id for artifact in ARTIFACTS for run_id in plan.leaving(artifact)}
@@ -355,6 +367,11 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
             sliced = slices_artifact(run_ids, shaper, con, policy.export.min_slice_size)
             if sliced:
                 files["slices.json"] = _json(sliced)
+            if not plan.leaving("report"):  # with the report, its own marks (below) say the same
+                jury_marks = aggregate_jury_marks(con, shaper.treatments, access,
+                                                  lambda name, how: Shaper(name.removeprefix("report."), how,
+                                                                           scrubber, access),
+                                                  policy.export.jury_validation)
         elif artifact == "report":
             report = report_tree(con, plan.report_contents, access,
                                  lambda name, how: Shaper(name, how, scrubber, access),

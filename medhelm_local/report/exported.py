@@ -176,15 +176,37 @@ def report_tree(con: duckdb.DuckDBPyConnection, contents: Mapping[str, Mapping[s
     """The exported report, built in memory (written later); with `jury_rules`, jury-scored columns marked
     validated or not, and ExportRefusedError before any page is built if one is not and the rules'
     `refuse_unvalidated` or `validated_only` refuses such reports."""
-    row = con.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
-    reader = ShapedReader(StoreHandle(Path("store"), row[0] if row else "", con), contents, access, shaper_for)
-    sources = Sources([reader], jury_rules=jury_rules)
+    sources = _sources(con, contents, access, shaper_for, jury_rules)
     built = sources.report()
     if jury_rules is not None and (validated_only or jury_rules.refuse_unvalidated):
         _refuse_unvalidated(built, jury_rules.refuse_unvalidated)
     files: dict[str, str] = {}
     build_site(built, sources.by_run(), files.__setitem__, instances)
     return ExportedReport(files, dict(built.jury_marks), {c.key: c.title for c in built.columns})
+
+
+def _sources(con: duckdb.DuckDBPyConnection, contents: Mapping[str, Mapping[str, str]], access: Mapping[str, str],
+             shaper_for: ShaperFor, jury_rules: JuryValidationRules | None) -> Sources:
+    row = con.execute("SELECT value FROM meta WHERE key = 'store_id'").fetchone()
+    reader = ShapedReader(StoreHandle(Path("store"), row[0] if row else "", con), contents, access, shaper_for)
+    return Sources([reader], jury_rules=jury_rules)
+
+
+def aggregate_jury_marks(con: duckdb.DuckDBPyConnection, treatments: Mapping[str, str], access: Mapping[str, str],
+                         shaper_for: ShaperFor, jury_rules: JuryValidationRules) -> list[dict[str, object]]:
+    """The marks of the jury-scored columns among runs' aggregates that leave (`treatments`: run id -> as_is |
+    redacted), as the report would show them, for a bundle without the report; [] when no run is jury-scored."""
+    from medhelm_local.metrics.registry import all_metrics
+    from medhelm_local.results.aggregates import run_aggregates
+
+    registry = all_metrics()
+    if not any((spec := registry.get(agg.metric)) is not None and "judge" in spec.needs and spec.aggregation == "jury"
+               for run_id in treatments for agg in run_aggregates(con, run_id)):
+        return []  # nothing jury-scored leaves: no report model to build (and no label to shape)
+    never = {"completions": "never", "prompts": "never", "ratings": "never"}
+    contents = {run_id: {"aggregates": how, **never} for run_id, how in treatments.items()}
+    built = _sources(con, contents, access, shaper_for, jury_rules).report()
+    return ExportedReport({}, dict(built.jury_marks), {c.key: c.title for c in built.columns}).marks_json()
 
 
 def _refuse_unvalidated(built: Report, by_policy: bool) -> None:

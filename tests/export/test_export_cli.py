@@ -8,15 +8,22 @@ from pathlib import Path
 
 from support.appliance import Appliance
 from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN, PUBLIC_WORDS
+from support.review import OFFICER, approved_review, review_not_required
+
+from medhelm_local.store.keys import Kek
 
 
 def _audit(app: Appliance) -> list[dict[str, object]]:
-    return app.audit_records(outcomes_only=True)
+    """The export attempts' outcomes (a review's records, where one was needed, left out)."""
+    return [r for r in app.audit_records(outcomes_only=True) if not r["kind"].startswith("review.")]
 
 
-def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance,
+def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance, kek: Kek,
                                                          bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
-    done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer")
+    # The private run's answers leave only after a compliance officer approved them (the shipped policy's review).
+    review_id = approved_review(appliance, kek)
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer",
+                         "--review", review_id)
     assert done.returncode == 0, done.stderr
     files = bundle_files(appliance.root / "out")
     text = {name: data.decode() for name, data in files.items()}
@@ -38,6 +45,7 @@ def test_an_allowed_export_holds_none_of_the_planted_phi(appliance: Appliance,
     assert scores[0]["instance"] == answers[0]["instance"] and scores[0]["instance"].startswith("i-")
     manifest = json.loads(text["MANIFEST.json"])
     assert manifest["created_by"]["role"] == "compliance_officer"
+    assert manifest["review"]["id"] == review_id and manifest["review"]["approved_by"] == OFFICER
     assert manifest["redactions"]["NAME"] == 2 and manifest["redactions"]["PHONE"] == 1  # answer, extracted
     # The error message and a reasoning model's thinking can quote the prompt: they leave only where prompts may.
     assert {w["artifact"] for w in manifest["withheld"]} == {"prompts", "completions.error_message",
@@ -93,8 +101,9 @@ def test_bad_requests_are_clear_errors_that_leave_nothing(appliance: Appliance) 
     (appliance.root / "full").mkdir()
     (appliance.root / "full" / "old.txt").write_text("x")
     cases = [
-        (["export", "ward", "--to", str(appliance.root / "full"), "--role", "compliance_officer"], 2,
-         "not an empty folder"),
+        # Numbers only, which need no review: the folder is checked when the bundle is written.
+        (["export", "ward", "--to", str(appliance.root / "full"), "--role", "compliance_officer", "--include",
+          "aggregates,scores"], 2, "not an empty folder"),
         (["export", "nosuch", "--to", str(appliance.root / "n"), "--role", "compliance_officer"], 2,
          "neither a suite nor a run id"),
         (["export", "ward", "--to", str(appliance.root / "n"), "--role", "compliance_officer", "--include",
@@ -128,6 +137,7 @@ def test_residual_phi_after_redaction_refuses_the_export(appliance: Appliance, t
     with appliance.config.open("a") as fh:
         fh.write(f'redaction_dir = "{pack}"\n')
     appliance.approve()
+    review_not_required(appliance, "this test is about the gate's rescan, which runs before any review could")
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "leaky"), "--role", "compliance_officer")
     assert done.returncode == 5, done.stderr
     assert "still holds detectable PHI" in done.stderr and f"run {PRIVATE_RUN}" in done.stderr
@@ -138,9 +148,11 @@ def test_residual_phi_after_redaction_refuses_the_export(appliance: Appliance, t
 
 
 def test_surrogate_style_replaces_phi_consistently_and_passes_the_rescan(
-        appliance: Appliance, bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
+        appliance: Appliance, kek: Kek, bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
     appliance.edit_policy("export.yaml", "style: mask", "style: surrogate")
-    done = appliance.cli("export", "ward", "--to", str(appliance.root / "sur"), "--role", "compliance_officer")
+    review_id = approved_review(appliance, kek)  # the reviewer reads the surrogates, as they would leave
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "sur"), "--role", "compliance_officer",
+                         "--review", review_id)
     assert done.returncode == 0, done.stderr
     files = bundle_files(appliance.root / "sur")
     blob = b"\n".join(files.values())
@@ -164,6 +176,7 @@ def test_without_the_key_encryption_key_nothing_is_read_or_written(appliance: Ap
 
 def test_a_role_with_members_refuses_everyone_else(appliance: Appliance) -> None:
     appliance.edit_policy("roles.yaml", "    # members: [jdoe, asmith]", "    members: [jdoe, asmith]")
+    # The membership check comes before any review; the data scientist's role takes no free text of this store.
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "m"), "--role", "compliance_officer")
     assert done.returncode == 5 and "does not hold role 'compliance_officer'" in done.stderr
     assert not (appliance.root / "m").exists()

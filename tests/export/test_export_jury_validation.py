@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from support.appliance import Appliance
 from support.raters import clinicians_rate, jury_store
+from support.review import approved_review, review_not_required
 
 from medhelm_local.store.keys import Kek
 
@@ -38,8 +39,9 @@ def test_the_exported_report_carries_the_marks_report_shows(jury_appliance: tupl
     app, run_id = jury_appliance
     clinicians_rate(app.store, run_id, kek, agree=True)
     out = app.root / "bundle"
+    review_id = approved_review(app, kek, "--include", "aggregates,report")  # its pages show private answers
 
-    done = _export(app, out, "--include", "aggregates,report")
+    done = _export(app, out, "--include", "aggregates,report", "--review", review_id)
     shown = app.cli("report", "--store", str(app.store), "--format", "json")
 
     assert done.returncode == 0, done.stderr
@@ -65,11 +67,13 @@ def test_the_exported_report_carries_the_marks_report_shows(jury_appliance: tupl
     assert b"dr_a" not in blob and b"dr_b" not in blob and not (out / "ratings.jsonl").exists()
 
 
-def test_without_a_campaign_the_exported_report_says_not_validated(jury_appliance: tuple[Appliance, str]) -> None:
+def test_without_a_campaign_the_exported_report_says_not_validated(jury_appliance: tuple[Appliance, str],
+                                                                   kek: Kek) -> None:
     app, _ = jury_appliance
     out = app.root / "bundle"
 
-    done = _export(app, out, "--include", "aggregates,report")
+    done = _export(app, out, "--include", "aggregates,report", "--review",
+                   approved_review(app, kek, "--include", "aggregates,report"))
 
     assert done.returncode == 0, done.stderr
     mark = _marked(json.loads((out / "report" / "report.json").read_text())["columns"])[0]
@@ -82,6 +86,7 @@ def test_without_a_campaign_the_exported_report_says_not_validated(jury_applianc
 def test_an_unvalidated_report_is_refused_by_policy_or_when_asked(jury_appliance: tuple[Appliance, str], kek: Kek,
                                                                    refused_by: str) -> None:
     app, run_id = jury_appliance
+    review_not_required(app, "this test is about refusing unvalidated jury columns, which the review does not change")
     if refused_by == "policy":  # the hospital's rule, approved by its compliance officer
         app.edit_policy("export.yaml", "refuse_unvalidated: false", "refuse_unvalidated: true")
     option = ["--validated-only"] if refused_by == "option" else []
@@ -108,3 +113,40 @@ def test_an_unvalidated_report_is_refused_by_policy_or_when_asked(jury_appliance
     outcomes = [r for r in app.audit_records(outcomes_only=True) if r["kind"].startswith("export.")]
     assert [r["kind"] for r in outcomes] == ["export.refused", "export.allowed", "export.refused", "export.allowed"]
     assert "not validated by clinicians" in outcomes[0]["details"]["reasons"][0]
+
+
+@pytest.mark.parametrize("agree", [True, None])
+def test_numbers_only_bundles_carry_the_marks_in_their_signed_manifest(jury_appliance: tuple[Appliance, str], kek: Kek,
+                                                                       agree: bool | None) -> None:
+    """Without the report, aggregates.json still holds the jury's score: the manifest says whether clinicians
+    validated it (numbers only need no review)."""
+    app, run_id = jury_appliance
+    if agree is not None:
+        clinicians_rate(app.store, run_id, kek, agree=agree)
+    out = app.root / "numbers"
+
+    done = _export(app, out, "--include", "aggregates")
+
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["MANIFEST.json", "MANIFEST.json.sig", "aggregates.json",
+                                                     "runs.json"]
+    [mark] = json.loads((out / "MANIFEST.json").read_text())["jury_validation"]
+    assert TITLE in mark["column"] and mark["validated"] is (agree is True)
+    if agree:
+        assert mark["n_instances"] == 12 and mark["n_raters"] == 2 and mark["value"] >= 0.5
+    else:
+        assert "no clinicians' rating campaign" in mark["reason"] and mark["value"] is None
+    # The same marks as the report would carry: the report on the appliance shows this figure.
+    shown = app.cli("report", "--store", str(app.store), "--format", "json")
+    on_appliance = _marked(json.loads(shown.stdout)["columns"])
+    assert [{k: v for k, v in mark.items() if k != "column"}] == on_appliance
+    assert app.cli("verify", str(out), "--public-key", str(app.public_key)).returncode == 0
+    blob = b"\n".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    assert b"dr_a" not in blob and b"dr_b" not in blob
+
+
+def test_a_bundle_with_no_jury_scored_column_has_no_marks(appliance: Appliance) -> None:
+    out = appliance.root / "numbers"
+    done = _export(appliance, out, "--include", "aggregates")
+    assert done.returncode == 0, done.stderr
+    assert "jury_validation" not in json.loads((out / "MANIFEST.json").read_text())

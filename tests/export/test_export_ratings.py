@@ -8,6 +8,7 @@ from pathlib import Path
 
 from support.appliance import Appliance
 from support.phi_store import PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN
+from support.review import approved_review
 
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
@@ -40,8 +41,10 @@ def _add_ratings(appliance: Appliance, kek: Kek) -> None:
 def test_ratings_leave_redacted_under_the_same_pseudonyms_and_the_judges_free_text_is_scrubbed(
         appliance: Appliance, kek: Kek, bundle_files: Callable[[Path], dict[str, bytes]]) -> None:
     _add_ratings(appliance, kek)
+    review_id = approved_review(appliance, kek)  # the judges' explanations are free text: a person reads them first
 
-    done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer")
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "compliance_officer",
+                         "--review", review_id)
 
     assert done.returncode == 0, done.stderr
     files = bundle_files(appliance.root / "out")
@@ -70,6 +73,7 @@ def test_a_role_that_may_not_take_answers_gets_the_scores_of_ratings_without_the
     done = appliance.cli("export", "ward", "--to", str(appliance.root / "out"), "--role", "data_scientist",
                          "--include", "aggregates,scores,ratings")
 
+    # Numbers only (the explanations may not leave without the answers): no review is needed, and none was given.
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in bundle_files(appliance.root / "out")["ratings.jsonl"].decode().splitlines()]
     assert rows and all("ratings" not in r for r in rows)

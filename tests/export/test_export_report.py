@@ -8,6 +8,9 @@ from pathlib import Path
 
 from support.appliance import Appliance
 from support.phi_store import PLANTED, PRIVATE_IDS, PRIVATE_RUN, PUBLIC_IDS, PUBLIC_RUN, PUBLIC_WORDS
+from support.review import approved_review
+
+from medhelm_local.store.keys import Kek
 
 
 def _pages(folder: Path, run_id: str) -> list[dict[str, object]]:
@@ -20,10 +23,12 @@ def _pages(folder: Path, run_id: str) -> list[dict[str, object]]:
     return found
 
 
-def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Appliance) -> None:
+def test_the_report_leaves_signed_with_only_what_the_policy_allows(appliance: Appliance, kek: Kek) -> None:
     out = appliance.root / "with-report"
+    # The private answers (in completions.jsonl and on the report's pages) leave after a person's review.
+    review_id = approved_review(appliance, kek, "--include", "aggregates,completions,report")
     done = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--include",
-                         "aggregates,completions,report")
+                         "aggregates,completions,report", "--review", review_id)
     assert done.returncode == 0, done.stderr
     report = out / "report"
     assert {"index.html", "taxonomy.html", "compare.html", "methods.html", "report.json"} <= {
@@ -77,8 +82,9 @@ def test_a_role_the_policy_does_not_grant_the_report_is_refused(appliance: Appli
     assert not (appliance.root / "no").exists()
 
 
-def test_the_report_is_left_out_unless_asked_for(appliance: Appliance) -> None:
-    done = appliance.cli("export", "ward", "--to", str(appliance.root / "plain"), "--role", "compliance_officer")
+def test_the_report_is_left_out_unless_asked_for(appliance: Appliance, kek: Kek) -> None:
+    done = appliance.cli("export", "ward", "--to", str(appliance.root / "plain"), "--role", "compliance_officer",
+                         "--review", approved_review(appliance, kek))
     assert done.returncode == 0, done.stderr
     assert not (appliance.root / "plain" / "report").exists()
     manifest = json.loads((appliance.root / "plain" / "MANIFEST.json").read_text())
