@@ -118,12 +118,14 @@ def test_the_checker_sees_lazy_and_typing_only_imports(tmp_path: Path) -> None:
 
 
 def _borrowed_private_names() -> list[str]:
-    """`from medhelm_local.X import _name` in any module other than X itself (a dunder such as __version__ is public)."""
+    """`from medhelm_local.X import _name` in a module other than X itself (a dunder such as __version__ is public)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module(path)
         for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
-            if not isinstance(node, ast.ImportFrom) or node.level or not (node.module or "").startswith("medhelm_local"):
+            if not isinstance(node, ast.ImportFrom) or node.level:
+                continue
+            if not (node.module or "").startswith("medhelm_local"):
                 continue
             for alias in node.names:
                 private = alias.name.startswith("_") and not alias.name.startswith("__")

@@ -7,7 +7,9 @@ one written with the KEK alone never counts, even once a later checkpoint covers
 between the approval and the checkpoint that follows it leaves an approval that counts. Who may approve is
 decided as for policy approvals (`approval.py`): a role with `approves_policy` under the approval in
 force (its recorded roles and members), never files the caller can edit; and, when the policy's
-`review.different_person` says so, not the person who asked for the review.
+`review.different_person` says so, not the person who asked for the review nor whoever asked for this round
+(a text sent back can be fixed and resubmitted by anyone who may export in the review's role: that person
+then asked for what is approved, and someone else approves it).
 """
 
 from __future__ import annotations
@@ -136,10 +138,15 @@ def _approve_refusals(review: Review, state: State, approvers: Any, actor: str, 
     if not _roles_of(approvers, actor):
         reasons.append(f"user '{actor}' holds no role that approves exports under the policy in force "
                        f"(approves_policy: {', '.join(sorted(approvers)) or 'no approved policy'})")
-    if different_person and actor == review.requested_by:
-        reasons.append(f"'{actor}' asked for this export, and the policy (export.yaml review.different_person) wants "
-                       "another person to approve it")
+    if different_person and actor in _askers(review, state):
+        reasons.append(f"'{actor}' asked for this export or resubmitted this round, and the policy (export.yaml "
+                       "review.different_person) wants another person to approve it")
     return reasons
+
+
+def _askers(review: Review, state: State) -> set[str]:
+    """Who asked for what an approval would approve: the review's requester and whoever opened this round."""
+    return {review.requested_by, state.requested.actor}
 
 
 def check_for_export(audit: AuditLog, key: SigningKey, review: Review, *, store: Path, run_id: str | None, role: str,
@@ -161,7 +168,7 @@ def check_for_export(audit: AuditLog, key: SigningKey, review: Review, *, store:
         problems.append(f"review {review.id} is for another export (store, run, role or --include differ)")
     if state is not None and state.status == "approved" and different_person:
         approver = state.last.actor
-        if approver in (review.requested_by, exporter):
+        if approver in (*_askers(review, state), exporter):
             problems.append(f"review {review.id} was approved by '{approver}', who also asked for or runs this "
                             "export, and the policy wants another person to approve it")
     if problems or state is None:

@@ -4,7 +4,9 @@
                 officer runs `serve` under their own account, and that process's identity
                 (`current_actor()`, read once at start) is who flags and approves. A rater's
                 session never reaches these pages (RaterGate answers 403 before this gate)
-    page        every value, with each redaction highlighted and its type named; flagged spans marked
+    page        every value, with each redaction highlighted and its type named; flagged spans marked. A big
+                export's values come PAGE_SIZE to a page (`?page=N`, plain links, GET only), with every
+                flag listed on each page and linked to where it stands; approval is on the last page
     writes      POST only, each with the session's CSRF token (an HMAC of the viewer's token, compared
                 in constant time) and a same-origin check; flag a missed identifier (its exact text, found
                 in the value), send back, approve. Approval needs the export signing key (the viewer
@@ -32,9 +34,11 @@ from medhelm_local.export.review_gate import approve, flag, send_back
 from medhelm_local.export.scrubber import Marked
 from medhelm_local.export.signing import SigningKey
 from medhelm_local.raters.gate import AdminPages, form_csrf
-from medhelm_local.raters.pages import html_page, parse_form, read_body
+from medhelm_local.raters.pages import html_page, page_of, paging, parse_form, read_body
 from medhelm_local.redact import PhiType
 from medhelm_local.report.server import ASGIApp
+
+PAGE_SIZE = 50  # values a review page shows; the reviews list shows as many reviews a page
 
 
 @dataclass
@@ -65,12 +69,13 @@ def segments(item: Marked, flags: list[tuple[int, int, str]]) -> list[tuple[str,
     return pieces
 
 
-def _view(review: Review) -> list[dict[str, Any]]:
+def _view(review: Review, start: int, end: int) -> list[dict[str, Any]]:
+    """The values review.items[start:end] as the page shows them."""
     flags: dict[int, list[tuple[int, int, str]]] = {}
     for f in review.flags:
         flags.setdefault(f.item, []).append((f.start, f.end, f.type))
-    return [{"n": n, "where": item.where, "pieces": segments(item, flags.get(n, [])), "redactions": len(item.marks),
-             "flagged": len(flags.get(n, []))} for n, item in enumerate(review.items)]
+    return [{"n": n, "where": review.items[n].where, "pieces": segments(review.items[n], flags.get(n, [])),
+             "redactions": len(review.items[n].marks), "flagged": len(flags.get(n, []))} for n in range(start, end)]
 
 
 def _first_outside(item: Marked, text: str) -> int | None:
@@ -96,11 +101,19 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
         except MedhelmError as exc:
             return PlainTextResponse(exc.message, status_code=400 if exc.exit_code == 2 else 403)
 
+    def no_page(what: str, pages: int) -> Response:
+        return PlainTextResponse(f"No such page: {what} has {pages} page(s), numbered from 1.", status_code=404)
+
     async def listing(request: Request) -> Response:
         def work() -> Response:
             records = [] if desk.audit.absent() else desk.audit.records()[1]
             rows = [(review_id, state_of(records, review_id)) for review_id in desk.folder.ids()]
-            return html_page("reviews.html", reviews=[(i, s) for i, s in rows if s is not None], actor=desk.actor)
+            # Newest activity first: what waits now is on the first page.
+            found = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].last.seq, reverse=True)
+            shown = paging(len(found), request.query_params.get("page"), PAGE_SIZE)
+            if shown is None:
+                return no_page("the list of reviews", max(1, -(-len(found) // PAGE_SIZE)))
+            return html_page("reviews.html", reviews=found[shown.start:shown.end], paging=shown, actor=desk.actor)
         return await guarded(work)
 
     async def page(request: Request) -> Response:
@@ -110,10 +123,15 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
 
         def work() -> Response:
             review = desk.folder.load(review_id)
+            shown = paging(len(review.items), request.query_params.get("page"), PAGE_SIZE)
+            if shown is None:
+                return no_page(f"review {review_id}", max(1, -(-len(review.items) // PAGE_SIZE)))
             state = state_of([] if desk.audit.absent() else desk.audit.records()[1], review_id)
+            flagged = [{"n": f.item, "type": f.type, "page": page_of(f.item, PAGE_SIZE)} for f in review.flags]
             return html_page("review.html", review=review, state_name=state.status if state else "not on record",
-                         items=_view(review), csrf=csrf, actor=desk.actor, can_sign=desk.key is not None,
-                         types=list(PhiType.__members__), message=request.query_params.get("done", ""))
+                             items=_view(review, shown.start, shown.end), paging=shown, flagged=flagged, csrf=csrf,
+                             actor=desk.actor, can_sign=desk.key is not None, types=list(PhiType.__members__),
+                             message=request.query_params.get("done", ""))
         return await guarded(work)
 
     async def act(request: Request) -> Response:
@@ -128,8 +146,10 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
         if not valid_review_id(review_id):
             return PlainTextResponse("No such review.", status_code=404)
         action = form.get("action", "")
+        back = form.get("page", "1") if form.get("page", "").isdigit() else "1"  # the page the form was on
 
         def work() -> Response:
+            at = back
             if action == "flag":
                 review = desk.folder.load(review_id)
                 n = int(form["item"]) if form.get("item", "").isdigit() else -1
@@ -140,7 +160,7 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
                                              "identifier exactly as the value shows it.", status_code=400)
                 flag(desk.audit, desk.folder, review_id, n, start, start + len(text), form.get("type", "NAME"),
                      desk.actor)
-                done = "flagged"
+                done, at = "flagged", f"{page_of(n, PAGE_SIZE)}#value-{n}"
             elif action == "send_back":
                 send_back(desk.audit, desk.folder, review_id, desk.actor)
                 done = "sent back"
@@ -153,7 +173,9 @@ def create_review_app(desk: ReviewDesk, csrf: str) -> Starlette:
                 done = "approved"
             else:
                 return PlainTextResponse("Unknown action.", status_code=400)
-            return RedirectResponse(f"/review/{review_id}?done={done.replace(' ', '+')}", status_code=303)
+            page, _, anchor = at.partition("#")
+            return RedirectResponse(f"/review/{review_id}?page={page}&done={done.replace(' ', '+')}"
+                                    + (f"#{anchor}" if anchor else ""), status_code=303)
         return await guarded(work)
 
     return Starlette(routes=[

@@ -7,17 +7,28 @@ identity; the name is the only thing a second Unix user would change).
 
 from __future__ import annotations
 
+import base64
 import json
+from dataclasses import replace
 
 import pytest
 from support.appliance import Appliance
 from support.phi_store import PRIVATE_RUN
-from support.review import MISSED, OFFICER, REQUIRED, request_review, review_not_required, under_review
+from support.review import (
+    MISSED,
+    OFFICER,
+    REQUIRED,
+    request_review,
+    requested_by,
+    review_not_required,
+    under_review,
+)
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.errors import ExportRefusedError
-from medhelm_local.export.review import reviews_folder
-from medhelm_local.export.review_gate import approve, flag
+from medhelm_local.export.approval import trusted_records
+from medhelm_local.export.review import record_request, reviews_folder
+from medhelm_local.export.review_gate import approval_message, approve, flag, send_back
 from medhelm_local.export.signing import load_signing_key
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.store.database import open_store
@@ -197,3 +208,55 @@ def test_review_lives_beside_the_audit_log(reviewed: Appliance) -> None:
 
 
 
+
+
+def test_a_text_sent_back_is_resubmitted_by_anyone_in_the_role_and_approved_by_someone_else(
+        reviewed: Appliance, kek: Kek) -> None:
+    # alice asked for the export; the officer flags the missed name and sends it back; alice is away, and the CLI's
+    # user, who may also export as compliance_officer, fixes and resubmits it.
+    review_id = requested_by(reviewed, kek, "alice")
+    audit, folder, key = AuditLog(reviewed.audit, kek), reviews_folder(kek), load_signing_key(reviewed.signing_key, kek)
+    _flag_missed(reviewed, kek, review_id)
+    send_back(audit, folder, review_id, OFFICER)
+    fixed = reviewed.cli("review", "resubmit", review_id, "--mask-flagged")
+    assert fixed.returncode == 0, fixed.stderr
+    [resubmitted] = [r for r in reviewed.audit_records() if r["kind"] == "review.resubmitted"]
+    assert resubmitted["actor"] == current_actor() and resubmitted["details"]["requested_by"] == "alice"
+    # Whoever resubmitted asked for this round: they may not approve it (nor may alice, who asked for the export).
+    for asker in (current_actor(), "alice"):
+        with pytest.raises(ExportRefusedError, match="resubmitted this round"):
+            approve(audit, folder, review_id, key, asker, True)
+    approve(audit, folder, review_id, key, OFFICER, True)
+    done = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                        "--review", review_id)
+    assert done.returncode == 0, done.stderr
+    assert all(MISSED.encode() not in p.read_bytes() for p in (reviewed.root / "out").iterdir())
+
+
+def test_an_approval_by_whoever_resubmitted_the_round_does_not_count_at_export(reviewed: Appliance, kek: Kek) -> None:
+    # alice asked; carol (another account in the role) resubmitted round 2 and approved it herself: the approval is
+    # appended with the signing key's signature, as an older build's viewer would have written it. The export gate
+    # refuses it, though carol neither asked for the export nor runs it.
+    review_id = requested_by(reviewed, kek, "alice")
+    audit, folder, key = AuditLog(reviewed.audit, kek), reviews_folder(kek), load_signing_key(reviewed.signing_key, kek)
+    send_back(audit, folder, review_id, OFFICER)
+    again = replace(folder.load(review_id), round=2)
+    record_request(audit, folder, again, "review.resubmitted", actor="carol")
+    _, store_id = trusted_records(audit, key)
+    signature = key.sign(approval_message(store_id, review_id, again.round, again.digest, "carol"))
+    audit.append("review.approved", {"review": review_id, "round": again.round, "digest": again.digest,
+                                     "signature": base64.b64encode(signature).decode()}, actor="carol")
+    refused = reviewed.cli("export", "ward", "--to", str(reviewed.root / "out"), "--role", "compliance_officer",
+                           "--review", review_id)
+    assert refused.returncode == 5 and "who also asked for or runs this export" in refused.stderr, refused.stderr
+    assert not (reviewed.root / "out").exists()
+
+
+def test_resubmitting_needs_the_reviews_role(reviewed: Appliance, kek: Kek) -> None:
+    review_id = requested_by(reviewed, kek, "alice")
+    send_back(AuditLog(reviewed.audit, kek), reviews_folder(kek), review_id, OFFICER)
+    # The role now names its members, and the CLI's user is not one of them.
+    reviewed.edit_policy("roles.yaml", "    # members: [jdoe, asmith]", f"    members: [alice, {OFFICER}]")
+    refused = reviewed.cli("review", "resubmit", review_id)
+    assert refused.returncode == 5 and "does not hold role 'compliance_officer'" in refused.stderr, refused.stderr
+    assert "review.resubmitted" not in _kinds(reviewed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from support.appliance import Appliance
@@ -14,7 +15,10 @@ from support.raters import Browser
 from support.report_viewer import Viewer, serving
 from support.review import MISSED, request_review, under_review
 
-from medhelm_local.export.review import reviews_folder
+from medhelm_local.audit.log import AuditLog
+from medhelm_local.export.review import new_review_id, record_request, reviews_folder
+from medhelm_local.export.review_web import PAGE_SIZE
+from medhelm_local.export.scrubber import Marked
 from medhelm_local.store.keys import Kek
 
 
@@ -106,3 +110,54 @@ def test_a_flag_from_the_page_is_recorded_and_the_viewers_own_request_is_not_app
     status, _, _ = officer.request(path, {"csrf": _csrf(page), "action": "send_back"})
     assert status == 303
     assert "sent back" in officer.request("/review")[2]
+
+
+def _big_review(app: Appliance, kek: Kek, base_id: str, copies: int) -> tuple[str, int]:
+    """A review of a big export: the ward review's values `copies` times over (as distinct values), sealed and put on
+    record as `review request` does; (its id, the index of a value on page 2 that holds the missed name)."""
+    base = reviews_folder(kek).load(base_id)
+    items = tuple(Marked((m.where[0], m.where[1], f"{m.where[2]}-{k}", m.where[3]), m.text, m.marks)
+                  for k in range(copies) for m in base.items)
+    big = replace(base, id=new_review_id(), items=items)
+    record_request(AuditLog(app.audit, kek), reviews_folder(kek), big, "review.requested")
+    on_page_two = next(n for n in range(PAGE_SIZE, 2 * PAGE_SIZE) if MISSED in items[n].text)
+    return big.id, on_page_two
+
+
+def test_a_big_review_comes_in_pages_linked_by_plain_get_links(viewer: Viewer, reviewed: tuple[Appliance, str],
+                                                               kek: Kek) -> None:
+    app, base_id = reviewed
+    copies = -(-(2 * PAGE_SIZE + 7) // len(reviews_folder(kek).load(base_id).items))  # a third page, part full
+    review_id, target = _big_review(app, kek, base_id, copies)
+    total = copies * len(reviews_folder(kek).load(base_id).items)
+    officer = _officer(viewer)
+    path = f"/review/{review_id}"
+
+    status, _, first = officer.request(path)
+    assert status == 200
+    assert f'id="value-{PAGE_SIZE - 1}"' in first and f'id="value-{PAGE_SIZE}"' not in first
+    assert f'href="{path}?page=2"' in first and f'href="{path}?page=3"' in first and "page 1 of 3" in first
+    assert 'id="approve"' not in first and 'id="approve-later"' in first  # approval waits for the last page
+    _, _, last = officer.request(f"{path}?page=3")
+    assert f'id="value-{2 * PAGE_SIZE}"' in last and f'id="value-{total - 1}"' in last and 'id="approve"' in last
+    assert f'href="{path}?page=2"' in last and 'rel="prev"' in last and 'rel="next"' not in last
+    for bad in ("4", "0", "x", "-1"):
+        status, _, body = officer.request(f"{path}?page={bad}")
+        assert status == 404 and "has 3 page(s)" in body
+    # A flag sent from page 2 comes back to page 2, at its value, and every page lists it with a link there.
+    _, _, second = officer.request(f"{path}?page=2")
+    status, headers, _ = officer.request(path, {"csrf": _csrf(second), "action": "flag", "item": str(target),
+                                                "text": MISSED, "type": "NAME", "page": "2"})
+    assert status == 303 and headers["location"].endswith(f"{path}?page=2&done=flagged#value-{target}"), headers
+    _, _, second = officer.request(f"{path}?page=2")
+    assert re.search(rf'<mark class="flagged" title="NAME[^"]*"[^>]*>{MISSED}</mark>', second)
+    _, _, first = officer.request(path)
+    assert f'href="{path}?page=2#value-{target}"' in first and "Flagged as missed" in first
+    # Every page is a GET: the only forms are the POST ones with the CSRF token.
+    for page in (first, second, last):
+        forms = re.findall(r"<form[^>]*>", page)
+        assert forms and all('method="post"' in f for f in forms)
+    # The list of reviews pages the same way, newest first.
+    _, _, listing = officer.request("/review")
+    assert listing.index(review_id) < listing.index(base_id)
+    assert officer.request("/review?page=2")[0] == 404

@@ -62,3 +62,26 @@ def review_not_required(app: Appliance, why: str) -> None:
     `why` says what the test is about, so a reader sees the gate was set aside on purpose."""
     assert len(why) > 10, "say why this test sets the review aside"
     app.edit_policy("export.yaml", "review:\n  required: true", "review:\n  required: false")
+
+
+def requested_by(app: Appliance, kek: Kek, person: str) -> str:
+    """A review of `export ward --role compliance_officer` that `person` asked for (built as `review request`
+    builds it; `person` is a second account, as on a shared appliance); its id."""
+    import secrets
+    from pathlib import Path
+
+    from medhelm_local.export import ExportRequest, Target
+    from medhelm_local.export.review import Review, new_review_id, record_request
+    from medhelm_local.export.service import build_for_review
+    from medhelm_local.policy.loader import load_policy
+    from medhelm_local.settings import load_settings
+
+    settings = load_settings(app.config)
+    policy = load_policy(settings.policy_dir)
+    audit, secret = AuditLog(app.audit, kek), secrets.token_bytes(32)
+    asked = ExportRequest(Target(app.store, None), Path("."), "compliance_officer")
+    items = build_for_review(settings, policy, kek, audit, asked, secret, ())
+    made = Review(new_review_id(), 1, str(app.store.resolve()), None, "compliance_officer", None, person, secret.hex(),
+                  (), tuple(items))
+    record_request(audit, reviews_folder(kek), made, "review.requested")
+    return made.id
