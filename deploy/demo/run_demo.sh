@@ -97,8 +97,15 @@ echo "Exporting the suite as a compliance officer: redacted per policy, signed, 
 [ -f "$work/signing.key" ] || "$cli" --config "$work/config.toml" keys signing-init --out "$work/signing.key" >/dev/null
 # Exports run only under a policy and rule pack the compliance officer approved (signed, in the audit log).
 "$cli" --config "$work/config.toml" policy approve --role compliance_officer
-"$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer
+# The discharge-advice card is the hospital's own (private) data: under the shipped policy its redacted answers
+# and the judges' explanations leave only after a second person read them (`review`). The review is asked for
+# here; the numbers of every run leave at once.
+review=$("$cli" --config "$work/config.toml" review request demo --role compliance_officer | grep -o -m 1 'rv-[0-9a-f]*')
+"$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer --include aggregates,scores
 "$cli" verify "$work/bundle" --public-key "$work/signing.pub"
+echo "The private run's answers wait for review $review: a compliance officer other than you opens it in the viewer"
+echo "(\`serve demo\`, page /review/$review), checks every redaction and approves; then"
+echo "  $cli --config $work/config.toml export demo --role compliance_officer --review $review --to $work/bundle-text"
 
 echo
 echo "The tiny model has random weights, so its answers are nonsense; every byte still went through a real"

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 import vllm_server
-from conftest import run_cli, write_config
+from conftest import dev_audit_log, run_cli, write_config
 from support.phi_store import PLANTED
+from support.review import approved_review
+
+from medhelm_local.store.keys import Kek
 
 pytestmark = pytest.mark.vllm
 
@@ -46,7 +49,7 @@ prompt:
 
 
 def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.VllmServer, tmp_path: Path,
-                                                           data_root: Path, kek_file: Path) -> None:
+                                                           data_root: Path, kek_file: Path, kek: Kek) -> None:
     cards = tmp_path / "cards"
     cards.mkdir()
     (cards / "ward_sepsis.yaml").write_text(_CARD)
@@ -67,8 +70,15 @@ def test_private_notes_run_on_vllm_and_leave_only_redacted(vllm: vllm_server.Vll
     assert ran.returncode == 0, ran.stderr
     assert all(r["run"]["n_ok"] == 2 for r in json.loads(ran.stdout)["runs"])
     out = tmp_path / "bundle"
+
+    class _Cli:
+        def cli(self, *args: str):  # type: ignore[no-untyped-def]
+            return run_cli("-c", str(config), *args, env=env)
+
+    # The private answers leave once a second compliance officer approved their redacted text (the shipped policy).
+    review_id = approved_review(_Cli(), kek, audit=dev_audit_log(), signing_key=tmp_path / "sign.key")
     exported = run_cli("-c", str(config), "export", "ward", "--to", str(out), "--role", "compliance_officer",
-                       "--json", env=env)
+                       "--json", "--review", review_id, env=env)
     assert exported.returncode == 0, exported.stderr
     blob = b"".join(p.read_bytes() for p in out.iterdir())
     notes = "".join(note for _, note, _ in _NOTES)

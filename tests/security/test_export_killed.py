@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from support.appliance import Appliance
+from support.review import approved_review
 
 from medhelm_local.audit import AuditLog
 from medhelm_local.export import load_public_key, verify_bundle
@@ -17,11 +18,11 @@ from medhelm_local.store.keys import Kek
 PROBE = Path(__file__).with_name("kill_probe.py")
 
 
-def _killed_at(appliance: Appliance, step: int, destination: Path) -> int:
+def _killed_at(appliance: Appliance, step: int, destination: Path, review_id: str) -> int:
     env = {**os.environ, **appliance.env, "KILL_AT": str(step), "KILL_UNDER": str(destination.parent)}
     done = subprocess.run([sys.executable, str(PROBE), "-c", str(appliance.config), "export", "ward", "--to",
-                           str(destination), "--role", "compliance_officer"], env=env, capture_output=True,
-                          text=True, timeout=300)
+                           str(destination), "--role", "compliance_officer", "--review", review_id], env=env,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode in (0, 137), done.stderr
     return done.returncode
 
@@ -35,10 +36,12 @@ def test_whatever_the_moment_of_a_kill_a_verifying_bundle_is_recorded(appliance:
     public = load_public_key(appliance.public_key)
     destination = appliance.root / "exports" / "ward-2026-11"
     destination.parent.mkdir()
+    # The private answers leave with a person's approval (the shipped policy): asked for and approved once, before.
+    review_id = approved_review(appliance, kek)
     step, partials_seen = 0, 0
     while True:
         step += 1
-        finished = _killed_at(appliance, step, destination) == 0
+        finished = _killed_at(appliance, step, destination, review_id) == 0
         recorded = _recorded(appliance, kek)
         for folder in (p for p in destination.parent.iterdir() if (p / "MANIFEST.json").exists()):
             partials_seen += folder.name.endswith(".partial")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FakeServer, dev_audit_log, run_cli, write_config
+from support.review import approved_review
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.store.database import open_store
@@ -71,10 +72,17 @@ class Site:
         done = self.cli("run", f"{entry}:model=local/fake,model_deployment=fake", "--suite", suite, "-m", "3")
         assert done.returncode == 0, done.stderr
 
-    def export(self, suite: str = "ward", include: str = "prompts,completions") -> subprocess.CompletedProcess[str]:
+    def export(self, suite: str = "ward", include: str = "prompts,completions",
+               review: str | None = None) -> subprocess.CompletedProcess[str]:
         out = self.root / f"out-{suite}-{len(list(self.root.glob('out-*')))}"
         return self.cli("export", suite, "--to", str(out), "--role", "compliance_officer", "--include", include,
-                        "--json")
+                        "--json", *(("--review", review) if review else ()))
+
+    def reviewed(self) -> str:
+        """The suite's export (prompts and answers) approved by a second compliance officer: a run handled as private
+        data leaves only after a person read its redacted text (the shipped policy)."""
+        return approved_review(self, self.kek, "--include", "prompts,completions", audit=self.audit,
+                               signing_key=self.root / "keys" / "export-signing.key")
 
     def import_folder(self, folder: Path) -> subprocess.CompletedProcess[str]:
         done = self.cli("data", "import", str(folder), "--replace")
@@ -172,7 +180,7 @@ def test_finding_1_a_pubmedqa_lookalike_holding_phi_is_private_data(site: Site, 
     _no_phi(refused.stdout, refused.stderr)
 
     site.policy_redacting_private_prompts()
-    done = site.export()
+    done = site.export(review=site.reviewed())
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     [(run_id, why)] = result["handled_as_private"].items()
@@ -194,7 +202,7 @@ def test_finding_1_med_dialog_has_no_pinned_checksums_so_is_never_public(site: S
     assert "med_dialog has no published checksums" in " ".join(refused.stderr.split())
     _no_phi(refused.stdout, refused.stderr)
     site.policy_redacting_private_prompts()
-    done = site.export()
+    done = site.export(review=site.reviewed())
     assert done.returncode == 0, done.stderr
     _no_phi(_bundle(done), done.stdout)
 

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import FakeServer, run_cli, write_config
+from conftest import FakeServer, dev_audit_log, run_cli, write_config
+from support.review import approved_review
+
+from medhelm_local.store.keys import Kek
 
 CARD = """name: ward_public
 description: Triage notes the card's author calls public.
@@ -63,8 +66,14 @@ class Hospital:
         ran = self.cli("run", "ward_public:model=local/fake,model_deployment=fake", "--suite", "ward")
         assert ran.returncode == 0, ran.stderr
 
-    def export(self) -> subprocess.CompletedProcess[str]:
-        return self.cli("export", "ward", "--to", str(self.root / "out"), "--role", "compliance_officer")
+    def export(self, review: str | None = None) -> subprocess.CompletedProcess[str]:
+        return self.cli("export", "ward", "--to", str(self.root / "out"), "--role", "compliance_officer",
+                        *(("--review", review) if review else ()))
+
+    def reviewed(self, kek: Kek) -> str:
+        """A review of the suite's export, approved by a second compliance officer (the run leaves as private data,
+        whose answers a person reads first under the shipped policy)."""
+        return approved_review(self, kek, audit=dev_audit_log(), signing_key=self.root / "keys" / "export-signing.key")
 
 
 @pytest.fixture
@@ -85,9 +94,9 @@ def hospital(tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Calla
     return made
 
 
-def test_a_card_that_says_public_leaves_as_private_data(hospital: Hospital) -> None:
+def test_a_card_that_says_public_leaves_as_private_data(hospital: Hospital, kek: Kek) -> None:
     hospital.run_card("public", PHI_NOTES)
-    done = hospital.export()
+    done = hospital.export(hospital.reviewed(kek))
     assert done.returncode == 0, done.stderr
     said = " ".join(done.stdout.split())
     assert "Handled as private data" in said and "'ward_public' is not a public benchmark medhelm-local ships" in said
@@ -112,9 +121,9 @@ def test_asking_for_its_prompts_is_refused_saying_why(hospital: Hospital) -> Non
     assert len(shown) == 1 and "not a public benchmark" in json.dumps(shown[0]["details"])
 
 
-def test_the_same_notes_marked_private_leave_redacted(hospital: Hospital) -> None:
+def test_the_same_notes_marked_private_leave_redacted(hospital: Hospital, kek: Kek) -> None:
     hospital.run_card("private", PHI_NOTES)
-    done = hospital.export()
+    done = hospital.export(hospital.reviewed(kek))
     assert done.returncode == 0, done.stderr
     blob = b"".join(p.read_bytes() for p in (hospital.root / "out").iterdir())
     assert b"Przybylski" not in blob and b"555-0143" not in blob

@@ -9,6 +9,9 @@ take the ward's text out the way a hospital does. `review_not_required` gives a 
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
+from typing import Protocol
 
 from medhelm_local.audit.log import AuditLog
 from medhelm_local.export.review import reviews_folder
@@ -38,7 +41,11 @@ def under_review(appliance: Appliance, kek: Kek) -> Appliance:
     return appliance
 
 
-def request_review(app: Appliance, *extra: str, target: str = "ward", role: str = "compliance_officer") -> str:
+class _HasCli(Protocol):
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]: ...
+
+
+def request_review(app: _HasCli, *extra: str, target: str = "ward", role: str = "compliance_officer") -> str:
     """`review request TARGET --role ROLE` as the CLI's user; the review's id."""
     done = app.cli("review", "request", target, "--role", role, *extra)
     assert done.returncode == 0, done.stderr
@@ -47,13 +54,19 @@ def request_review(app: Appliance, *extra: str, target: str = "ward", role: str 
     return found.group(1)
 
 
-def approved_review(app: Appliance, kek: Kek, *extra: str, target: str = "ward", role: str = "compliance_officer",
-                    officer: str = OFFICER) -> str:
+def approve_as_officer(audit: Path, kek: Kek, signing_key: Path, review_id: str, officer: str = OFFICER) -> None:
+    """`officer` approves the review as the viewer's page does: `review_gate.approve`, signed with the export signing
+    key, under the policy's different-person rule."""
+    approve(AuditLog(audit, kek), reviews_folder(kek), review_id, load_signing_key(signing_key, kek), officer, True)
+
+
+def approved_review(app: _HasCli, kek: Kek, *extra: str, target: str = "ward", role: str = "compliance_officer",
+                    officer: str = OFFICER, audit: Path | None = None, signing_key: Path | None = None) -> str:
     """A review of `export TARGET --role ROLE EXTRA...` asked for by the CLI's user and approved by `officer` as the
-    viewer approves (its signature by the export signing key, then a checkpoint); export with `--review` and the id."""
+    viewer approves; export with `--review` and the id. `audit` and `signing_key` default to an Appliance's."""
     review_id = request_review(app, *extra, target=target, role=role)
-    approve(AuditLog(app.audit, kek), reviews_folder(kek), review_id, load_signing_key(app.signing_key, kek), officer,
-            True)
+    approve_as_officer(audit or app.audit, kek, signing_key or app.signing_key, review_id,  # type: ignore[attr-defined]
+                       officer)
     return review_id
 
 
@@ -68,7 +81,6 @@ def requested_by(app: Appliance, kek: Kek, person: str) -> str:
     """A review of `export ward --role compliance_officer` that `person` asked for (built as `review request`
     builds it; `person` is a second account, as on a shared appliance); its id."""
     import secrets
-    from pathlib import Path
 
     from medhelm_local.export import ExportRequest, Target
     from medhelm_local.export.review import Review, new_review_id, record_request
