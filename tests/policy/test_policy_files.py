@@ -50,6 +50,16 @@ def test_the_shipped_policy_loads_and_has_a_stable_fingerprint() -> None:
     assert re.fullmatch(r"[0-9a-f]{64}", policy.digest) and policy.digest == load_policy(SHIPPED_POLICIES).digest
 
 
+def test_a_persons_review_is_on_in_the_shipped_policy_and_in_a_file_that_says_nothing(tmp_path: Path) -> None:
+    shipped = load_policy(SHIPPED_POLICIES).export.review
+    assert shipped.required is True and shipped.different_person is True
+    block = "review:\n  required: true\n  different_person: true\n"
+    older = load_policy(_edit(tmp_path / "older", "export.yaml", block, "")).export  # written before reviews existed
+    assert "review" not in older.model_fields_set and older.review.required and older.review.different_person
+    chosen = load_policy(_edit(tmp_path / "off", "export.yaml", "  required: true", "  required: false")).export
+    assert chosen.review.required is False  # only a file that says so lets redacted text leave unread
+
+
 @pytest.mark.parametrize("name, old, new, key, hint", [
     ("egress.yaml", "    port: 8000", "    prot: 8000", "allow.0.prot", "did you mean 'port'?"),
     ("export.yaml", "redaction:", "redactoin:", "redactoin", "did you mean 'redaction'?"),
