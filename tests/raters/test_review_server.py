@@ -110,6 +110,9 @@ def test_a_flag_from_the_page_is_recorded_and_the_viewers_own_request_is_not_app
     status, _, _ = officer.request(path, {"csrf": _csrf(page), "action": "send_back"})
     assert status == 303
     assert "sent back" in officer.request("/review")[2]
+    # The page says who may take it from here: anyone in the review's role, not only who asked.
+    sent = " ".join(officer.request(path)[2].split())
+    assert "anyone who may export in role compliance_officer" in sent and f"review resubmit {review_id}" in sent
 
 
 def _big_review(app: Appliance, kek: Kek, base_id: str, copies: int) -> tuple[str, int]:
