@@ -99,9 +99,12 @@ echo "Exporting the suite as a compliance officer: redacted per policy, signed, 
 "$cli" --config "$work/config.toml" policy approve --role compliance_officer
 # The discharge-advice card is the hospital's own (private) data: under the shipped policy its redacted answers
 # and the judges' explanations leave only after a second person read them (`review`). The review is asked for
-# here; the numbers of every run leave at once.
-review=$("$cli" --config "$work/config.toml" review request demo --role compliance_officer | grep -o -m 1 'rv-[0-9a-f]*')
-"$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer --include aggregates,scores
+# here; the numbers of every run leave at once (the manifest marks the jury-scored column validated or not).
+requested=$("$cli" --config "$work/config.toml" review request demo --role compliance_officer)
+echo "$requested"
+[[ $requested =~ (rv-[0-9a-f]+) ]]
+review=${BASH_REMATCH[1]}
+"$cli" --config "$work/config.toml" export demo --to "$work/bundle" --role compliance_officer --include aggregates
 "$cli" verify "$work/bundle" --public-key "$work/signing.pub"
 echo "The private run's answers wait for review $review: a compliance officer other than you opens it in the viewer"
 echo "(\`serve demo\`, page /review/$review), checks every redaction and approves; then"
