@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from support.appliance import Appliance
+from support.review import approved_review
+
+from medhelm_local.store.keys import Kek
 
 
 @pytest.fixture
-def bundle(appliance: Appliance) -> Path:
+def bundle(appliance: Appliance, kek: Kek) -> Path:
     out = appliance.root / "bundle"
-    done = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer")
+    done = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--review",
+                         approved_review(appliance, kek))  # the private answers leave once a person approved them
     assert done.returncode == 0, done.stderr
     return out
 
