@@ -24,6 +24,11 @@ The library the `medhelm-local` command is built on; from a notebook or a script
                                                        # appliance's, never arguments; a refusal raises
     mh.verify_export("bundle", "export-signing.pub").ok   # what a recipient checks, with the public key only
 
+    started = mh.start_campaign("trial", run=run_id, raters=["dr_a", "dr_b"], config=settings)
+                                                       # a sample clinicians rate blind in the viewer (`judge campaign`)
+    checked = mh.validate_jury("trial", campaign=started.campaign_id, config=settings)
+    checked.medhelm_arrow()                            # MedHELM's table (ICC3k-z, Spearman, kappa), as `judge validate`
+
 Every error is a `MedhelmError` (medhelm_local.errors) saying what is wrong, where, and what to do.
 Names load on first use, so `import medhelm_local` stays cheap. See docs/python-api.md.
 """
@@ -35,11 +40,14 @@ from typing import TYPE_CHECKING, Any
 from medhelm_local.lazy import lazy_attribute
 
 if TYPE_CHECKING:
+    from medhelm_local.annotate.validate import ValidationReport
     from medhelm_local.errors import MedhelmError, MedhelmWarning
     from medhelm_local.export.bundle import Verification
     from medhelm_local.export.make import export_bundle, verify_export
     from medhelm_local.export.service import ExportResult
     from medhelm_local.progress import NoProgress, Progress
+    from medhelm_local.raters.campaigns import Campaign
+    from medhelm_local.raters.jury_check import start_campaign, validate_jury, write_ratings_template
     from medhelm_local.records import Aggregate
     from medhelm_local.report.make import ReportOutput, make_report
     from medhelm_local.results.outcomes import RunOutcome
@@ -54,6 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Aggregate",
+    "Campaign",
     "ExportResult",
     "JudgeOutcome",
     "JudgeResult",
@@ -68,6 +77,7 @@ __all__ = [
     "Settings",
     "SuiteResults",
     "SuiteRun",
+    "ValidationReport",
     "Verification",
     "evaluate",
     "export_bundle",
@@ -76,7 +86,10 @@ __all__ = [
     "make_report",
     "open_suite",
     "parse_run_entry",
+    "start_campaign",
+    "validate_jury",
     "verify_export",
+    "write_ratings_template",
 ]
 
 # Each exported name and the module (under medhelm_local) that defines it.
@@ -89,6 +102,8 @@ _HOMES = {
     "make_report": "report.make", "ReportOutput": "report.make",
     "export_bundle": "export.make", "ExportResult": "export.service", "verify_export": "export.make",
     "Verification": "export.bundle",
+    "start_campaign": "raters.jury_check", "Campaign": "raters.campaigns", "validate_jury": "raters.jury_check",
+    "ValidationReport": "annotate.validate", "write_ratings_template": "raters.jury_check",
 }
 
 

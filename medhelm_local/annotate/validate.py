@@ -28,7 +28,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -46,6 +46,9 @@ from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.agreement import pairwise_icc
 from medhelm_local.metrics.medhelm_agreement import Answer, MedhelmRow, medhelm_row
 from medhelm_local.metrics.rouge import ROUGE_L
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 POOLED = "pooled"
 ALL = "all"  # the benchmark of answers a file without a store names by no benchmark or run
@@ -176,6 +179,48 @@ class ValidationReport:
                 "composite": self.composite or [OVERALL], "medhelm": medhelm, "icc_form": "ICC(3,1)",
                 "comparisons": single}
 
+    def medhelm_arrow(self) -> pa.Table:
+        """MedHELM's table as Arrow, a row per benchmark (and `pooled`): `answers`, `clinicians`, each statistic
+        with its interval (`icc3k_z`, `icc3k_z_low`, `icc3k_z_high`, ... `spearman`, `weighted_kappa`,
+        `clinicians_icc3k_z`), `clinician_pair`, `clinician_pair_answers`; undefined figures null."""
+        import pyarrow as pa
+
+        rows = []
+        for row in self.medhelm:
+            flat: dict[str, Any] = {"benchmark": row.name, "answers": row.answers, "clinicians": row.clinicians}
+            for name in _STATISTICS:
+                estimate = getattr(row, name)
+                flat |= {name: estimate.value, f"{name}_low": estimate.low, f"{name}_high": estimate.high}
+            flat |= {"clinician_pair": list(row.pair) if row.pair else None, "clinician_pair_answers": row.pair_answers}
+            rows.append(flat)
+        return pa.Table.from_pylist(rows, schema=_medhelm_schema())
+
+    def single_raters_arrow(self) -> pa.Table:
+        """The single-rater table as Arrow, a row per comparison: `pairs`, `instances`, `icc_3_1` with `ci_low`,
+        `ci_high`, and `icc_2_1`; undefined figures null."""
+        import pyarrow as pa
+
+        return pa.Table.from_pylist(self.as_json()["comparisons"], schema=_single_schema())
+
+
+_STATISTICS = ("icc3k_z", "spearman", "weighted_kappa", "clinicians_icc3k_z")
+
+
+def _medhelm_schema() -> pa.Schema:  # a function: pyarrow loads only when a table is asked for
+    import pyarrow as pa
+
+    figures = [(f"{name}{part}", pa.float64()) for name in _STATISTICS for part in ("", "_low", "_high")]
+    return pa.schema([("benchmark", pa.string()), ("answers", pa.int64()), ("clinicians", pa.int64()), *figures,
+                      ("clinician_pair", pa.list_(pa.string())), ("clinician_pair_answers", pa.int64())])
+
+
+def _single_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    return pa.schema([("comparison", pa.string()), ("pairs", pa.int64()), ("instances", pa.int64()),
+                      ("icc_3_1", pa.float64()), ("ci_low", pa.float64()), ("ci_high", pa.float64()),
+                      ("icc_2_1", pa.float64())])
+
 
 def _only(ratings: RatingsFile, benchmarks: Sequence[str]) -> RatingsFile:
     """The ratings of the named benchmarks only (an unknown name is an error)."""
@@ -201,32 +246,35 @@ def _report(ratings: RatingsFile, jury: dict[AnswerKey, dict[str, float]], rouge
                             jury_from, ratings.criteria)
 
 
-def validate_file(path: Path, rubric_name: str | None, run: str | None,
-                  benchmarks: Sequence[str] = ()) -> ValidationReport:
-    """The validation tables from a ratings file that carries the jury's ratings too (no store)."""
-    rubric = load_rubric(rubric_name or DEFAULT_RUBRIC, Path.cwd(), where="--rubric")
+def validate_file(path: Path, rubric_name: str | None, run: str | None, benchmarks: Sequence[str] = (),
+                  rubric_where: str = "rubric") -> ValidationReport:
+    """The validation tables from a ratings file that carries the jury's ratings too (no store); `rubric_where`: how
+    the caller names the rubric argument in an error."""
+    rubric = load_rubric(rubric_name or DEFAULT_RUBRIC, Path.cwd(), where=rubric_where)
     ratings = read_ratings_file(path, rubric, run, needs_run=False)
     ratings = _only(_named(ratings, {k.run_id: k.run_id or ALL for k in ratings.clinicians}), benchmarks)
     if not ratings.jury_columns:
         raise fail("the ratings file holds no ratings by the jury, and no suite was named", path,
-                   "name the suite whose store holds the jury's ratings (`judge validate SUITE --ratings FILE`), or "
+                   "name the suite whose store holds the jury's ratings too, or "
                    "add the jury's ratings to the file (rater `jury`, or llm_<criterion> columns)")
     return _report(ratings, ratings.jury, {}, rubric, "file")
 
 
 def validation_report(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple[Rubric, str | None, str]],
-                      path: Path, run: str | None, jury: str | None,
-                      benchmarks: Sequence[str] = ()) -> ValidationReport:
-    """Check the ratings file against the store, then compute both tables with the store's jury."""
+                      path: Path, run: str | None, jury: str | None, benchmarks: Sequence[str] = (),
+                      run_where: str = "run") -> ValidationReport:
+    """Check the ratings file against the store, then compute both tables with the store's jury (`run`: the run the
+    file rates when it has no run_id column; `run_where`: how the caller names that argument in an error)."""
     choices = ", ".join(sorted(judged)) or "none (judge a suite first)"
     if run is not None and run not in judged:
-        raise ConfigError(f"run '{run}' is not a jury-scored run of this store", where="--run",
+        raise ConfigError(f"run '{run}' is not a jury-scored run of this store", where=run_where,
                           fix=f"use one of: {choices}")
     named = runs_named(path, run)
     unknown = [n for n in named if n not in judged]
     if unknown:
         raise fail(f"the ratings file names run(s) {', '.join(unknown[:SHOWN]) or '(none)'}, which are not "
-                   "jury-scored runs of this store", path, f"give run_id (or --run) from: {choices}")
+                   "jury-scored runs of this store", path,
+                   f"give a run_id column (or name the run, {run_where}) from: {choices}")
     rubrics = sorted({judged[n][0].name for n in named})
     if len(rubrics) != 1:
         raise fail(f"the ratings file rates runs of different rubrics ({', '.join(rubrics)})", path,
@@ -279,25 +327,25 @@ def jury_agreement(con: duckdb.DuckDBPyConnection, ratings: RatingsFile, benchma
 
 
 def template_answers(con: duckdb.DuckDBPyConnection, judged: Mapping[str, tuple[Rubric, str | None, str]],
-                     runs: Sequence[str]) -> tuple[Rubric, list[tuple[str, str]]]:
+                     runs: Sequence[str], where: str = "runs") -> tuple[Rubric, list[tuple[str, str]]]:
     """The rubric and the (run id, instance id) of every stored answer a clinician can rate, of the jury-scored
     runs named (default: all of them, which must share one rubric), in each run's instance order. `judged` is
-    the store's jury-scored runs (run/jury_runs.py's `jury_scored_runs`)."""
+    the store's jury-scored runs (run/jury_runs.py's `jury_scored_runs`); `where`: how the caller names `runs`."""
     choices = ", ".join(sorted(judged)) or "none"
     unknown = [r for r in runs if r not in judged]
     if unknown or not judged:
-        raise ConfigError(f"{', '.join(unknown) or 'the store'} has no jury-scored run to rate", where="--run",
+        raise ConfigError(f"{', '.join(unknown) or 'the store'} has no jury-scored run to rate", where=where,
                           fix=f"name runs of jury-scored benchmarks; this store's: {choices}")
     named = list(runs) or sorted(judged)
     rubrics = sorted({judged[n][0].name for n in named})
     if len(rubrics) != 1:
-        raise ConfigError(f"the runs are rated on different rubrics ({', '.join(rubrics)})", where="--run",
-                          fix="write a template per rubric: name its runs with --run")
+        raise ConfigError(f"the runs are rated on different rubrics ({', '.join(rubrics)})", where=where,
+                          fix=f"write a template per rubric: name its runs ({where})")
     answers = [(run_id, row[0]) for run_id in named for row in con.execute(
         "SELECT c.instance_id FROM completions c JOIN instances i USING (run_id, instance_id) "
         "WHERE c.run_id = ? AND c.ok ORDER BY i.ordinal", [run_id]).fetchall()]
     if not answers:
-        raise ConfigError("the runs have no answers yet, so there is nothing to rate", where="--run",
+        raise ConfigError("the runs have no answers yet, so there is nothing to rate", where=where,
                           fix="run the suite first (`medhelm-local run`)")
     return judged[named[0]][0], answers
 

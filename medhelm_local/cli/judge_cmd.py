@@ -3,7 +3,7 @@ with clinicians). Both read the suite's store; only `judge` asks anything, and o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,11 @@ from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
 from medhelm_local.metrics.jury import is_jury_metric
 from medhelm_local.progress import NoProgress
 from medhelm_local.results.aggregates import aggregate_dict
-from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
-from medhelm_local.store.database import open_store
-from medhelm_local.store.keys import load_kek
-from medhelm_local.store.run_ids import resolve_run_id
 
 SUITE_COMMAND = "suite"
+# How `judge validate` spells the library's arguments, for its errors.
+_VALIDATE_FLAGS = {"ratings": "--ratings", "campaign": "--campaign", "run": "option --run", "rubric": "--rubric"}
 
 
 class _SuiteByDefault(TyperGroup):
@@ -105,37 +103,16 @@ def _print_validation(report: Any) -> None:
               f"rubric {report.rubric}{runs}.", highlight=False, soft_wrap=True)
 
 
-def _campaign_validation(settings: Settings, suite: str | None, store: Path | None, campaign: str, jury: str | None,
-                         benchmarks: Sequence[str]) -> Any:
-    from medhelm_local.raters.campaigns import campaign_report
-
-    path = store_path_for(settings, suite or "", store)
-    handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
-    try:
-        return campaign_report(handle.con, path, campaign, jury, benchmarks)
-    finally:
-        handle.close()
-
-
 def _write_template(ctx: typer.Context, settings_from: Callable[..., Settings], template: Path, suite: str | None,
                     store: Path | None, output: Path | None, run: str | None, clinicians: list[str],
                     ratings: Path | None) -> None:
-    from medhelm_local.annotate.ratings_file import write_template
-    from medhelm_local.annotate.validate import template_answers
-    from medhelm_local.run.jury_runs import jury_scored_runs
+    from medhelm_local.raters.jury_check import template_with
 
     if ratings is not None or (suite is None and store is None):
         raise ConfigError("--template writes the file to fill in from a suite's answers", where="--template",
                           fix="name the SUITE (or --store), without --ratings: `judge validate SUITE --template FILE`")
-    settings = settings_from(ctx, output_dir=output)
-    path = store_path_for(settings, suite or "", store)
-    handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
-    try:
-        runs = [resolve_run_id(handle.con, run, where="--run")] if run else []
-        rubric, answers = template_answers(handle.con, jury_scored_runs(handle.con), runs)
-    finally:
-        handle.close()
-    written = write_template(template, rubric, answers, clinicians)
+    written, rubric = template_with(settings_from(ctx, output_dir=output), suite, template, runs=[run] if run else [],
+                                    clinicians=clinicians, store=store, run_where="option --run")
     out.print(f"Wrote {template}: {written} row(s) to fill in, rubric {rubric.name}; rate "
               f"{', '.join(rubric.criterion_names)} with whole points from {rubric.scale.min} to {rubric.scale.max}"
               f"{'' if clinicians else ', and put who rated in the clinician column'}. Rows left blank are skipped. "
@@ -208,37 +185,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Start a rating campaign: a seeded sample of a run's answers, each assigned to --overlap raters, rated
         blind in the viewer (`medhelm-local serve`); `judge validate SUITE --campaign ID` then compares."""
-        from medhelm_local.audit import audit_log_for
-        from medhelm_local.policy.identity import current_actor
-        from medhelm_local.raters.campaigns import create_campaign, size_campaign
-        from medhelm_local.raters.registry import rater_registry
+        from medhelm_local.raters.jury_check import campaign_with
 
         names = [n.strip() for n in raters.split(",") if n.strip()]
-        active = {r.name for r in rater_registry().raters() if r.active}
-        unknown = [n for n in names if n not in active]
-        if unknown:
-            raise ConfigError(f"not active raters: {', '.join(unknown)}", where="option --raters",
-                              fix=f"add them with `medhelm-local raters add NAME --role clinician` (active now: "
-                                  f"{', '.join(sorted(active)) or 'none'})")
-        settings = settings_from(ctx, output_dir=output)
-        audit = audit_log_for(settings)
-        path = store_path_for(settings, suite, store)
-        handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
-        try:
-            planned = size_campaign(handle.con, run, overlap, expected_icc, target_width)
-            if instances is None:
-                count, sizing = planned.chosen, planned.reasoning()
-            else:
-                count, sizing = instances, planned.reasoning(instances)
-            made = create_campaign(handle.con, run, names, count, overlap, seed, sizing, current_actor())
-        finally:
-            handle.close()
-        audit.append("campaign.created", {"store": str(path), "campaign": made.campaign_id, "run": run,
-                                          "raters": names, "instances": made.instances, "overlap": overlap,
-                                          "seed": seed})
-        out.print(sizing, highlight=False, soft_wrap=True)
-        out.print(f"[green]Started {made.campaign_id}[/]: {made.instances} answers of {run}, each to {overlap} of "
-                  f"{', '.join(names)} (seed {seed}, rubric {made.rubric}). Raters rate in the viewer "
+        made = campaign_with(settings_from(ctx, output_dir=output), suite, run=run, raters=names, instances=instances,
+                             overlap=overlap, seed=seed, target_width=target_width, expected_icc=expected_icc,
+                             store=store, run_where="option --run")
+        out.print(made.sizing, highlight=False, soft_wrap=True)
+        out.print(f"[green]Started {made.campaign_id}[/]: {made.instances} answers of {made.run_id}, each to {overlap} "
+                  f"of {', '.join(names)} (seed {seed}, rubric {made.rubric}). Raters rate in the viewer "
                   f"(`medhelm-local serve {suite}`); then `medhelm-local judge validate {suite} --campaign "
                   f"{made.campaign_id}`.", soft_wrap=True)
 
@@ -274,39 +229,15 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """MedHELM's validation table (ICC3k-z, Spearman, weighted kappa, clinician pair; per benchmark and pooled)
         and single-rater ICCs between the jury, clinicians and ROUGE-L, each with a 95 % interval. Writes nothing."""
-        from medhelm_local.annotate.validate import validate_file, validation_report
-        from medhelm_local.run.jury_runs import jury_scored_runs
+        from medhelm_local.raters.jury_check import validation_with
 
         if template is not None:
             _write_template(ctx, settings_from, template, suite, store, output, run, clinician or [], ratings)
             return
-        if (ratings is None) == (campaign is None):
-            raise ConfigError("give the clinicians' ratings: --ratings FILE or --campaign ID (one of them)",
-                              where="options --ratings / --campaign",
-                              fix="name a ratings file, or a campaign the raters rated in the viewer (a file to fill "
-                                  "in: --template FILE)")
-        if campaign is not None:
-            if suite is None and store is None:
-                raise ConfigError("a campaign's ratings are in a suite's store, and no suite was named",
-                                  where="argument SUITE", fix="name the suite (or --store) the campaign belongs to")
-            report = _campaign_validation(settings_from(ctx, output_dir=output), suite, store, campaign, jury,
-                                          benchmark or ())
-        elif suite is None and store is None:  # --ratings was given (one of the two, checked above)
-            report = validate_file(ratings, rubric, run, benchmark or ())  # type: ignore[arg-type]
-        else:
-            if rubric is not None:
-                raise ConfigError("--rubric is for a ratings file checked without a suite", where="--rubric",
-                                  fix="leave it out: a suite's runs name their rubric")
-            settings = settings_from(ctx, output_dir=output)
-            path = store_path_for(settings, suite or "", store)
-            handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
-            try:
-                judged = jury_scored_runs(handle.con)
-                whole = resolve_run_id(handle.con, run, where="--run") if run else None
-                report = validation_report(handle.con, judged, ratings, whole, jury,  # type: ignore[arg-type]
-                                           benchmark or ())
-            finally:
-                handle.close()
+        reads_store = suite is not None or store is not None
+        report = validation_with(settings_from(ctx, output_dir=output) if reads_store else None, suite,
+                                 ratings=ratings, campaign=campaign, run=run, jury=jury, benchmarks=benchmark or (),
+                                 rubric=rubric, store=store, spelled=_VALIDATE_FLAGS)
         if as_json:
             print_json(report.as_json())
             return

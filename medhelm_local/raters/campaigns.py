@@ -71,12 +71,12 @@ class RatingItem:
     access: str = "private"  # the run's access level (public, gated, private): what decides how its text is shown
 
 
-def _judged(con: duckdb.DuckDBPyConnection, run_id: str) -> tuple[Rubric, str]:
+def _judged(con: duckdb.DuckDBPyConnection, run_id: str, where: str = "run") -> tuple[Rubric, str]:
     from medhelm_local.run.jury_runs import jury_scored_runs as judged_runs
 
     judged = judged_runs(con)
     if run_id not in judged:
-        raise ConfigError(f"run '{run_id}' is not a jury-scored run of this store", where="option --run",
+        raise ConfigError(f"run '{run_id}' is not a jury-scored run of this store", where=where,
                           fix=f"use one of: {', '.join(sorted(judged)) or 'none (judge a suite first)'}")
     rubric, _, benchmark = judged[run_id]
     return rubric, benchmark
@@ -106,11 +106,11 @@ def create_campaign(con: duckdb.DuckDBPyConnection, run_id: str, raters: Sequenc
     rubric, _ = _judged(con, run_id)
     if len(set(raters)) != len(raters) or len(raters) < overlap:
         raise ConfigError(f"{len(set(raters))} distinct rater(s) cannot give each answer {overlap} ratings",
-                          where="option --raters", fix="name at least --overlap distinct raters, each once")
+                          where="raters", fix=f"name at least {overlap} distinct raters (the overlap), each once")
     pool = answered(con, run_id)
     if instances < 1 or instances > len(pool):
         raise ConfigError(f"the run has {len(pool)} answered instance(s); {instances} cannot be drawn",
-                          where="option --instances", fix=f"give a number from 1 to {len(pool)}")
+                          where="instances (answers to rate)", fix=f"give a number from 1 to {len(pool)}")
     rng = random.Random(seed)
     sample = rng.sample(pool, instances)
     order = list(raters)

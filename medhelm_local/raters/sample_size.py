@@ -60,13 +60,13 @@ def answers_needed(expected_icc: float, raters_per_answer: int, width: float) ->
     """Bonett's n for an ICC's 95 % interval of full `width`."""
     rho, k = expected_icc, raters_per_answer
     if not 0 <= rho < 1:
-        raise ConfigError(f"an expected ICC of {rho} cannot be planned for", where="option --expected-icc",
+        raise ConfigError(f"an expected ICC of {rho} cannot be planned for", where="the expected ICC",
                           fix="give a value from 0 to just below 1 (MedHELM's jury reached 0.47)")
     if k < 2:
-        raise ConfigError("an ICC needs at least two ratings of each answer", where="option --overlap",
-                          fix="give --overlap 2 or more")
+        raise ConfigError("an ICC needs at least two ratings of each answer", where="the overlap (raters per answer)",
+                          fix="give an overlap of 2 or more")
     if not 0 < width < 2:
-        raise ConfigError(f"an interval width of {width} cannot be planned for", where="option --target-width",
+        raise ConfigError(f"an interval width of {width} cannot be planned for", where="the target interval width",
                           fix="give the full width of the 95 % interval wanted, e.g. 0.3")
     n = 1 + 8 * Z_95 ** 2 * (1 - rho) ** 2 * (1 + (k - 1) * rho) ** 2 / (k * (k - 1) * width ** 2)
     if k == 2 and rho >= 0.7:
