@@ -18,7 +18,14 @@ from conftest import REPO, FakeServer, run_cli, write_config
 from support.appliance import Appliance
 
 import medhelm_local as mh
-from medhelm_local.errors import ConfigError, ExportRefusedError, RunEntryError, StoreKeyError, StoreNotFoundError
+from medhelm_local.errors import (
+    ConfigError,
+    ExportRefusedError,
+    MedhelmError,
+    RunEntryError,
+    StoreKeyError,
+    StoreNotFoundError,
+)
 from medhelm_local.store.keys import write_new_kek
 
 EXAMPLE = REPO / "docs" / "examples" / "compare_two_models.py"
@@ -267,3 +274,91 @@ def test_export_bundle_is_the_gate_and_takes_nothing_that_decides_what_leaves(
     records = appliance.audit_records(outcomes_only=True)
     assert [(r["kind"], r["actor"]) for r in records] == [
         ("export.allowed", me), ("export.refused", me), ("export.refused", me)]
+
+
+def test_a_rating_campaign_and_the_jurys_validation_as_the_cli_makes_them(tmp_path: Path, data_root: Path,
+                                                                          kek_file: Path) -> None:
+    """`start_campaign` draws what `judge campaign` draws (a run named by its prefix) and is an audit record;
+    `validate_jury` gives the figures `judge validate --json` prints, as Arrow tables too; the template is the
+    file `judge validate --template` writes."""
+    from support.raters import add_rater, jury_ratings, jury_store
+
+    from medhelm_local.annotate.rubric import load_rubric
+    from medhelm_local.raters.campaigns import queue, record_rating
+    from medhelm_local.store.database import open_store
+    from medhelm_local.store.keys import Kek
+
+    config = _config(tmp_path, data_root, kek_file)
+    kek = Kek(bytes.fromhex(kek_file.read_text().strip()), str(kek_file))
+    store, run_id = jury_store(tmp_path / "results", kek, n=10)
+    for name in ("dr_a", "dr_b"):
+        add_rater(name, {"MEDHELM_KEK_FILE": str(kek_file)})
+    settings = mh.load_settings(config)
+
+    started = mh.start_campaign("ward", run=run_id[:8], raters="dr_a, dr_b", config=settings, instances=6, seed=3)
+    assert isinstance(started, mh.Campaign)
+    assert (started.campaign_id, started.run_id, started.instances, started.raters) == (
+        "campaign-1", run_id, 6, ("dr_a", "dr_b"))
+    audit = _cli_json(config, "audit", "show")
+    assert [r["details"]["campaign"] for r in audit if r["kind"] == "campaign.created"] == ["campaign-1"]
+    rubric = load_rubric("patient_answer")
+    handle = open_store(store, kek)
+    try:
+        for shift, rater in enumerate(started.raters):
+            for entry in queue(handle.con, started.campaign_id, rater):
+                iid = handle.con.execute("SELECT instance_id FROM rating_assignments WHERE campaign_id = ? AND "
+                                         "rater = ? AND position = ?",
+                                         [started.campaign_id, rater, entry.position]).fetchone()[0]
+                given = jury_ratings(int(iid[1:]))
+                given["clarity"] = max(1, given["clarity"] - shift)
+                record_rating(handle.con, started, rubric, rater, entry.position, given, "")
+    finally:
+        handle.close()
+
+    report = mh.validate_jury("ward", campaign="campaign-1", jury="medhelm", config=config)
+    assert isinstance(report, mh.ValidationReport)
+    assert report.as_json() == _cli_json(config, "judge", "validate", "ward", "--campaign", "campaign-1", "--jury",
+                                         "medhelm")
+    medhelm, single = report.medhelm_arrow(), report.single_raters_arrow()
+    assert medhelm.column("benchmark").to_pylist() == ["medication_qa"] and medhelm["answers"][0].as_py() == 6
+    assert medhelm["icc3k_z"][0].as_py() == report.medhelm[0].icc3k_z.value
+    assert single.column("comparison").to_pylist()[:2] == ["jury vs clinicians", "clinician vs clinician"]
+    assert single.num_rows == len(report.rows) and set(single.column_names) >= {"icc_3_1", "ci_low", "icc_2_1"}
+
+    template = tmp_path / "to-fill.csv"
+    written = mh.write_ratings_template("ward", to=template, clinicians=["dr_c"], config=settings)
+    lines = template.read_text().splitlines()
+    assert written == 10 == len(lines) - 1 and lines[0] == "clinician,run_id,instance_id,accuracy,completeness,clarity"
+    assert lines[1].startswith(f"dr_c,{run_id},")
+
+
+def test_library_errors_name_arguments_not_command_line_options(tmp_path: Path, data_root: Path,
+                                                                 kek_file: Path) -> None:
+    """An error raised from Python says what to pass in Python: no `--run`, `--raters` or `--ratings` in it (a
+    `medhelm-local ...` command to run, such as `raters add`, may keep its options); the command line still names
+    its own options."""
+    import re
+
+    from support.raters import jury_store
+
+    from medhelm_local.store.keys import Kek
+
+    config = _config(tmp_path, data_root, kek_file)
+    kek = Kek(bytes.fromhex(kek_file.read_text().strip()), str(kek_file))
+    _, run_id = jury_store(tmp_path / "results", kek, n=4)
+    calls: list[tuple[Callable[[], Any], str]] = [
+        (lambda: mh.judge("ward", config=config, runs=["nosuchrun"]), "runs"),
+        (lambda: mh.start_campaign("ward", run=run_id, raters=["nobody"], config=config), "raters"),
+        (lambda: mh.start_campaign("ward", run="nosuchrun", raters=[], config=config), "raters"),
+        (lambda: mh.validate_jury("ward", config=config), "ratings / campaign"),
+        (lambda: mh.validate_jury("ward", ratings=tmp_path / "r.csv", run="nosuchrun", config=config), "run"),
+        (lambda: mh.write_ratings_template("ward", to=tmp_path / "t.csv", runs=["nosuchrun"], config=config),
+         "runs"),
+    ]
+    for call, where in calls:
+        with pytest.raises(MedhelmError) as raised:
+            call()
+        assert raised.value.where == where and raised.value.fix, str(raised.value)
+        assert "--" not in re.sub(r"`medhelm-local [^`]*`", "", str(raised.value)), str(raised.value)
+    done = run_cli("-c", str(config), "judge", "ward", "--run", "nosuchrun")
+    assert done.returncode != 0 and "option --run" in done.stderr and "Traceback" not in done.stderr

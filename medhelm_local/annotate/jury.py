@@ -71,7 +71,7 @@ def resolve_jury(settings: Settings, allowlist: PolicyAllowlist, name: str | Non
     jury = settings.juries.get(chosen)
     if jury is None:
         known = ", ".join(sorted(settings.juries)) or "none configured"
-        raise ConfigError(f"there is no jury called '{chosen}'", where="--jury / setting jury",
+        raise ConfigError(f"there is no jury called '{chosen}'", where="the jury named, or the jury setting",
                           fix=f"use one of: {known}; or declare [juries.{chosen}] with judges = [...] in your config")
     where = f"jury '{chosen}' (setting juries.{chosen})"
     return ResolvedJury(chosen, tuple(_judge(settings, allowlist, m, where) for m in jury.members))

@@ -150,7 +150,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         progress = NoProgress() if (quiet or as_json) else BarProgress()
         # The allowlist loaded with the settings: the one the guard enforces.
         done = judge_stored(settings, ctx.meta[ALLOWLIST], suite, runs=run, jury=jury, retry_failed=retry_failed,
-                            store=store, progress=progress,
+                            store=store, progress=progress, runs_where="option --run",
                             on_warning=lambda w: err.print(f"[yellow]Warning: {w}.[/]", soft_wrap=True))
         outcomes, path = done.outcomes, done.store
         if as_json:

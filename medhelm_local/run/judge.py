@@ -39,14 +39,15 @@ class JudgeResult:
 def judge_stored(settings: Settings, allowlist: PolicyAllowlist, suite: str | None, *,
                  runs: Sequence[str] | None = None, jury: str | None = None, retry_failed: bool = False,
                  store: Path | None = None, progress: Progress | None = None,
-                 on_warning: Callable[[str], None] = lambda _: None) -> JudgeResult:
+                 on_warning: Callable[[str], None] = lambda _: None, runs_where: str = "runs") -> JudgeResult:
     """Ask the juries of the suite's jury-scored runs (all, or `runs`: ids or unique beginnings) for every rating
-    they still owe, with these settings and allowlist (the one the egress guard enforces). Resumable."""
+    they still owe, with these settings and allowlist (the one the egress guard enforces). Resumable. `runs_where`:
+    how the caller names `runs` in an error (the CLI: its option)."""
     path = store_path_for(settings, suite or "", store)
     handle = open_store(path, load_kek(settings), create=False, memory_limit=settings.store_memory_limit)
     try:
-        named = resolve_run_ids(handle.con, runs, where="--run") if runs else None
-        judged, said = stored_judging(handle.con, settings, allowlist, jury, named)
+        named = resolve_run_ids(handle.con, runs, where=runs_where) if runs else None
+        judged, said = stored_judging(handle.con, settings, allowlist, jury, named, runs_where)
         if not judged:
             raise ConfigError("no run of this suite is scored by a jury", where=str(path),
                               fix="jury-scored benchmarks are those whose main metric is jury_score (on any scale) or "

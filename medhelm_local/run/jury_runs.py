@@ -97,14 +97,16 @@ def plan_judging(planned: Sequence[PlannedRun], settings: Settings, allowlist: P
 
 
 def stored_judging(con: duckdb.DuckDBPyConnection, settings: Settings, allowlist: PolicyAllowlist, jury: str | None,
-                   run_ids: Sequence[str] | None = None) -> tuple[list[JudgedRun], list[str]]:
-    """The stored runs (all, or those named) whose benchmark has a jury metric, with their juries; warnings."""
+                   run_ids: Sequence[str] | None = None,
+                   runs_where: str = "runs") -> tuple[list[JudgedRun], list[str]]:
+    """The stored runs (all, or those named) whose benchmark has a jury metric, with their juries; warnings.
+    `runs_where`: how the caller names the runs argument in an error."""
     rows = con.execute("SELECT run_id, scenario, scenario_args, model, deployment FROM runs "
                        "ORDER BY suite, scenario, model, run_id").fetchall()
     known = {r[0] for r in rows}
     missing = sorted(set(run_ids or ()) - known)
     if missing:
-        raise ConfigError(f"no run with id {', '.join(missing)} in this store", where="--run",
+        raise ConfigError(f"no run with id {', '.join(missing)} in this store", where=runs_where,
                           fix="list run ids with `medhelm-local runs list`")
     runs: list[JudgedRun] = []
     warnings: list[str] = []
@@ -117,14 +119,15 @@ def stored_judging(con: duckdb.DuckDBPyConnection, settings: Settings, allowlist
         if not benchmark.judged or benchmark.spec.grader is None:
             if run_ids:
                 raise ConfigError(f"run {run_id} ({scenario}) has no jury metric, so there is nothing to judge",
-                                  where="--run",
+                                  where=runs_where,
                                   fix="name runs of jury-scored benchmarks (`benchmarks list` shows them)")
             continue
         resolved = _jury_for(args, settings, allowlist, jury, cache, benchmark.spec)
         if resolved is None:
-            raise ConfigError("no jury is configured, so nothing can be judged", where="--jury / setting jury",
+            raise ConfigError("no jury is configured, so nothing can be judged",
+                              where="the jury named, or the jury setting",
                               fix="declare [juries.NAME] with judges = [...] (judge deployments with purpose judge on "
-                                  "the egress allowlist) and set jury = \"NAME\", or pass --jury NAME")
+                                  "the egress allowlist) and set jury = \"NAME\", or name that jury for this pass")
         judged = judged_run(run_id, resolved, benchmark, len(runs))
         if judged is not None:
             runs.append(judged)
