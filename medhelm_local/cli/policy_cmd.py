@@ -111,17 +111,14 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
     ) -> None:
         """Pin the policy and redaction rule pack exports must use: their digests go into the audit log,
         covered by a checkpoint signed with the export signing key. Exports under anything else are refused."""
-        from medhelm_local.audit import audit_log_for
         from medhelm_local.export.approval import approve as approve_pair
+        from medhelm_local.export.inputs import gate_inputs
         from medhelm_local.export.service import signing_key_for
-        from medhelm_local.policy.loader import load_policy
-        from medhelm_local.store.keys import load_kek
 
         settings = settings_from(ctx)
-        loaded = load_policy(settings.policy_dir)
-        kek = load_kek(settings)
-        record = approve_pair(audit_log_for(settings, loaded), loaded, settings.redaction_dir, signing_key_for(
-            settings, kek), role)
+        gate = gate_inputs(settings)  # the KEK, the policy and the audit log, read once as the export reads them
+        record = approve_pair(gate.audit, gate.policy, settings.redaction_dir, signing_key_for(settings, gate.kek),
+                              role)
         out.print(f"[green]Approved[/] for exports: the policy in {settings.policy_dir} (sha256 "
                   f"{record.details['policy_sha256'][:16]}...) and the rule pack in {settings.redaction_dir} "
                   f"(sha256 {record.details['rule_pack_sha256'][:16]}...); audit record {record.seq}, signed.",

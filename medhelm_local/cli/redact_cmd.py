@@ -38,16 +38,13 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         out_path: Path = typer.Option(..., "--out", dir_okay=False, help="The new, redacted store file."),
     ) -> None:
         """Make a redacted copy of a whole store for sharing: free text redacted, instance ids pseudonymised."""
-        from medhelm_local.audit import audit_log_for
         from medhelm_local.cli.output import out
         from medhelm_local.export import redact_store_copy
-        from medhelm_local.policy.loader import load_policy as load_export_policy
-        from medhelm_local.store.keys import load_kek
+        from medhelm_local.export.inputs import gate_inputs
 
         settings = settings_from(ctx)
-        policy = load_export_policy(settings.policy_dir)
-        copy = redact_store_copy(source, out_path, load_kek(settings), policy, settings.redaction_dir,
-                                 audit_log_for(settings, policy))
+        gate = gate_inputs(settings)  # the KEK, the policy and the audit log, read once as the export reads them
+        copy = redact_store_copy(source, out_path, gate.kek, gate.policy, settings.redaction_dir, gate.audit)
         kinds = ", ".join(f"{k} {v}" for k, v in copy.redactions.items()) or "none needed"
         out.print(f"[green]Wrote[/] {copy.destination} ({', '.join(f'{t} {n}' for t, n in copy.rows.items())} "
                   f"rows; redacted {sum(copy.redactions.values())} value(s): {kinds}); audit record "

@@ -3,7 +3,8 @@
 Each comes from the appliance's settings and installation, never from an argument of the call: the policy
 from the `policy_dir` setting (and the gate then holds it to the approved digest), the audit log from where
 the installation put it (audit/log.py), the person exporting from the operating system (policy/identity.py,
-asked by the gate itself). `export`, `export_bundle()` and every `review` command start here.
+asked by the gate itself). `export`, `export_bundle()`, every `review` command, `policy approve` and `redact
+store` start here.
 """
 
 from __future__ import annotations
