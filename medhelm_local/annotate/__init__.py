@@ -6,9 +6,10 @@
     jury.py       juries from settings or MedHELM's jury files, resolved to checked local judges
     parse.py      a judge's reply read defensively into ratings, or a failure with its reason
     judging.py    the judges' queues and workers (shared with `run`, which judges as answers arrive)
-    store.py      pending judgings, the texts a judge sees, jury scores derived from ratings
-    runs.py       which runs a jury rates; the resumable `judge` pass
     validate.py   `judge validate`: ICC of the jury, clinicians and ROUGE-L against clinicians
+
+Ratings are read and written by store/ratings.py; which runs a jury rates, and the resumable `judge` pass, are
+run/jury_runs.py's (the run stage drives the judges).
 
 Names load on first use: a benchmark card that names a rubric needs rubric.py only, not the judges'
 HTTP client (`benchmarks list` and `report` never load it).
@@ -22,7 +23,6 @@ from medhelm_local.lazy import lazy_attribute
 
 _HOMES = {
     "ResolvedJury": "jury", "resolve_jury": "jury", "Rubric": "rubric", "load_rubric": "rubric",
-    "JudgeOutcome": "runs", "judge_runs": "runs", "plan_judging": "runs", "stored_judging": "runs",
 }
 
 __all__ = sorted(_HOMES)

@@ -7,7 +7,7 @@ suite scheduler feeds it each answer the moment it is stored (judging overlaps g
 `judge_runs` feeds it the stored answers a jury has not rated yet (the resumable `medhelm-local
 judge` pass). Every (instance, judge) ends in a row: the ratings, or the failure and its reason.
 Rows are the source of truth; each instance's jury score is derived from them when the pass ends
-(`annotate.store.derive_jury_scores`).
+(`store.ratings.derive_jury_scores`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from medhelm_local.annotate.jury import Judge, ResolvedJury
 from medhelm_local.annotate.parse import read_reply
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.annotate.rubric_items import ItemGrader
-from medhelm_local.annotate.store import BATCH, Pending, judged_texts
 from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Completion, Prompt
 from medhelm_local.store.database import ALIAS
+from medhelm_local.store.ratings import BATCH, Pending, judged_texts
 from medhelm_local.store.writer import StoreWriter, row_of
 
 if TYPE_CHECKING:  # the HTTP client loads when a pool first builds one: planning a jury needs none

@@ -173,7 +173,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
             wanted = instances or (None if failed else 0)
             rows = instance_rows(handle.con, run_id, wanted, failed, full) if (instances or failed) else []
             if rows:
-                from medhelm_local.annotate.store import instance_ratings
+                from medhelm_local.store.ratings import instance_ratings
 
                 found = instance_ratings(handle.con, run_id, [r["instance_id"] for r in rows])
                 for row in rows:

@@ -26,8 +26,8 @@ from medhelm_local.annotate.jury import (
     resolve_jury,
     self_judging,
 )
+from medhelm_local.annotate.parse import CONTENT_FAILURES
 from medhelm_local.annotate.rubric import Rubric
-from medhelm_local.annotate.store import derive_jury_scores, pending_judgings, record_jury
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.errors import ConfigError, MedhelmError
 from medhelm_local.metrics.jury import JURY_SCORE
@@ -41,6 +41,7 @@ from medhelm_local.scenarios import Benchmark, BenchmarkSpec, create
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import store_aggregates
+from medhelm_local.store.ratings import derive_jury_scores, pending_judgings, record_jury
 from medhelm_local.store.writer import StoreWriter
 
 
@@ -165,7 +166,8 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
                progress: Progress | None = None) -> list[JudgeOutcome]:
     """Request every rating the runs' juries still owe, store each as it comes, then derive and aggregate."""
     progress = progress or NoProgress()
-    owed = {r.run_id: pending_judgings(store.con, r.run_id, r.jury.name, r.jury.judge_names, retry_content)
+    owed = {r.run_id: pending_judgings(store.con, r.run_id, r.jury.name, r.jury.judge_names,
+                                     () if retry_content else CONTENT_FAILURES)
             for r in runs}
     progress.start([])  # no answers are generated: a bar per judge, not per run
     per_judge = Counter(judge for r in runs for pending in owed[r.run_id] for judge in pending.judges)

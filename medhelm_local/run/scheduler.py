@@ -36,7 +36,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
-from medhelm_local.annotate.store import Pending, pending_judgings
+from medhelm_local.annotate.parse import CONTENT_FAILURES
 from medhelm_local.client.completions import ModelClient
 from medhelm_local.client.loop import run as run_loop
 from medhelm_local.client.tokenizer import ServerTokenizer
@@ -51,6 +51,7 @@ from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import store_aggregates
+from medhelm_local.store.ratings import Pending, pending_judgings
 from medhelm_local.store.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.store.writer import StoreWriter
 
@@ -324,7 +325,7 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
             recording.append(threading.Thread(target=record_started, args=(audit, runs, store, suite),
                                               name="medhelm-run-audit"))
             recording[-1].start()
-        return runs, {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names)
+        return runs, {run_id: pending_judgings(store.con, run_id, j.jury.name, j.jury.judge_names, CONTENT_FAILURES)
                       for run_id, j in judged.items()}
 
     writer = StoreWriter(store, first_commit_after=FIRST_COMMIT_AFTER)

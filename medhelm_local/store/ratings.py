@@ -1,16 +1,16 @@
-"""What the annotate stage reads from and derives in a suite store: pending judgings, the texts a judge
-sees, each instance's jury score from its ratings, and ratings for `show` and agreement."""
+"""Judge ratings in a suite store: the judgings still owed, the texts a judge sees, each instance's jury score
+derived from its ratings, and ratings for `show` and agreement. The annotate stage asks the judges; this module
+is where their ratings are read and written."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 
-from medhelm_local.annotate.parse import CONTENT_FAILURES
 from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
 from medhelm_local.metrics.health_bench import instance_score as health_bench_instance
 from medhelm_local.records import Score
@@ -32,10 +32,12 @@ class Pending:
 
 
 def pending_judgings(con: duckdb.DuckDBPyConnection, run_id: str, jury: str, judges: Sequence[str],
-                     retry_content: bool = False) -> list[Pending]:
+                     kept_failures: Collection[str] = ()) -> list[Pending]:
     """Answered instances of a run without a rating from each judge, in instance order. A failed rating is
-    owed again when its failure was in transport (or with `retry_content`, any failure)."""
-    retried = "TRUE" if retry_content else f"r.error_type NOT IN ({', '.join(repr(k) for k in CONTENT_FAILURES)})"
+    owed again unless its failure is one of `kept_failures` (annotate.parse.CONTENT_FAILURES: the judge's own
+    answer, which asking again would repeat; empty: every failure is asked again)."""
+    kept = sorted(kept_failures)
+    retried = f"r.error_type NOT IN ({', '.join(repr(k) for k in kept)})" if kept else "TRUE"
     rows = con.execute(f"""
         SELECT c.instance_id, j.judge, r.ok IS NOT NULL AS has_row
         FROM completions c JOIN instances i USING (run_id, instance_id)
