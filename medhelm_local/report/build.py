@@ -47,7 +47,7 @@ from medhelm_local.report.read_model import (
     TaxonomyRow,
 )
 from medhelm_local.report.stores import UNPLACED
-from medhelm_local.report.ties import column_grids, column_ties, with_win_rate_intervals
+from medhelm_local.report.uncertainty import column_grids, column_ties, with_win_rate_intervals
 from medhelm_local.results.paired import Paired, pair, paired_difference
 from medhelm_local.results.winrate import mean_win_rates
 from medhelm_local.taxonomy import load_taxonomy

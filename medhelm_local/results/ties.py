@@ -1,6 +1,7 @@
-"""The leaderboard's uncertainty: per main column, every pair of local models tested on the instances both
-scored (metrics.tie_groups: tie groups), and the mean win rate's bootstrap interval. Runs pair by benchmark
-subset as the paired comparisons pair them.
+"""How sure a leaderboard is, computed on per-instance scores: per column, every pair of models tested on the
+instances both scored (metrics.tie_groups: tie groups), and the mean win rate's bootstrap interval. A column's
+scores come as grids, one per benchmark subset (runs pair by subset as the paired comparisons pair them);
+report/uncertainty.py lays the report's columns and cells out as grids and puts the figures on its board.
 
 Mean win rate interval: 200 seeded resamples. In each, every column's instances are drawn again with
 replacement (the same draw for every model, since they answered the same instances; within each subset of a
@@ -13,17 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from medhelm_local.metrics.registry import Metric
 from medhelm_local.metrics.tie_groups import TieGroups, tie_groups
-from medhelm_local.report.read_model import Board, Cell, Column, RunInfo
-
-if TYPE_CHECKING:
-    from medhelm_local.report.build import ScoreValues
 
 WIN_RATE_SAMPLES = 200
 
@@ -60,39 +56,16 @@ def _pairs(found: Grid) -> dict[tuple[str, str], tuple[Any, Any]]:
     return out
 
 
-def column_grids(columns: Sequence[Column], cells: Mapping[tuple[str, str], Cell], runs: Mapping[str, RunInfo],
-                 models: Sequence[str], scores: ScoreValues, registry: Mapping[str, Metric]) -> dict[str, list[Grid]]:
-    """Per ranked main column whose metric is a mean of per-instance scores, its subsets' grids."""
-    testable = [c for c in columns if c.direction in ("higher", "lower") and c.metric in registry
-                and registry[c.metric].aggregation == "mean"]
-    values = scores([(runs[key], c.metric) for c in testable for m in models if (c.key, m) in cells
-                     for key in cells[(c.key, m)].runs])
-    found: dict[str, list[Grid]] = {}
-    for column in testable:
-        by_subset: dict[Any, dict[str, tuple[Any, Any]]] = {}
-        for m in models:
-            for key in cells[(column.key, m)].runs if (column.key, m) in cells else ():
-                scored = values.get((key, column.metric))
-                if scored is not None:
-                    by_subset.setdefault(runs[key].subset, {})[m] = scored
-        found[column.key] = [grid(models, s) for s in by_subset.values()]
-    return found
-
-
-def column_ties(columns: Sequence[Column], grids: Mapping[str, list[Grid]]) -> dict[str, TieGroups]:
-    """Tie groups of the models with scores in each column that has grids."""
-    found: dict[str, TieGroups] = {}
-    for column in columns:
-        subsets = grids.get(column.key)
-        present = list(dict.fromkeys(m for g in subsets or () for m in g.models))
-        if not subsets or len(present) < 2:
-            continue
-        paired: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
-        for subset in subsets:
-            for pair_, matched in _pairs(subset).items():
-                paired.setdefault(pair_, []).append(matched)
-        found[column.key] = tie_groups(present, paired, column.direction == "higher")
-    return found
+def column_tie_groups(subsets: Sequence[Grid], higher: bool) -> TieGroups | None:
+    """Tie groups of the models with scores in one column's subsets; None with fewer than two such models."""
+    present = list(dict.fromkeys(m for g in subsets for m in g.models))
+    if not subsets or len(present) < 2:
+        return None
+    paired: dict[tuple[str, str], list[tuple[Any, Any]]] = {}
+    for subset in subsets:
+        for pair_, matched in _pairs(subset).items():
+            paired.setdefault(pair_, []).append(matched)
+    return tie_groups(present, paired, higher)
 
 
 def _patterns(scores: Any) -> tuple[Any, Any] | None:
@@ -155,14 +128,15 @@ def _column_rates(values: Any, higher: bool) -> tuple[Any, Any]:
     return rates, present & (others >= 1)
 
 
-def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell], grids: Mapping[str, list[Grid]],
-                            samples: int = WIN_RATE_SAMPLES, seed: int = 0) -> Board:
-    """The board with each row's mean win rate given its bootstrap interval (rows and values unchanged)."""
-    models = [row.model for row in board.rows]
+def win_rate_intervals(models: Sequence[str], columns: Sequence[tuple[str, str]],
+                       values: Mapping[tuple[str, str], float | None], grids: Mapping[str, Sequence[Grid]],
+                       samples: int = WIN_RATE_SAMPLES, seed: int = 0) -> dict[str, tuple[float, float] | None]:
+    """Each model's mean win rate's bootstrap interval over `columns` ((key, direction): those ranked higher or lower
+    count, as in the mean win rate); a column with grids is resampled, any other keeps its `values` ((key, model) ->
+    value) throughout. None for a model that lacks a win rate in some resample."""
     rng = np.random.default_rng(seed)
-    keys = [(column.key, column.direction) for column in board.columns]
-    kept = [{m: cells[(key, m)].value if (key, m) in cells else None for m in models} for key, _ in keys]
-    redrawn = [key for key, _ in keys if grids.get(key)]
+    kept = [{m: values.get((key, m)) for m in models} for key, _ in columns]
+    redrawn = [key for key, _ in columns if grids.get(key)]
     # A generator per column, so that columns resample on two threads (numpy's draws, sorts and products let go of
     # the interpreter) and the result is the same whichever finishes first.
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="medhelm-win-rate") as pool:
@@ -172,20 +146,15 @@ def with_win_rate_intervals(board: Board, cells: Mapping[tuple[str, str], Cell],
     # redrawn; NaN where a model has none).
     series = [np.column_stack([drawn[key][m] if key in drawn and m in drawn[key] and fixed[m] is not None
                                else np.full(samples, np.nan if fixed[m] is None else fixed[m]) for m in models])
-              for (key, _), fixed in zip(keys, kept, strict=True)]
-    total, columns = np.zeros((samples, len(models))), np.zeros((samples, len(models)), dtype=np.int64)
-    for values, (_, direction) in zip(series, keys, strict=True):
+              for (key, _), fixed in zip(columns, kept, strict=True)]
+    total, ranked_in = np.zeros((samples, len(models))), np.zeros((samples, len(models)), dtype=np.int64)
+    for series_c, (_, direction) in zip(series, columns, strict=True):
         if direction in ("higher", "lower"):
-            rates_c, ranked = _column_rates(values, direction == "higher")
+            rates_c, ranked = _column_rates(series_c, direction == "higher")
             total += np.where(ranked, rates_c, 0.0)  # columns added in order, as mean_win_rates adds them
-            columns += ranked
+            ranked_in += ranked
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = total / columns
-    rates = {m: means[:, i][columns[:, i] > 0].tolist() for i, m in enumerate(models)}
-    rows = []
-    for row in board.rows:
-        found = rates[row.model]
-        low, high = (float(np.percentile(found, 2.5)), float(np.percentile(found, 97.5))) if len(found) == samples \
-            and row.win_rate.value is not None else (None, None)
-        rows.append(replace(row, win_rate=replace(row.win_rate, ci_low=low, ci_high=high)))
-    return replace(board, rows=tuple(rows))
+        means = total / ranked_in
+    found = {m: means[:, i][ranked_in[:, i] > 0] for i, m in enumerate(models)}
+    return {m: (float(np.percentile(f, 2.5)), float(np.percentile(f, 97.5))) if len(f) == samples else None
+            for m, f in found.items()}
