@@ -153,3 +153,25 @@ def test_no_module_borrows_another_modules_private_names() -> None:
     assert not new, "private names imported from another module (make them public where they belong):\n" + \
         "\n".join(new)
     assert not KNOWN_BORROWED - unlined, f"no longer borrowed, take them off KNOWN_BORROWED: {KNOWN_BORROWED - unlined}"
+
+
+def test_a_module_named_after_a_stage_lives_in_that_stage() -> None:
+    """`annotate/store.py` beside `store/` was two owners of one concept: a module named after a stage package
+    belongs in it."""
+    misplaced = [str(path.relative_to(PACKAGE.parent)) for path in sorted(PACKAGE.glob("*/*.py"))
+                 if path.stem in STAGES and path.stem != path.parent.name]
+    assert not misplaced, f"move these into the stage they are named after: {misplaced}"
+
+
+def test_the_report_draws_no_samples_and_runs_no_tests() -> None:
+    """Bootstrap intervals and tie tests are computations on results (results/ties.py, results/paired.py); the
+    report lays out and shows what they give."""
+    computing = {"default_rng", "multinomial", "tie_groups", "percentile"}
+    found = []
+    for path in sorted((PACKAGE / "report").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+                if name in computing:
+                    found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}")
+    assert not found, f"computations on results in report/ (move them to results/): {found}"
