@@ -90,33 +90,31 @@ def validation_with(settings: Settings | None, suite: str | None, *, ratings: Pa
                     campaign: str | None = None, run: str | None = None, jury: str | None = None,
                     benchmarks: Sequence[str] = (), rubric: str | None = None, store: Path | None = None,
                     spelled: dict[str, str] | None = None) -> ValidationReport:
-    """The validation tables with these settings (None: a ratings file carrying the jury's ratings, no store is
-    read). `spelled`: how the caller names `ratings`, `campaign`, `run` and `rubric` in an error (default: so)."""
+    """The validation tables, from the suite's store with these settings; with no suite (or no settings), from a
+    ratings file that carries the jury's ratings too, reading no store. `spelled`: how the caller names `ratings`,
+    `campaign`, `run` and `rubric` in an error (default: so)."""
     name = {"ratings": "ratings", "campaign": "campaign", "run": "run", "rubric": "rubric", **(spelled or {})}
     if (ratings is None) == (campaign is None):
         raise ConfigError(f"give the clinicians' ratings: {name['ratings']} (a file) or {name['campaign']} (a rating "
                           f"campaign's id), one of them", where=f"{name['ratings']} / {name['campaign']}",
                           fix="name a ratings file, or a campaign the raters rated in the viewer (for a file to fill "
                               "in, write a ratings template)")
-    if suite is None and store is None:
-        if campaign is not None:
+    if settings is None or (suite is None and store is None):  # the jury's ratings are in the file: no store
+        if ratings is None:
             raise ConfigError("a campaign's ratings are in a suite's store, and no suite was named", where="suite",
                               fix="name the suite (or the store file) the campaign belongs to")
-        return validate_file(ratings, rubric, run, benchmarks, rubric_where=name["rubric"])  # type: ignore[arg-type]
+        return validate_file(ratings, rubric, run, benchmarks, rubric_where=name["rubric"])
     if rubric is not None:
         raise ConfigError(f"{name['rubric']} is for a ratings file checked without a suite", where=name["rubric"],
                           fix="leave it out: a suite's runs name their rubric")
-    if settings is None:
-        raise ConfigError("a suite was named but no settings to open its store", where="settings",
-                          fix="pass the settings (a config) with the suite")
     path = store_path_for(settings, suite or "", store)
     handle = open_store(path, load_kek(settings), read_only=True, memory_limit=settings.store_memory_limit)
     try:
-        if campaign is not None:
-            return campaign_report(handle.con, path, campaign, jury, benchmarks)
+        if ratings is None:
+            return campaign_report(handle.con, path, campaign or "", jury, benchmarks)
         whole = resolve_run_id(handle.con, run, where=name["run"]) if run else None
-        return validation_report(handle.con, jury_scored_runs(handle.con), ratings,  # type: ignore[arg-type]
-                                 whole, jury, benchmarks, run_where=name["run"])
+        return validation_report(handle.con, jury_scored_runs(handle.con), ratings, whole, jury, benchmarks,
+                                 run_where=name["run"])
     finally:
         handle.close()
 

@@ -128,7 +128,7 @@ def _column_rates(values: Any, higher: bool) -> tuple[Any, Any]:
     return rates, present & (others >= 1)
 
 
-def win_rate_intervals(models: Sequence[str], columns: Sequence[tuple[str, str]],
+def win_rate_intervals(models: Sequence[str], columns: Sequence[tuple[str, str | None]],
                        values: Mapping[tuple[str, str], float | None], grids: Mapping[str, Sequence[Grid]],
                        samples: int = WIN_RATE_SAMPLES, seed: int = 0) -> dict[str, tuple[float, float] | None]:
     """Each model's mean win rate's bootstrap interval over `columns` ((key, direction): those ranked higher or lower
