@@ -252,8 +252,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     from medhelm_local.safe_parse import decode, parse_toml, read_bounded
 
     what = "config file"
-    data = read_bounded(path, what, if_missing="create it (see README 'Configuration') or pass --config with the "
-                                               "right path")
+    data = read_bounded(path, what, if_missing="create it (see README 'Configuration') or name the right config "
+                                               "file")
     return parse_toml(decode(data, str(path), what), str(path), what)
 
 

@@ -334,7 +334,7 @@ def test_a_rating_campaign_and_the_jurys_validation_as_the_cli_makes_them(tmp_pa
 
 def test_library_errors_name_arguments_not_command_line_options(tmp_path: Path, data_root: Path,
                                                                  kek_file: Path) -> None:
-    """An error raised from Python says what to pass in Python: no `--run`, `--raters` or `--ratings` in it (a
+    """An error raised from Python says what to pass in Python: no `--run`, `--format` or `--ratings` in it (a
     `medhelm-local ...` command to run, such as `raters add`, may keep its options); the command line still names
     its own options."""
     import re
@@ -354,6 +354,12 @@ def test_library_errors_name_arguments_not_command_line_options(tmp_path: Path, 
         (lambda: mh.validate_jury("ward", ratings=tmp_path / "r.csv", run="nosuchrun", config=config), "run"),
         (lambda: mh.write_ratings_template("ward", to=tmp_path / "t.csv", runs=["nosuchrun"], config=config),
          "runs"),
+        (lambda: mh.evaluate([], config=config), "what to run"),
+        (lambda: mh.make_report("ward", config=config, fmt="pdf"), "report format"),
+        (lambda: mh.make_report("ward", config=config), "report output"),
+        (lambda: mh.make_report("nosuch", config=config, fmt="json"), str(tmp_path / "results" / "nosuch.duckdb")),
+        (lambda: mh.make_report(config=config, stores=[tmp_path / "results" / "ward.duckdb"], fmt="json",
+                                baseline="local/nobody"), "baseline"),
     ]
     for call, where in calls:
         with pytest.raises(MedhelmError) as raised:

@@ -74,7 +74,7 @@ def staging_folder(destination: Path) -> Iterator[Path]:
     """A hidden folder beside `destination`, renamed to it when the block finishes, removed if it fails."""
     if destination.exists() and (not destination.is_dir() or any(destination.iterdir())):
         raise ConfigError("the export destination exists and is not an empty folder", where=str(destination),
-                          fix="give a new folder for --to; bundles are never merged or overwritten")
+                          fix="give a new folder to write the bundle to; bundles are never merged or overwritten")
     parent = destination.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

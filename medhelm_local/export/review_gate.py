@@ -155,7 +155,7 @@ def check_for_export(audit: AuditLog, key: SigningKey, review: Review, *, store:
     records, store_id = trusted_records(audit, key)
     state = state_of(records, review.id)
     fix = ("ask for a review with `medhelm-local review request`, have a compliance officer approve it in the viewer, "
-           "then export with --review ID")
+           "then export again naming that review (its id)")
     problems = []
     if state is None or state.status != "approved":
         problems.append(f"review {review.id} is {state.status if state else 'not on record'}, not approved")

@@ -293,8 +293,9 @@ def _review_for(policy: Policy, kek: Kek, audit: AuditLog, key: SigningKey, requ
                        f"({why}) wants a compliance officer to review the redacted text first: "
                        f"run `medhelm-local review request {request.target.run_id or request.target.store.stem} "
                        f"--role {request.role}{' --include ' + ','.join(request.include) if request.include else ''}`"
-                       ", have it approved in the viewer (`medhelm-local serve`, page /review), then export with "
-                       "--review ID; or export only numbers (--include aggregates,scores)"
+                       ", have it approved in the viewer (`medhelm-local serve`, page /review), then export again "
+                       "naming that review (`medhelm-local export ... --review ID`); or export only numbers "
+                       "(`medhelm-local export ... --include aggregates,scores`)"
                        + ("; a hospital that lets redacted text leave unread says `review: {required: false}` in "
                           "export.yaml and has the policy approved" if unsaid else "")],
                       "the export waits for a review")

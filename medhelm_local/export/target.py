@@ -39,7 +39,8 @@ def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) 
     output folder)."""
     if store is not None:
         if not store.exists():
-            raise StoreNotFoundError("no store exists at this path", where=str(store), fix="check --store")
+            raise StoreNotFoundError("no store exists at this path", where=str(store),
+                                     fix="check the store file's path")
         if _suite_of(store, kek) == name:
             return Target(store, None)
         # No match: the export itself says there is no such run (and records the attempt).
@@ -60,7 +61,8 @@ def resolve_target(settings: Settings, kek: Kek, name: str, store: Path | None) 
     suites = ", ".join(p.stem for p in candidates) or "none"
     raise StoreNotFoundError(f"'{name}' is neither a suite nor a run id in the output folder (suites: {suites})",
                              where=str(settings.output_dir),
-                             fix="give a suite name or a run id from `medhelm-local runs list`, or pass --store PATH")
+                             fix="give a suite name or a run id from `medhelm-local runs list`, or name the store "
+                                 "file itself")
 
 
 def _suite_of(path: Path, kek: Kek) -> str | None:

@@ -282,7 +282,7 @@ def build_report(runs: Sequence[RunInfo], metrics: Mapping[str, Mapping[str, Met
     columns, cells = _cells(runs, metrics, registry)
     models = sorted({r.model for r in local})
     if baseline is not None and baseline not in models:
-        raise ConfigError(f"the baseline '{baseline}' has no runs in these stores", where="option --baseline",
+        raise ConfigError(f"the baseline '{baseline}' has no runs in these stores", where="baseline",
                           fix=f"name one of: {', '.join(models)}")
     local_columns = [c for c in columns if any((c.key, m) in cells for m in models)]
     main = [c for c in local_columns if c.main]

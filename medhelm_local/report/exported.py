@@ -217,9 +217,9 @@ def _refuse_unvalidated(built: Report, by_policy: bool) -> None:
     if not left:
         return
     why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
-           else "--validated-only was given")
+           else "only validated reports were asked for")
     raise ExportRefusedError(
         f"the report would carry {len(left)} jury-scored column(s) not validated by clinicians, and {why}: "
         + "; ".join(left), where="the export gate (export.yaml jury_validation)",
-        fix=f"{VALIDATE_FIX}; or export without the report (--include without `report`). Nothing was written, and "
-            "the refusal is in the audit log (`medhelm-local audit show`)")
+        fix=f"{VALIDATE_FIX}; or export without the report (leave `report` out of the artifacts). Nothing was "
+            "written, and the refusal is in the audit log (`medhelm-local audit show`)")

@@ -35,14 +35,15 @@ def report_stores(settings: Settings, suites: Sequence[str] | None, stores: Sequ
         if not path.exists():
             known = ", ".join(sorted(p.stem for p in settings.output_dir.glob("*.duckdb"))) or "none"
             raise StoreNotFoundError(f"there is no store for suite '{suite}' (suites here: {known})",
-                                     where=str(path), fix="check the suite name, or pass the store with --store")
+                                     where=str(path), fix="check the suite name, or name the store file itself")
         paths.append(path)
     if not paths:
         audit = os.path.realpath(audit_path())
         paths = sorted(p for p in settings.output_dir.glob("*.duckdb") if os.path.realpath(p) != audit)
         if not paths:
             raise StoreNotFoundError("no suite stores in the output folder", where=str(settings.output_dir),
-                                     fix="run a benchmark first, or pass suites, --output or --store")
+                                     fix="run a benchmark first, or name the suites, the output folder or the store "
+                                         "files")
     # Each store once, however it was named; kept as named (links and all), so that errors name what was given.
     unique: dict[str, Path] = {}
     for path in paths:
@@ -63,11 +64,12 @@ def report_with(settings: Settings, suites: Sequence[str] | None = None, *, stor
     from medhelm_local.store.keys import load_kek
 
     if fmt not in FORMATS:
-        raise ConfigError(f"--format '{fmt}' is not a report format", where="option --format",
+        raise ConfigError(f"'{fmt}' is not a report format", where="report format",
                           fix=f"use one of: {', '.join(FORMATS)}")
     if fmt == "html" and out is None:
-        raise ConfigError("an HTML report is a folder, and none was given", where="option --out",
-                          fix="add --out DIR (a new folder), or choose --format json, csv, md or latex")
+        raise ConfigError("an HTML report is a folder, and none was given", where="report output",
+                          fix="name a new folder to write the report to, or choose the json, csv, md or latex "
+                              "format")
     paths = report_stores(settings, suites, stores)
     rules = load_policy(settings.policy_dir).export.jury_validation  # read once: what counts as validated
     sources = open_sources(paths, load_kek(settings), settings.store_memory_limit, list(helm_runs), rules)
@@ -111,14 +113,14 @@ def _refuse_unvalidated(built: Report, asked: bool, by_policy: bool) -> None:
     if not (asked or by_policy):
         return
     why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
-           else "--validated-only was given")
+           else "only validated reports were asked for")
     refuse_unvalidated(built.jury_marks, {c.key: c.title for c in built.columns}, why)
 
 
 def _write_text(path: Path, text: str) -> None:
     from medhelm_local.output_paths import atomic_text, refuse_unsafe_output, writing
 
-    refuse_unsafe_output(path, ConfigError, "--out")
+    refuse_unsafe_output(path, ConfigError, "report output")
     with writing(path, "report file"):
         path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_text(path, "report file") as fh:

@@ -194,7 +194,7 @@ def _staging(destination: Path) -> Path:
     if destination.exists() and (not destination.is_dir() or (any(destination.iterdir())
                                                                and not (destination / MARKER).exists())):
         raise ConfigError("the report folder exists and is not an earlier report", where=str(destination),
-                          fix="give a new folder for --out (an earlier report there is replaced; nothing else is)")
+                          fix="give a new folder for the report (an earlier report there is replaced; nothing else is)")
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=destination.parent))

@@ -48,7 +48,7 @@ def reading(where: str) -> Iterator[None]:
     except duckdb.OutOfMemoryException:
         raise ConfigError("reading the stores needed more memory than DuckDB may use", where=where,
                           fix="set store_memory_limit (MEDHELM_STORE_MEMORY_LIMIT) higher, e.g. 1GB, or report "
-                              "fewer instances per run (--instances)") from None
+                              "fewer instances per run") from None
     except duckdb.Error as exc:
         if is_damage(exc):  # exit 4, as everywhere else a page does not decrypt or check out
             raise StoreCorruptError(f"the store is damaged: a page does not decrypt or check out "

@@ -49,7 +49,8 @@ def shard_stores(output_dir: Path, suite: str) -> list[Path]:
     where = f"{output_dir}/{suite}.shard-I-of-N.duckdb"
     if not found:
         raise ConfigError(f"no shard stores of suite '{suite}' in the output folder", where=where,
-                          fix="run the suite with `run --shard I/N` first, or check --suite and --output")
+                          fix="run the suite with `medhelm-local run --shard I/N` first, or check the suite name and "
+                              "output folder")
     if len(found) > 1:
         raise ConfigError(f"shard stores of suite '{suite}' were made with different shard counts "
                           f"({', '.join(str(n) for n in sorted(found))})", where=where,

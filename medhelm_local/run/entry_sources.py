@@ -52,7 +52,7 @@ def _strip_comment(line: str) -> str:
 def read_conf(path: Path) -> list[ConfEntry]:
     """Parse a MedHELM run-entries conf file; anything that is not an entry is an error with its line."""
     what = "run-entries conf file"
-    data = read_bounded(path, what, if_missing="check the path; `--conf public` names the shipped public conf")
+    data = read_bounded(path, what, if_missing="check the path; the conf name `public` is the shipped public conf")
     lines = decode(data, str(path), what).splitlines()
     entries: list[ConfEntry] = []
     opened = closed = False

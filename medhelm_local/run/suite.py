@@ -84,8 +84,9 @@ def suite_request(settings: Settings, allowlist: PolicyAllowlist, entries: Seque
         max_eval_instances = max_eval_instances or spec.max_eval_instances
         concurrency = concurrency or spec.concurrency
     if not parsed:
-        raise RunEntryError("nothing to run", where="command line",
-                            fix="give run entries, --conf FILE (or --conf public), or --suite-file FILE")
+        raise RunEntryError("nothing to run", where="what to run",
+                            fix="give run entries, a run-entries conf file (or the shipped conf `public`), or a suite "
+                                "file")
     return SuiteRequest(settings, allowlist, tuple(parsed), suite or "default", max_eval_instances, concurrency,
                         Shard.parse(shard) if shard is not None else None, store, jury)
 

@@ -236,7 +236,8 @@ def _create_folder(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(f"cannot create the store's folder ({exc.strerror})", where=str(path.parent),
-                         fix="choose an output folder you can write to (--output, or the output_dir setting)") from None
+                         fix="choose an output folder you can write to (the output_dir setting, or the folder "
+                             "given)") from None
 
 
 def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
@@ -245,7 +246,8 @@ def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
         created = envelope.create(envelope_path)
     except OSError as exc:
         raise StoreError(f"cannot write the store's key file ({exc.strerror})", where=str(envelope_path),
-                         fix="choose an output folder you can write to (--output, or the output_dir setting)") from None
+                         fix="choose an output folder you can write to (the output_dir setting, or the folder "
+                             "given)") from None
     if not created:  # another process is creating the same store
         envelope = Envelope.read(envelope_path)
         data_key = unwrap(envelope, kek, str(envelope_path))

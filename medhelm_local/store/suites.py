@@ -26,9 +26,9 @@ def check_suite_name(name: str) -> str:
     if not is_suite_name(name):
         shown = name if len(name) <= 40 else f"{name[:40]}... ({len(name)} characters)"
         raise ConfigError(f"'{shown}' is not a suite name: a suite name becomes a file name in the output folder",
-                          where="suite name (--suite, or the suite file's name)",
+                          where="suite name (as given, or the suite file's name)",
                           fix=f"use up to {MAX_SUITE_NAME} letters, digits, '.', '_' and '-', starting with a letter "
-                              "or digit (no '/' and no '..'); to use a store elsewhere, pass --store PATH")
+                              "or digit (no '/' and no '..'); to use a store elsewhere, name the store file itself")
     return name
 
 
