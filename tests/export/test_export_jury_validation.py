@@ -103,7 +103,8 @@ def test_an_unvalidated_report_is_refused_by_policy_or_when_asked(jury_appliance
         assert done.returncode == 5 and "Traceback" not in done.stderr
         message = " ".join(done.stderr.split())
         assert "not validated by clinicians" in message and TITLE in message
-        assert ("jury_validation.refuse_unvalidated" if refused_by == "policy" else "--validated-only") in message
+        why = "jury_validation.refuse_unvalidated" if refused_by == "policy" else "only validated reports were asked"
+        assert why in message
         assert "judge campaign" in message and "export without the report" in message
     assert "no clinicians' rating campaign" in " ".join(refused.stderr.split())
     assert "is below the policy's 0.5" in " ".join(still.stderr.split())
