@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from medhelm_local.scenarios import registry
 from medhelm_local.scenarios.datafiles import import_dataset
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Kek, write_new_kek
@@ -39,6 +40,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("MEDHELM_SECRETS_DIR", str(home / "no-secrets"))
+    # Benchmark cards a library call registered (the settings' benchmark_cards) stay in the process, as they
+    # would in a notebook; a test starts with none, whichever tests ran before it.
+    monkeypatch.setattr(registry, "_USER", {})
 
 
 @pytest.fixture
