@@ -94,7 +94,8 @@ class Sources:
         if trend:
             if len(self.readers) < 2:
                 raise ConfigError("a trend needs two suites or more, and one was given", where="trend",
-                                  fix="name two suites or more, oldest first, for a trend; or ask for no trend")
+                                  fix="name two suites or more, oldest first, for a trend (trend=, "
+                                      "`medhelm-local report --trend S1 S2`); or ask for no trend")
             latest = {r.key for r in self._of_reader[-1]}
             runs = [r for r in self._runs if r.external or r.key in latest]
         built = build_report(runs, self._metrics, self.stores(),

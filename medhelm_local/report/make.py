@@ -113,7 +113,7 @@ def _refuse_unvalidated(built: Report, asked: bool, by_policy: bool) -> None:
     if not (asked or by_policy):
         return
     why = ("the policy refuses such reports (export.yaml: jury_validation.refuse_unvalidated)" if by_policy
-           else "only validated reports were asked for")
+           else "only validated reports were asked for (validated_only, `medhelm-local report --validated-only`)")
     refuse_unvalidated(built.jury_marks, {c.key: c.title for c in built.columns}, why)
 
 

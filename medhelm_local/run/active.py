@@ -130,7 +130,8 @@ def _changed(plan: PlannedRun, before: DataRead, now: DataRead, when: str) -> Da
         f"run {plan.run_id}: the data of {plan.entry.scenario} changed {when} ({', '.join(changed[:3])})",
         where=str(plan.data.root / now.folder) if now.origin == "data root" else f"run entry {plan.entry.canonical}",
         fix="restore the files the run started on and run the same command again, or evaluate the data now there "
-            "as a new suite: one run's results come from one set of files")
+            "as a new suite (suite=, `medhelm-local run ... --suite NAME`): one run's results come from one set of "
+            "files")
 
 
 def _check_same_data(planned: Sequence[PlannedRun], store: StoreHandle) -> None:
