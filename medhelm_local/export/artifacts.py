@@ -185,3 +185,11 @@ def rows_artifact(artifact: str, run_ids: list[str], shaper: Shaper, con: duckdb
                     row[column.export_name] = shaper.column(column, run_id, instance_id, record[column.name])
             out.append(row)
     return out
+
+
+def withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str, str], str]) -> list[dict[str, str]]:
+    """Columns of an artifact left out for a run because they hold text of an artifact that may not leave."""
+    return [{"run_id": run_id, "artifact": f"{artifact}.{column.export_name}",
+             "reason": f"it can hold {column.carries} text, and {column.carries} may not leave for this run"}
+            for table in artifact_tables(artifact) for column in table.columns if column.carries is not None
+            for run_id in run_ids if carried(run_id, column.carries) == "never"]

@@ -22,7 +22,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +106,30 @@ def write_jsonl(folder: Path, name: str, rows: list[dict[str, Any]]) -> None:
     with (folder / name).open("w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+# A bundle file not yet written: called with the staging folder and the file's name once the export is decided.
+Writer = Callable[[Path, str], None]
+
+
+def json_file(value: Any) -> Writer:
+    """A JSON artifact to write (write_json)."""
+    return lambda folder, name: write_json(folder, name, value)
+
+
+def jsonl_file(rows: list[dict[str, Any]]) -> Writer:
+    """A JSON-lines artifact to write (write_jsonl)."""
+    return lambda folder, name: write_jsonl(folder, name, rows)
+
+
+def text_tree(files: Mapping[str, str]) -> Writer:
+    """A folder of text files (the report), by path relative to it."""
+    def write(folder: Path, name: str) -> None:
+        for relative, text in files.items():
+            path = folder / name / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return write
 
 
 def bundle_files(folder: Path) -> list[str]:

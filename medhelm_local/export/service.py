@@ -24,7 +24,7 @@ to the same destination removes.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -39,7 +39,15 @@ from medhelm_local.errors import ConfigError, ExportRefusedError, IntegrityError
 from medhelm_local.export import artifacts as art
 from medhelm_local.export.approval import check_pin, rule_pack_digest
 from medhelm_local.export.artifacts import Shaper
-from medhelm_local.export.bundle import sign_manifest, staging_folder, write_export_manifest, write_json, write_jsonl
+from medhelm_local.export.bundle import (
+    Writer,
+    json_file,
+    jsonl_file,
+    sign_manifest,
+    staging_folder,
+    text_tree,
+    write_export_manifest,
+)
 from medhelm_local.export.decisions import ExportPlan, RunAccess, plan_export
 from medhelm_local.export.public_check import REESTABLISH, public_standing
 from medhelm_local.export.review import Review, needs_review, reviews_folder, text_digest
@@ -338,8 +346,6 @@ def build_for_review(settings: Settings, policy: Policy, kek: Kek, audit: AuditL
     return scrubber.marked
 
 
-Writer = Callable[[Path, str], None]
-
 
 def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: Any, policy: Policy,
            validated_only: bool) -> tuple[dict[str, Writer], list[dict[str, object]]]:
@@ -352,7 +358,7 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
     labels = Shaper("runs", {r.run_id: "as_is" if may_leave_unredacted(r.access) else "redacted" for r in runs},
                     scrubber, access)
     run_rows = art.runs_artifact([r for r in runs if r.run_id in leaving], labels, con)
-    files["runs.json"] = _json(run_rows)
+    files["runs.json"] = json_file(run_rows)
 
     def carried(run_id: str, artifact: str) -> str:
         decision = plan.decisions[run_id][artifact]  # type: ignore[index]
@@ -364,10 +370,10 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
             continue
         shaper = Shaper(artifact, {r: plan.treatment(r, artifact) for r in run_ids}, scrubber, access)
         if artifact == "aggregates":
-            files["aggregates.json"] = _json(art.aggregates_artifact(run_ids, shaper, con))
+            files["aggregates.json"] = json_file(art.aggregates_artifact(run_ids, shaper, con))
             sliced = slices_artifact(run_ids, shaper, con, policy.export.min_slice_size)
             if sliced:
-                files["slices.json"] = _json(sliced)
+                files["slices.json"] = json_file(sliced)
             if not plan.leaving("report"):  # with the report, its own marks (below) say the same
                 jury_marks = aggregate_jury_marks(con, shaper.treatments, access,
                                                   lambda name, how: Shaper(name.removeprefix("report."), how,
@@ -377,38 +383,12 @@ def _build(plan: ExportPlan, runs: list[art.RunRow], scrubber: Scrubber, con: An
             report = report_tree(con, plan.report_contents, access,
                                  lambda name, how: Shaper(name, how, scrubber, access),
                                  policy.export.jury_validation, validated_only)
-            files["report"] = _tree(report.files)
+            files["report"] = text_tree(report.files)
             jury_marks = report.marks_json()
         else:
             rows = art.rows_artifact(artifact, run_ids, shaper, con, carried)
             if not rows:
                 continue  # nothing of it is stored (ratings of a suite no jury rated): no file
-            plan.withheld += _withheld_columns(artifact, run_ids, carried)
-            files[f"{artifact}.jsonl"] = _jsonl(rows)
+            plan.withheld += art.withheld_columns(artifact, run_ids, carried)
+            files[f"{artifact}.jsonl"] = jsonl_file(rows)
     return files, jury_marks
-
-
-def _withheld_columns(artifact: str, run_ids: list[str], carried: Callable[[str, str], str]) -> list[dict[str, str]]:
-    """Columns of an artifact left out for a run because they hold text of an artifact that may not leave."""
-    return [{"run_id": run_id, "artifact": f"{artifact}.{column.export_name}",
-             "reason": f"it can hold {column.carries} text, and {column.carries} may not leave for this run"}
-            for table in artifact_tables(artifact) for column in table.columns if column.carries is not None
-            for run_id in run_ids if carried(run_id, column.carries) == "never"]
-
-
-def _json(value: Any) -> Writer:
-    return lambda folder, name: write_json(folder, name, value)
-
-
-def _tree(files: Mapping[str, str]) -> Writer:
-    """A folder of text files (the report), by path relative to it."""
-    def write(folder: Path, name: str) -> None:
-        for relative, text in files.items():
-            path = folder / name / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    return write
-
-
-def _jsonl(rows: list[dict[str, Any]]) -> Writer:
-    return lambda folder, name: write_jsonl(folder, name, rows)
