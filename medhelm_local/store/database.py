@@ -9,12 +9,15 @@ in DuckDB). A store that does not report `encrypted, GCM` is refused.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.abc
 import importlib.util
 import os
 import stat
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,6 +257,61 @@ def _new_envelope(envelope_path: Path, kek: Kek) -> tuple[Envelope, bytes]:
     return envelope, data_key
 
 
+@contextlib.contextmanager
+def _creation_lock(folder: Path | None) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (None: no lock) while a store there may be created.
+
+    Two processes creating one store at once (two appenders to a new audit log) would otherwise race: one
+    sees the file the other has just made, before DuckDB has written its header, and calls it no database.
+    """
+    if folder is None:
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _key_and_attach(path: Path, envelope_path: Path, kek: Kek, create: bool, read_only: bool, streaming: bool,
+                    connection: duckdb.DuckDBPyConnection | None
+                    ) -> tuple[Envelope, bytes, duckdb.DuckDBPyConnection]:
+    """Unwrap (or make) the store's key and attach the database: the step that creates a missing store."""
+    if path.exists():
+        if not _is_duckdb_file(path):
+            raise NotAStoreError("the file is not a DuckDB database", where=str(path),
+                                 fix="give the path of a medhelm-local store")
+        if not envelope_path.exists():
+            raise StoreKeyError("the store's key envelope is missing, so it cannot be opened",
+                            where=str(envelope_path), fix="restore the .key file from the same backup as the store")
+        envelope = Envelope.read(envelope_path)
+        data_key = unwrap(envelope, kek, str(envelope_path))
+    elif not create:
+        raise StoreNotFoundError("no store exists at this path", where=str(path),
+                                 fix="check the path, or list stores with `medhelm-local runs list --output DIR`")
+    elif envelope_path.exists():
+        # A crash after the envelope was written but before the database: reuse its key.
+        envelope = Envelope.read(envelope_path)
+        data_key = unwrap(envelope, kek, str(envelope_path))
+    else:
+        envelope, data_key = _new_envelope(envelope_path, kek)
+    _warn_if_torn(path)
+    note_opened(path)
+    con = connection or connect(streaming)
+    try:
+        _spill_beside(con, path)
+        _attach(con, path, data_key, read_only)
+    except duckdb.Error as exc:
+        con.close()
+        raise explain_failure(exc, path) from None
+    except BaseException:
+        con.close()
+        raise
+    return envelope, data_key, con
+
+
 def open_store(path: Path, kek: Kek, *, create: bool = False, read_only: bool = False,
                memory_limit: str | None = None, kind: StoreKind = "suite", streaming: bool = False,
                migrate: bool = True, default_memory_mb: int | None = None,
@@ -281,32 +339,12 @@ def _open(path: Path, kek: Kek, create: bool, read_only: bool, memory_limit: str
           connection: duckdb.DuckDBPyConnection | None) -> StoreHandle:
     envelope_path = Envelope.path_for(path)
     _refuse_other_than_a_file(path)
-    if path.exists():
-        if not _is_duckdb_file(path):
-            raise NotAStoreError("the file is not a DuckDB database", where=str(path),
-                                 fix="give the path of a medhelm-local store")
-        if not envelope_path.exists():
-            raise StoreKeyError("the store's key envelope is missing, so it cannot be opened",
-                            where=str(envelope_path), fix="restore the .key file from the same backup as the store")
-        envelope = Envelope.read(envelope_path)
-        data_key = unwrap(envelope, kek, str(envelope_path))
-    elif not create:
-        raise StoreNotFoundError("no store exists at this path", where=str(path),
-                                 fix="check the path, or list stores with `medhelm-local runs list --output DIR`")
-    else:
+    if create:
         _create_folder(path)
-        if envelope_path.exists():
-            # A crash after the envelope was written but before the database: reuse its key.
-            envelope = Envelope.read(envelope_path)
-            data_key = unwrap(envelope, kek, str(envelope_path))
-        else:
-            envelope, data_key = _new_envelope(envelope_path, kek)
-    _warn_if_torn(path)
-    note_opened(path)
-    con = connection or connect(streaming)
+    with _creation_lock(path.parent if create else None):
+        envelope, data_key, con = _key_and_attach(path, envelope_path, kek, create, read_only, streaming,
+                                                  connection)
     try:
-        _spill_beside(con, path)
-        _attach(con, path, data_key, read_only)
         _check_encrypted(con, path)
         stored = stored_version(con, envelope.store_id, path, read_only, kind)
         if stored is None:
