@@ -25,7 +25,7 @@ from medhelm_local.store.integrity import is_damage
 from medhelm_local.store.keys import Kek
 from medhelm_local.store.model_builds import builds_by_run
 from medhelm_local.store.schema import SCHEMA_VERSION
-from medhelm_local.store.slices import run_slices
+from medhelm_local.store.slices import run_slices, stored_slices
 from medhelm_local.taxonomy import load_taxonomy
 
 if TYPE_CHECKING:
@@ -175,13 +175,16 @@ class StoreReader:
         return by_run
 
     def slices(self) -> dict[str, list[SlicedMetric]]:
-        """Per run whose card names slice keys, its main metric per slice value (store.slices)."""
+        """Per run whose card names slice keys, its main metric per slice value (store.slices): as recorded with
+        the run's aggregates, computed from its scores only for a run recorded without them."""
         found: dict[str, list[SlicedMetric]] = {}
         runs = dict(self.con.execute("SELECT run_id, main_metric FROM runs WHERE run_id IN (SELECT DISTINCT run_id "
                                      "FROM instances WHERE slices_json IS NOT NULL)").fetchall())
+        recorded = stored_slices(self.con, runs)
         for run_id, main in sorted(runs.items()):
             if self.scope is None or run_id in self.scope:
-                found[run_id] = [s for s in run_slices(self.con, run_id) if s.metric == main]
+                sliced = recorded[run_id] if run_id in recorded else run_slices(self.con, run_id)
+                found[run_id] = [s for s in sliced if s.metric == main]
         return found
 
     def jury_agreements(self) -> dict[str, Agreement]:

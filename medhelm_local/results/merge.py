@@ -24,6 +24,7 @@ from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Envelope, Kek
 from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.schema import suite_tables
+from medhelm_local.store.slices import store_slices
 
 SHARD_NAME = re.compile(r"^(?P<suite>.+)\.shard-(?P<index>\d+)-of-(?P<count>\d+)\.duckdb$")
 _FIX = "run the missing or unfinished shards again (`run ... --shard I/N` resumes), then merge"
@@ -93,7 +94,7 @@ def _copy_rows(source: StoreHandle, target: duckdb.DuckDBPyConnection) -> dict[s
     """Append every per-instance row of a shard to the target (run rows are merged separately)."""
     counts: dict[str, int] = {}
     for table in suite_tables():
-        if table.name in ("meta", "runs", "run_metrics"):
+        if table.name in ("meta", "runs", "run_metrics", "run_slices"):  # recomputed once merged
             continue
         names = ", ".join(c.name for c in table.columns)
         arrow = source.con.execute(f"SELECT {names} FROM {table.name}").fetch_arrow_table()
@@ -164,8 +165,9 @@ def merge_shards(shards: list[Path], destination: Path, suite: str, kek: Kek) ->
             target.con.execute("INSERT INTO meta VALUES ('merged_from', ?)",
                                [json.dumps(sorted(h.store_id for h in handles))])
             target.con.execute("COMMIT")
-            store_aggregates(target.con, {run_id: compute_aggregates(target.con, run_id)
-                                          for (run_id,) in target.con.execute("SELECT run_id FROM runs").fetchall()})
+            merged = [run_id for (run_id,) in target.con.execute("SELECT run_id FROM runs").fetchall()]
+            store_aggregates(target.con, {run_id: compute_aggregates(target.con, run_id) for run_id in merged})
+            store_slices(target.con, merged)
         finally:
             target.close()
     except BaseException:

@@ -42,6 +42,7 @@ from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle
 from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.ratings import derive_jury_scores, pending_judgings, record_jury
+from medhelm_local.store.slices import store_slices
 from medhelm_local.store.writer import StoreWriter
 
 
@@ -202,6 +203,7 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
         finish_judged(store, run)
         aggregates = compute_aggregates(store.con, run.run_id)
         store_aggregates(store.con, {run.run_id: aggregates})
+        store_slices(store.con, [run.run_id])  # the jury's scores are sliced like any metric's
         refresh_robustness(store.con, [run.run_id])
         outcomes.append(JudgeOutcome(run.run_id, run.jury.name, pool.sent(run.run_id), aggregates))
     return outcomes

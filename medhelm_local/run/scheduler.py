@@ -351,6 +351,7 @@ def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, p
     """Derive the juries' scores, record every run's aggregates, and say how each run went."""
     from medhelm_local.results.figures import refresh_robustness
     from medhelm_local.run.jury_runs import finish_judged  # here: the judge pass loads once a suite finishes
+    from medhelm_local.store.slices import store_slices
 
     for judged_run in judged.values():
         finish_judged(store, judged_run)
@@ -359,6 +360,7 @@ def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, p
     computed = summaries.collect([run.plan.run_id for run in runs])
     store_aggregates(store.con, {run.plan.run_id: aggregates for run, (aggregates, _) in zip(runs, computed,
                                                                                              strict=True)})
+    store_slices(store.con, [run.plan.run_id for run in runs])
     refresh_robustness(store.con, [run.plan.run_id for run in runs])
     for run, (aggregates, summary) in zip(runs, computed, strict=True):
         wall = (run.finished_at or time.perf_counter()) - run.started

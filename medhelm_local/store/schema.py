@@ -29,7 +29,7 @@ StoreKind = Literal["suite", "audit"]
 Kind = Literal["text", "int", "float", "bool", "timestamp"]
 Treatment = Literal["keep", "instance_id", "label", "json_label", "text", "json_text", "drop"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 AUDIT_SCHEMA_VERSION = 1
 
 _SQL_TYPES: dict[Kind, str] = {"text": "VARCHAR", "int": "INTEGER", "float": "DOUBLE", "bool": "BOOLEAN",
@@ -239,6 +239,22 @@ SUITE_TABLES: tuple[Table, ...] = (
         _c("detail_json", "text", "json_label"),
         _c("computed_at", "timestamp", "keep", required=True, stamp=True),
     ), key=("run_id", "metric"), artifact="aggregates", since=2),
+    # A run's metrics per slice value (store/slices.py), one row per (metric, slice key), written with its
+    # aggregates so that `show`, reports and the Python API read them instead of redrawing each bootstrap.
+    # No export artifact: an export builds slices.json from these rows, suppressing small slices first
+    # (export/slices.py). A run without slice keys has no rows; a run stored before v6 has none until it is
+    # summarised again, and is computed from its scores when read.
+    Table("run_slices", (
+        _RUN_ID,
+        _c("metric", "text", "keep", required=True),
+        _c("slice_key", "text", "label", required=True),
+        _c("ordinal", "int", "keep", required=True),  # the order the slices were computed in
+        # [{"value", "n", "n_scored", "n_failed", "mean", "ci_low", "ci_high"}, ...] in order of the values
+        _c("values_json", "text", "json_label", required=True),
+        # {"high", "low", "gap", "ci_low", "ci_high"}; NULL when fewer than two values were scored
+        _c("gap_json", "text", "json_label"),
+        _c("computed_at", "timestamp", "keep", required=True, stamp=True),
+    ), key=("run_id", "metric", "slice_key"), since=6),
     # Clinicians' rating campaigns (raters/campaigns.py): no export artifact, so nothing here leaves the
     # appliance. A campaign rates one run's answers; each sampled instance is assigned to `overlap` raters.
     Table("rating_campaigns", (
