@@ -35,7 +35,7 @@ _VIRIDIS = (
 )
 _MISSING = "#eeeeee"
 _FONT = "font-family:'DejaVu Sans',sans-serif"
-_CHAR = 5.2  # the width of a character of DejaVu Sans at 9 pt, near enough to size the margins
+CHAR = 5.2  # the width of a character of DejaVu Sans at 9 pt, near enough to size the margins
 CELL_W, CELL_H = 48.4, 18.9
 
 
@@ -56,7 +56,8 @@ def label(row: TaxonomyRow) -> str:
     return "\u2003" + row.name
 
 
-def _text(x: float, y: float, text: str, size: float = 9, anchor: str = "start", extra: str = "") -> str:
+def svg_text(x: float, y: float, text: str, size: float = 9, anchor: str = "start", extra: str = "") -> str:
+    """One <text> element, escaped, in the plots' font (the slice plot draws with it too)."""
     return (f'<text x="{x:.1f}" y="{y:.1f}" style="{_FONT};font-size:{size}px" text-anchor="{anchor}"{extra}>'
             f"{escape(text)}</text>")
 
@@ -64,21 +65,21 @@ def _text(x: float, y: float, text: str, size: float = 9, anchor: str = "start",
 def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
     """The heat map of `rows` by `models` as one <svg> element."""
     labels = [label(r) for r in rows]
-    left = _CHAR * max((len(t) for t in labels), default=0) + 16
+    left = CHAR * max((len(t) for t in labels), default=0) + 16
     top = 30.0
     grid_w, grid_h = CELL_W * len(models), CELL_H * len(rows)
     # Model names run down and to the left at 30 degrees under their columns.
-    bottom = _CHAR * max((len(m) for m in models), default=0) * 0.5 + 24
+    bottom = CHAR * max((len(m) for m in models), default=0) * 0.5 + 24
     bar_x = left + grid_w + 14
     width, height = bar_x + 80, top + grid_h + bottom
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.1f}pt" height="{height:.1f}pt" '
            f'viewBox="0 0 {width:.1f} {height:.1f}" version="1.1">',
            f'<rect width="{width:.1f}" height="{height:.1f}" fill="#ffffff"/>',
-           _text(left, 16, "Categories (macro average; MedHELM: mean of benchmarks) and subcategories", 10)]
+           svg_text(left, 16, "Categories (macro average; MedHELM: mean of benchmarks) and subcategories", 10)]
     for r, row in enumerate(rows):
         y = top + r * CELL_H
         weight = "normal" if row.level == SUBCATEGORY else "bold"
-        out.append(_text(left - 6, y + CELL_H / 2 + 3, labels[r], anchor="end", extra=f' font-weight="{weight}"'))
+        out.append(svg_text(left - 6, y + CELL_H / 2 + 3, labels[r], anchor="end", extra=f' font-weight="{weight}"'))
         for c, model in enumerate(models):
             value = row.values.get(model)
             shown = "no value" if value is None else f"{value:.3f}"
@@ -87,7 +88,7 @@ def heatmap_svg(rows: Sequence[TaxonomyRow], models: Sequence[str]) -> str:
                        f"<title>{escape(f'{labels[r].strip()} / {model}: {shown}')}</title></rect>")
     for c, model in enumerate(models):
         x, y = left + (c + 0.5) * CELL_W, top + grid_h + 12
-        out.append(_text(x, y, model, anchor="end", extra=f' transform="rotate(-30 {x:.1f} {y:.1f})"'))
+        out.append(svg_text(x, y, model, anchor="end", extra=f' transform="rotate(-30 {x:.1f} {y:.1f})"'))
     out.extend(_colour_bar(bar_x, top + grid_h / 4, max(grid_h / 2, 60.0)))
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -102,8 +103,8 @@ def _colour_bar(x: float, y: float, height: float) -> list[str]:
         tick_y = y + height - height * i / 5
         out.append(f'<line x1="{x + 10:.1f}" y1="{tick_y:.1f}" x2="{x + 13:.1f}" y2="{tick_y:.1f}" stroke="#000000" '
                    'stroke-width="0.8"/>')
-        out.append(_text(x + 15, tick_y + 3, f"{i / 5:.1f}"))
+        out.append(svg_text(x + 15, tick_y + 3, f"{i / 5:.1f}"))
     middle = y + height / 2
-    out.append(_text(x + 40, middle, "normalised score (1 best)", anchor="middle",
+    out.append(svg_text(x + 40, middle, "normalised score (1 best)", anchor="middle",
                      extra=f' transform="rotate(-90 {x + 40:.1f} {middle:.1f})"'))
     return out

@@ -1,5 +1,5 @@
-"""Plots drawn offline by matplotlib to SVG: cost against score, trends across suites and slices (the taxonomy heat
-map, a grid of rectangles, is drawn without matplotlib: report/heatmap.py).
+"""Plots drawn offline by matplotlib to SVG: cost against score and trends across suites (the taxonomy heat map and
+the slice plots, rectangles, dots and lines, are drawn without matplotlib: report/heatmap.py, report/slices_plot.py).
 
 matplotlib is set up before it is imported: no pyplot and no display (a Figure on the SVG canvas),
 only the fonts it ships (`MPL_IGNORE_SYSTEM_FONTS`: it never runs `fc-list` or reads system fonts,
@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from medhelm_local.metrics.slices import SlicedMetric
 from medhelm_local.report.read_model import CostPoint
 from medhelm_local.report.trend import Trend
 
@@ -118,42 +117,4 @@ def trend_svg(trend: Trend) -> str:
         panel.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8, frameon=False)
-    return _svg(figure)
-
-
-def slices_svg(title: str, sliced: Sequence[tuple[str, SlicedMetric]]) -> str:
-    """Small multiples, one panel per slice key: each model's main metric per slice value with its 95 % interval
-    (a row per value, a colour per model), the largest gap's two values named under the panel."""
-    keys = list(dict.fromkeys(s.key for _, s in sliced))
-    models = list(dict.fromkeys(m for m, _ in sliced))
-    ncols = min(3, len(keys))
-    nrows = (len(keys) + ncols - 1) // ncols
-    tallest = max(len(s.values) for _, s in sliced)
-    figure = _figure(3.6 * ncols, (0.32 * tallest * len(models) ** 0.5 + 1.3 + 0.12 * len(models)) * nrows + 0.6)
-    axes = figure.subplots(nrows, ncols, squeeze=False)
-    colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
-    step = 0.7 / max(1, len(models))
-    for panel, key in zip(axes.flat, keys, strict=False):
-        mine = [(m, s) for m, s in sliced if s.key == key]
-        names = sorted({v.value for _, s in mine for v in s.values})
-        for row, (model, found) in enumerate(mine):
-            offset = (row - (len(mine) - 1) / 2) * step
-            shown = [(names.index(v.value) + offset, v.mean, v) for v in found.values if v.mean is not None]
-            panel.errorbar([mean for _, mean, _ in shown], [y for y, _, _ in shown],
-                           xerr=[[max(0.0, mean - v.ci_low) if v.ci_low is not None else 0.0 for _, mean, v in shown],
-                                 [max(0.0, v.ci_high - mean) if v.ci_high is not None else 0.0
-                                  for _, mean, v in shown]],
-                           fmt="o", color=colours[model], markersize=4, capsize=2, label=model)
-        panel.set_yticks(range(len(names)), labels=names)
-        panel.set_ylim(len(names) - 0.5, -0.5)
-        panel.grid(axis="x", alpha=0.3)
-        panel.set_title(f"by {key}", loc="left", fontsize=9)
-        gaps = [f"{m}: {s.gap.high} − {s.gap.low} = {s.gap.gap:.3f}" for m, s in mine if s.gap is not None]
-        if gaps:
-            panel.set_xlabel("largest gap:\n" + "\n".join(gaps), fontsize=7)
-    for panel in list(axes.flat)[len(keys):]:
-        panel.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=8, frameon=False)
-    figure.suptitle(title, fontsize=9, x=0.01, ha="left")
     return _svg(figure)

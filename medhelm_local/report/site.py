@@ -5,8 +5,8 @@
     data/<run>/page-00001.js ...     the per-instance browser's pages (JSON inside a function call,
                                      so a page opened from file:// can load them with a script tag)
     data/<run>/failed-00001.js ...   the same for the instances with a failure
-    plots/heatmap.svg [cost.svg] [trend.svg] [slices-<benchmark>.svg]   the heat map drawn by hand, the rest
-                                     by matplotlib
+    plots/heatmap.svg [cost.svg] [trend.svg] [slices-<benchmark>.svg]   the heat map and slice plots drawn by
+                                     hand, the rest by matplotlib
     assets/style.css instances.js    ours; no font, script or image comes from anywhere else
     report.json report.csv           the read model, for scripts
 
@@ -43,8 +43,9 @@ from medhelm_local.report.pages import (
     render,
     script_data,
 )
-from medhelm_local.report.plots import cost_svg, slices_svg, trend_svg
+from medhelm_local.report.plots import cost_svg, trend_svg
 from medhelm_local.report.read_model import Report, RunInfo, slug
+from medhelm_local.report.slices_plot import slices_svg
 from medhelm_local.report.trend_tables import trend_csv
 
 MARKER = ".medhelm-local-report"

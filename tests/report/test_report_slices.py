@@ -5,7 +5,10 @@ on 5 of 10 of each; by ward, instances alternate between two wards."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from conftest import run_cli
@@ -17,6 +20,7 @@ from medhelm_local.store.keys import Kek
 
 A_RIGHT = set(range(8)) | {10, 11, 12}  # F: instances 0-9 (8 right), M: 10-19 (3 right)
 B_RIGHT = set(range(5)) | set(range(10, 15))
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _slices(i: int) -> dict[str, str]:
@@ -67,3 +71,30 @@ def test_the_python_api_gives_each_slice_value_and_the_largest_gap(store: Path, 
     assert gap["ci_low"] < 0.5 < gap["ci_high"]
     assert {r["run_id"] for r in only_b} == {"pubmed_qa-local_b-ward"}
     assert none.num_rows == 0 and "mean" in none.column_names  # no slice keys: no rows, the same columns
+
+
+def test_the_slice_plot_is_plain_svg_with_a_dot_per_model_and_value_and_never_imports_matplotlib() -> None:
+    # In a fresh interpreter: the plot is drawn by hand (as the heat map is), so a report with slices on every
+    # benchmark does not pay for matplotlib's import and drawing.
+    script = (
+        "import sys\n"
+        "from medhelm_local.metrics.slices import SliceGap, SlicedMetric, SliceValue\n"
+        "from medhelm_local.report.slices_plot import slices_svg\n"
+        "values = (SliceValue('ward', 'north <&>', 10, 10, 0, 0.8, 0.5, 1.0), SliceValue('ward', 'south', 10, 9, 1, "
+        "0.3, 0.1, 0.6), SliceValue('ward', 'east', 2, 0, 2, None, None, None))\n"
+        "gap = SliceGap('ward', 'north <&>', 'south', 0.5, 0.1, 0.8)\n"
+        "sliced = [(m, SlicedMetric('exact_match', 'ward', values, gap)) for m in ('local/a', 'local/b')]\n"
+        "print(slices_svg('MedQA: exact_match per slice value', sliced))\n"
+        "print('matplotlib' in sys.modules)\n")
+    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
+                           cwd=Path(__file__).resolve().parents[2])
+    assert found.returncode == 0, found.stderr
+    svg, imported = found.stdout.rsplit("\n", 2)[:2]
+    assert imported == "False"
+    root = ElementTree.fromstring(svg)  # well-formed: the value's <, > and & are escaped
+    tips = [t.text for c in root.iter(f"{SVG}circle") if (t := c.find(f"{SVG}title")) is not None]
+    assert sorted(tips) == sorted(f"{m}, ward = {v}: {shown}" for m in ("local/a", "local/b") for v, shown in (
+        ("north <&>", "0.800 [0.500, 1.000] over 10 scored (n=10)"),
+        ("south", "0.300 [0.100, 0.600] over 9 scored (n=10)")))
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "by ward" in texts and "east" in texts and "local/b: north <&> \u2212 south = 0.500" in texts
