@@ -22,12 +22,16 @@ SHOTS = REPO / ".cache" / "test-screenshots"
 JUDGED = "medication_qa-local_big-ward"
 
 
+def _slices(i: int) -> dict[str, str]:
+    return {"age_band": ("18-39", "40-64", "65+")[i % 3], "sex": "FM"[i % 2]}
+
+
 @pytest.fixture
 def store(tmp_path: Path, kek: Kek) -> Path:
     path = tmp_path / "results" / "ward.duckdb"
     write_store(path, kek, "ward", [
-        FakeRun("local/big", "pubmed_qa", 230, accuracy=0.8, failed=3, seed=1),
-        FakeRun("local/small", "pubmed_qa", 230, accuracy=0.5, seed=2),
+        FakeRun("local/big", "pubmed_qa", 230, accuracy=0.8, failed=3, seed=1, slices=_slices),
+        FakeRun("local/small", "pubmed_qa", 230, accuracy=0.5, seed=2, slices=_slices),
         FakeRun("local/big", "medication_qa", 40, values=[0.5] * 40, seed=3,
                 prompt=lambda i: f"What should I know about drug {i}? <script>alert(1)</script>",
                 ratings=lambda i: [Rating("judge-a", {"accuracy": 4, "clarity": 5}, f"Explains drug {i} well."),
@@ -83,6 +87,14 @@ def test_the_static_report_renders_from_file_with_no_request_leaving_it(browser:
     image = browser.find_element(By.CSS_SELECTOR, "img[src$='plots/heatmap.svg']")
     assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
     _shot(browser, "report-taxonomy")
+    requested += requested_urls(browser)
+
+    browser.get((out / "benchmarks" / "pubmed_qa.html").as_uri())
+    sliced = _text(browser)
+    assert "local/big · by age_band" in sliced and "65+" in sliced and "Largest gap: " in sliced  # the slice table
+    image = browser.find_element(By.CSS_SELECTOR, "img[src$='plots/slices-pubmed_qa.svg']")
+    assert browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image)
+    _shot(browser, "report-slices")
     requested += requested_urls(browser)
 
     browser.get((out / "runs" / f"{JUDGED}.html").as_uri())
