@@ -47,8 +47,11 @@ def test_shards_judged_as_they_run_merge_into_the_ratings_of_one_run(
     configs = {}
     for name in ("whole", "split"):
         (tmp_path / name).mkdir()
+        # Generous timeouts: four processes share the fake servers here, and a request timed out on a loaded
+        # machine is a failed rating, which is not what this test is about.
         configs[name] = jury_config(tmp_path / name, data_root, generator.base_url,
-                                    {k: s.base_url for k, s in judges.items()}, cards)
+                                    {k: s.base_url for k, s in judges.items()}, cards,
+                                    judge_fields={"timeout_s": 60}, generator_fields={"timeout_s": 60})
     assert run_cli("-c", str(configs["whole"]), "run", ENTRY, "--suite", "ward", env=env).returncode == 0
     asked = sum(s.stats()["requests"] for s in judges.values())
 
