@@ -93,11 +93,32 @@ def appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appl
     audit, signing = dev_audit_log(), tmp_path / "keys" / "export-signing.key"
     config.write_text(f'output_dir = "{results}"\ndata_root = "{data_root}"\nsigning_key_file = "{signing}"\n')
     app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
-    made = app.cli("keys", "signing-init", "--out", str(signing))
-    assert made.returncode == 0, made.stderr
-    app.approve()
+    _signing_init_and_approve(config, kek_file)
     AuditLog(audit, kek).append("run.started", started)  # as `run` records the runs' start
     return app
+
+
+def _signing_init_and_approve(config: Path, kek_file: Path) -> None:
+    """What `keys signing-init --out FILE` then `policy approve --role compliance_officer` do, through the library
+    calls those commands make, with the same settings (this config, MEDHELM_KEK_FILE) and the same installation.
+
+    In-process because every test of the appliance paid two command starts for it (about 2 s, 92 tests);
+    the commands themselves are tested as commands where they are the subject (tests/security/test_policy_pin.py,
+    test_audit_location.py, test_public_by_data.py, tests/cli/test_hostile_corpus.py, tests/e2e/test_vllm_export.py),
+    and `Appliance.approve` (re-approving an edited policy) still runs the command."""
+    from medhelm_local.export.approval import approve as approve_pair
+    from medhelm_local.export.inputs import gate_inputs
+    from medhelm_local.export.service import signing_key_for
+    from medhelm_local.export.signing import write_signing_key
+    from medhelm_local.settings import load_settings
+    from medhelm_local.store.keys import load_kek
+
+    settings = load_settings(config, kek_file=kek_file)
+    assert settings.signing_key_file is not None
+    write_signing_key(settings.signing_key_file, load_kek(settings))
+    gate = gate_inputs(settings)
+    approve_pair(gate.audit, gate.policy, settings.redaction_dir, signing_key_for(settings, gate.kek),
+                 "compliance_officer")
 
 
 @pytest.fixture
