@@ -32,6 +32,11 @@ CLI = Path(sys.executable).parent / "medhelm-local"
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No MEDHELM_* settings, proxies or user config from the machine leak into a test."""
+    isolate(tmp_path_factory, monkeypatch)
+
+
+def isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `isolated_env` does, for a module-scoped fixture too (it runs before the autouse fixture does)."""
     for name in list(os.environ):
         if name.startswith("MEDHELM_") or name.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
             monkeypatch.delenv(name, raising=False)

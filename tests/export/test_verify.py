@@ -4,23 +4,49 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import DEMO_DATASETS, isolate
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from support.appliance import Appliance
+from support.appliance import Appliance, make_appliance
 from support.review import approved_review
 
-from medhelm_local.store.keys import Kek
+from medhelm_local.scenarios.datafiles import import_dataset
+from medhelm_local.store.keys import write_new_kek
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Appliance, Path]]:
+    """The ward appliance and one bundle it exported (reviewed and approved), made once for the module: every test
+    here changes only its own copy of the bundle (`bundle`), and the recipient checks it with the public key alone."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(tmp_path_factory, monkeypatch)
+        root = tmp_path_factory.mktemp("verify")
+        kek_file = root / "kek"
+        kek = write_new_kek(kek_file)
+        data = root / "data"
+        for folder in sorted(p for p in DEMO_DATASETS.iterdir() if p.is_dir()):
+            import_dataset(folder, data)
+        appliance = make_appliance(root, kek_file, kek, data)
+        out = root / "bundle"
+        done = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--review",
+                             approved_review(appliance, kek))  # the private answers leave once a person approved them
+        assert done.returncode == 0, done.stderr
+        yield appliance, out
 
 
 @pytest.fixture
-def bundle(appliance: Appliance, kek: Kek) -> Path:
-    out = appliance.root / "bundle"
-    done = appliance.cli("export", "ward", "--to", str(out), "--role", "compliance_officer", "--review",
-                         approved_review(appliance, kek))  # the private answers leave once a person approved them
-    assert done.returncode == 0, done.stderr
-    return out
+def appliance(exported: tuple[Appliance, Path]) -> Appliance:
+    return exported[0]
+
+
+@pytest.fixture
+def bundle(exported: tuple[Appliance, Path], tmp_path: Path) -> Path:
+    """This test's own copy of the module's bundle, to change as it likes."""
+    return Path(shutil.copytree(exported[1], tmp_path / "bundle"))
 
 
 def _verify(app: Appliance, bundle: Path, key: Path | None = None) -> tuple[int, str]:
@@ -70,7 +96,7 @@ def test_a_forged_signature_and_a_foreign_key_are_refused(appliance: Appliance, 
     assert code == 4 and "the signature does not match" in text
     from cryptography.hazmat.primitives import serialization
 
-    foreign = appliance.root / "foreign.pub"
+    foreign = bundle.parent / "foreign.pub"
     foreign.write_bytes(forger.public_key().public_bytes(serialization.Encoding.PEM,
                                                         serialization.PublicFormat.SubjectPublicKeyInfo))
     code, text = _verify(appliance, bundle, foreign)  # the forger's own key: signature fine, key id differs

@@ -84,6 +84,11 @@ class Appliance:
 
 @pytest.fixture
 def appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appliance:
+    return make_appliance(tmp_path, kek_file, kek, data_root)
+
+
+def make_appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appliance:
+    """The `appliance` fixture's appliance in `tmp_path`, its audit log in the user's data folder (XDG_DATA_HOME)."""
     results = tmp_path / "results"
     results.mkdir()
     started = write_ward_store(results / "ward.duckdb", kek, data_root)
