@@ -121,39 +121,43 @@ class FakeServer:
             return data
 
 
+def start_fake_server(port_file: Path, delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None,
+                      hang: float = 30.0, seed: int = 1, context: int | None = None, judge: str = "good",
+                      unsure: bool = False, answer: str | None = None, reasoning: str = "none",
+                      build: str | None = None) -> FakeServer:
+    """Start tests/support/fake_openai.py with these delay/fault options; its port is written to `port_file`."""
+    args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
+            "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
+    if faults:
+        args += ["--faults", faults]
+    if context is not None:
+        args += ["--context", str(context)]
+    if unsure:
+        args.append("--unsure")
+    if answer is not None:
+        args += ["--answer", answer]
+    if reasoning != "none":
+        args += ["--reasoning", reasoning]
+    if build is not None:
+        args += ["--build", build]
+    proc = subprocess.Popen(args)
+    deadline = time.monotonic() + 10
+    while not port_file.exists():
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("fake server did not start")
+        time.sleep(0.02)
+    return FakeServer(int(port_file.read_text()), proc)
+
+
 @pytest.fixture
 def fake_server(tmp_path: Path) -> Iterator[Callable[..., FakeServer]]:
     """Factory: start a fake server with the given delay/fault options; all are stopped afterwards."""
     started: list[FakeServer] = []
 
-    def start(delay: float = 0.0, fault_rate: float = 0.0, faults: str | None = None, hang: float = 30.0,
-              seed: int = 1, context: int | None = None, judge: str = "good", unsure: bool = False,
-              answer: str | None = None, reasoning: str = "none", build: str | None = None) -> FakeServer:
-        port_file = tmp_path / f"fake-port-{len(started)}"
-        args = [sys.executable, str(FAKE_SERVER), "--port-file", str(port_file), "--delay", str(delay),
-                "--fault-rate", str(fault_rate), "--hang", str(hang), "--seed", str(seed), "--judge", judge]
-        if faults:
-            args += ["--faults", faults]
-        if context is not None:
-            args += ["--context", str(context)]
-        if unsure:
-            args.append("--unsure")
-        if answer is not None:
-            args += ["--answer", answer]
-        if reasoning != "none":
-            args += ["--reasoning", reasoning]
-        if build is not None:
-            args += ["--build", build]
-        proc = subprocess.Popen(args)
-        deadline = time.monotonic() + 10
-        while not port_file.exists():
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise RuntimeError("fake server did not start")
-            time.sleep(0.02)
-        server = FakeServer(int(port_file.read_text()), proc)
-        started.append(server)
-        return server
+    def start(*args: Any, **options: Any) -> FakeServer:
+        started.append(start_fake_server(tmp_path / f"fake-port-{len(started)}", *args, **options))
+        return started[-1]
 
     yield start
     for server in started:

@@ -6,44 +6,77 @@ import csv
 import hashlib
 import json
 import random
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeServer, run_cli
+from conftest import DEMO_DATASETS, isolate, run_cli, start_fake_server
 from support import hostile
 from support.jury import jury_config, write_generation_card
 
 from medhelm_local.metrics.agreement import pairwise_icc
 from medhelm_local.metrics.medhelm_agreement import Answer, medhelm_row
+from medhelm_local.scenarios.datafiles import import_dataset
+from medhelm_local.store.keys import write_new_kek
 
 N = 30
 
 
+@pytest.fixture(scope="module")
+def judged_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str], dict[str, Any]]]:
+    """A suite judged by two judges, run once for the module; the run's per-instance jury scores and ROUGE-L."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(tmp_path_factory, monkeypatch)
+        root = tmp_path_factory.mktemp("judged")
+        kek_file = root / "kek"
+        write_new_kek(kek_file)
+        data_root = root / "data"
+        for folder in sorted(p for p in DEMO_DATASETS.iterdir() if p.is_dir()):
+            import_dataset(folder, data_root)
+        servers = [start_fake_server(root / "port-gen"), start_fake_server(root / "port-a"),
+                   start_fake_server(root / "port-b", judge="fenced")]
+        try:
+            generator, judges = servers[0], {"judge-a": servers[1], "judge-b": servers[2]}
+            cards = root / "cards"
+            write_generation_card(cards, N)
+            config = jury_config(root, data_root, generator.base_url, {k: s.base_url for k, s in judges.items()},
+                                 cards)
+            env = {"MEDHELM_KEK_FILE": str(kek_file)}
+            done = run_cli("-c", str(config), "run", "ward_notes:model=local/m,model_deployment=gen", "--suite",
+                           "ward", "--json", env=env)
+            assert done.returncode == 0, done.stderr
+            run_id = json.loads(done.stdout)["runs"][0]["run"]["run_id"]
+            shown = json.loads(run_cli("-c", str(config), "show", run_id, "-n", "100", "--json", env=env).stdout)
+            scores = {row["instance_id"]: {s["metric"]: s["value"] for s in row["scores"]}
+                      for row in shown["instances"]}
+            # The jury's composite over the criteria the clinicians below rate: per criterion the mean over the
+            # judges.
+            composite = {}
+            for row in shown["instances"]:
+                rated = [r["ratings"] for r in row["ratings"] if r["ok"]]
+                composite[row["instance_id"]] = sum(sum(r[c]["score"] for r in rated) / len(rated)
+                                                    for c in ("accuracy", "clarity")) / 2
+            yield config, env, {"run_id": run_id, "scores": scores, "composite": composite}
+        finally:
+            for server in servers:
+                server.process.terminate()
+                server.process.wait(timeout=10)
+
+
 @pytest.fixture
-def judged(tmp_path: Path, data_root: Path, kek_file: Path,
-           fake_server: Callable[..., FakeServer]) -> tuple[Path, dict[str, str], dict[str, Any]]:
-    """A suite judged by two judges; the run's per-instance jury scores and ROUGE-L."""
-    generator = fake_server()
-    judges = {"judge-a": fake_server(), "judge-b": fake_server(judge="fenced")}
-    cards = tmp_path / "cards"
-    write_generation_card(cards, N)
-    config = jury_config(tmp_path, data_root, generator.base_url, {k: s.base_url for k, s in judges.items()}, cards)
-    env = {"MEDHELM_KEK_FILE": str(kek_file)}
-    done = run_cli("-c", str(config), "run", "ward_notes:model=local/m,model_deployment=gen", "--suite", "ward",
-                   "--json", env=env)
-    assert done.returncode == 0, done.stderr
-    run_id = json.loads(done.stdout)["runs"][0]["run"]["run_id"]
-    shown = json.loads(run_cli("-c", str(config), "show", run_id, "-n", "100", "--json", env=env).stdout)
-    scores = {row["instance_id"]: {s["metric"]: s["value"] for s in row["scores"]} for row in shown["instances"]}
-    # The jury's composite over the criteria the clinicians below rate: per criterion the mean over the judges.
-    composite = {}
-    for row in shown["instances"]:
-        rated = [r["ratings"] for r in row["ratings"] if r["ok"]]
-        composite[row["instance_id"]] = sum(sum(r[c]["score"] for r in rated) / len(rated)
-                                            for c in ("accuracy", "clarity")) / 2
-    return config, env, {"run_id": run_id, "scores": scores, "composite": composite}
+def judged(judged_once: tuple[Path, dict[str, str], dict[str, Any]],
+           tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
+    """The module's judged suite with this test's own copy of its results folder (`judge validate` writes there)
+    and a config naming that copy; the data, cards, servers and KEK are the module's, and only read."""
+    config, env, run = judged_once
+    shutil.copytree(config.parent / "results", tmp_path / "results")
+    own = tmp_path / "config.toml"
+    text = config.read_text()
+    assert text.count(str(config.parent / "results")) == 1, text
+    own.write_text(text.replace(str(config.parent / "results"), str(tmp_path / "results")))
+    return own, env, run
 
 
 def _clinicians(path: Path, run_id: str, scores: dict[str, dict[str, float]], rows: list[dict[str, str]] | None = None,
