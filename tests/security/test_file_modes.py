@@ -10,8 +10,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import CLI, FakeServer, write_config
-from support.appliance import Appliance
+from support.appliance import Appliance, make_appliance
+
+from medhelm_local.store.keys import Kek
+
+
+@pytest.fixture
+def appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appliance:
+    """The shared appliance, its signing key and audit log made by the commands (`keys signing-init`, `policy
+    approve`): the modes of what they write are checked here."""
+    return make_appliance(tmp_path, kek_file, kek, data_root, commands=True)
 
 
 def _tree(root: Path) -> set[Path]:

@@ -5,6 +5,7 @@ policy and rule pack approved for exports by a compliance officer."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -87,8 +88,9 @@ def appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appl
     return make_appliance(tmp_path, kek_file, kek, data_root)
 
 
-def make_appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) -> Appliance:
-    """The `appliance` fixture's appliance in `tmp_path`, its audit log in the user's data folder (XDG_DATA_HOME)."""
+def make_appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path, *, commands: bool = False) -> Appliance:
+    """The `appliance` fixture's appliance in `tmp_path`, its audit log in the user's data folder (XDG_DATA_HOME);
+    with `commands`, its signing key and approval made by running `keys signing-init` and `policy approve`."""
     results = tmp_path / "results"
     results.mkdir()
     started = write_ward_store(results / "ward.duckdb", kek, data_root)
@@ -98,7 +100,12 @@ def make_appliance(tmp_path: Path, kek_file: Path, kek: Kek, data_root: Path) ->
     audit, signing = dev_audit_log(), tmp_path / "keys" / "export-signing.key"
     config.write_text(f'output_dir = "{results}"\ndata_root = "{data_root}"\nsigning_key_file = "{signing}"\n')
     app = Appliance(tmp_path, config, results, audit, signing, {"MEDHELM_KEK_FILE": str(kek_file)})
-    _signing_init_and_approve(config, kek_file)
+    if commands:
+        made = app.cli("keys", "signing-init", "--out", str(signing))
+        assert made.returncode == 0, made.stderr
+        app.approve()
+    else:
+        _signing_init_and_approve(config, kek_file)
     AuditLog(audit, kek).append("run.started", started)  # as `run` records the runs' start
     return app
 
@@ -110,7 +117,8 @@ def _signing_init_and_approve(config: Path, kek_file: Path) -> None:
     In-process because every test of the appliance paid two command starts for it (about 2 s, 92 tests);
     the commands themselves are tested as commands where they are the subject (tests/security/test_policy_pin.py,
     test_audit_location.py, test_public_by_data.py, tests/cli/test_hostile_corpus.py, tests/e2e/test_vllm_export.py),
-    and `Appliance.approve` (re-approving an edited policy) still runs the command."""
+    and `Appliance.approve` (re-approving an edited policy) still runs the command; tests/security/test_file_modes.py
+    makes its appliance with `commands=True`, since the modes of what the commands start is what it checks."""
     from medhelm_local.export.approval import approve as approve_pair
     from medhelm_local.export.inputs import gate_inputs
     from medhelm_local.export.service import signing_key_for
@@ -120,10 +128,14 @@ def _signing_init_and_approve(config: Path, kek_file: Path) -> None:
 
     settings = load_settings(config, kek_file=kek_file)
     assert settings.signing_key_file is not None
-    write_signing_key(settings.signing_key_file, load_kek(settings))
-    gate = gate_inputs(settings)
-    approve_pair(gate.audit, gate.policy, settings.redaction_dir, signing_key_for(settings, gate.kek),
-                 "compliance_officer")
+    old_umask = os.umask(0o077)  # as the command sets it (cli/main.py): the audit log it starts is owner-only
+    try:
+        write_signing_key(settings.signing_key_file, load_kek(settings))
+        gate = gate_inputs(settings)
+        approve_pair(gate.audit, gate.policy, settings.redaction_dir, signing_key_for(settings, gate.kek),
+                     "compliance_officer")
+    finally:
+        os.umask(old_umask)
 
 
 @pytest.fixture
