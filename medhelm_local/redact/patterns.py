@@ -4,6 +4,7 @@ in linear time, and applied with small validators (a date must be a real date, a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
+from medhelm_local.redact.regex_windows import cheaper, matches_in, stretches, window
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -137,6 +139,7 @@ class CompiledPattern:
     regex: re.Pattern[str]
     requires: tuple[str, ...] = ()
     starts: str | None = None  # None: searched as written; else tried at digits (regex_starts.start_kind)
+    window: tuple[int, int, int] | None = None  # searched near its digits (regex_windows.window); starts None only
 
     def may_match(self, lower_text: str) -> bool:
         """False when the text holds none of the literals the pattern needs, so it cannot match."""
@@ -149,12 +152,22 @@ class CompiledPattern:
 
 
 @dataclass(frozen=True)
+class CompiledNegative:
+    """A checked, compiled NegativeRule, with where it can start as for CompiledPattern."""
+
+    regex: re.Pattern[str]
+    requires: tuple[str, ...]
+    starts: str | None
+    window: tuple[int, int, int] | None
+
+
+@dataclass(frozen=True)
 class Rules:
     """A loaded rule pack: compiled patterns, the label regex, and context word sets."""
 
     source: Path
     patterns: tuple[CompiledPattern, ...]
-    negatives: tuple[tuple[re.Pattern[str], tuple[str, ...], str | None], ...]  # regex, requires, start kind
+    negatives: tuple[CompiledNegative, ...]
     label_regex: re.Pattern[str]
     label_types: dict[str, PhiType]
     context: ContextWords
@@ -184,8 +197,7 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
         raise RedactionRuleError(f"redaction rule '{loc}' is invalid: {first['msg']}", where=str(path),
                                  fix="correct it as the comments at the top of the file describe") from None
     compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
-                                     tuple(r.lower() for r in rule.requires or ()),
-                                     start_kind(_expand(rule.regex, spec.macros)))
+                                     tuple(r.lower() for r in rule.requires or ()), *_where(rule.regex, spec.macros))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -200,10 +212,29 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
         "the labels", path)
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
-    negatives = tuple((_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
-                       tuple(r.lower() for r in n.requires or ()), start_kind(_expand(n.regex, spec.macros)))
+    negatives = tuple(CompiledNegative(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
+                                       tuple(r.lower() for r in n.requires or ()), *_where(n.regex, spec.macros))
                       for n in spec.negatives)
     return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
+
+
+def _where(regex: str, macros: dict[str, str]) -> tuple[str | None, tuple[int, int, int] | None]:
+    """Where a rule is tried: at digits (a start kind), else near its digits (a window), else everywhere."""
+    expanded = _expand(regex, macros)
+    kind = start_kind(expanded)
+    return kind, None if kind is not None else window(expanded)
+
+
+def _matches(regex: re.Pattern[str], text: str, starts: Starts, kind: str | None,
+             where: tuple[int, int, int] | None) -> Iterable[re.Match[str]]:
+    """What `regex.finditer(text)` yields, searched where the rule's start kind or window says a match can start."""
+    if kind is not None:
+        return matches_at(regex, text, starts.of(kind))
+    if where is not None:
+        spans = stretches(starts, where[0], where[1])
+        if cheaper(spans, where[2], len(text)):
+            return matches_in(regex, text, spans, where[2])
+    return regex.finditer(text)
 
 
 def _norm(phrase: str) -> str:
@@ -226,8 +257,8 @@ def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | 
     """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`). `starts`: the
     text's `Starts`, when find_pattern_spans has them already."""
     lower, starts = text.lower(), starts or Starts(text)
-    ranges = sorted(m.span() for negative, needs, kind in rules.negatives if not needs or any(n in lower for n in needs)
-                    for m in (negative.finditer(text) if kind is None else matches_at(negative, text, starts.of(kind))))
+    ranges = sorted(m.span() for n in rules.negatives if not n.requires or any(r in lower for r in n.requires)
+                    for m in _matches(n.regex, text, starts, n.starts, n.window))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
@@ -248,7 +279,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
             if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
-        for m in c.regex.finditer(text) if c.starts is None else matches_at(c.regex, text, starts.of(c.starts)):
+        for m in _matches(c.regex, text, starts, c.starts, c.window):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
             kind = c.rule.type
             if check is not None:

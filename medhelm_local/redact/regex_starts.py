@@ -24,6 +24,7 @@ from medhelm_local.redact.regex_speed import first_chars
 # try every position).
 _DIGITS = re.compile(r"\d(?<!\w\d)")
 _ZERO, _NINE = ord("0"), ord("9")
+_RUNS = re.compile(r"\d+")
 
 
 def start_kind(regex: str, flags: int = re.IGNORECASE) -> str | None:
@@ -70,6 +71,13 @@ class Starts:
     def __init__(self, text: str) -> None:
         self.text = text
         self._found: dict[str, list[int]] = {}
+        self._runs: list[tuple[int, int]] | None = None
+
+    def runs(self) -> list[tuple[int, int]]:
+        """(start, end) of every run of digits in the note, in order (regex_windows reads them)."""
+        if self._runs is None:
+            self._runs = [m.span() for m in _RUNS.finditer(self.text)]
+        return self._runs
 
     def of(self, marks: str) -> list[int]:
         """Offsets of the digits that follow neither a word character nor one of `marks`, in order."""

@@ -15,6 +15,7 @@ from support.synthetic_notes import generate
 from medhelm_local.redact.patterns import RuleFile, _expand
 from medhelm_local.redact.regex_speed import OTHER_CASES, compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
+from medhelm_local.redact.regex_windows import matches_in, stretches, window
 from medhelm_local.settings import default_redaction_dir
 from medhelm_local.yaml_lines import parse_located
 
@@ -120,3 +121,29 @@ def test_digit_rules_are_tried_at_their_starts() -> None:
     assert kinds["pattern event_year"] is None  # starts with a letter
     assert start_kind(r"(?<![.])\d{3}") is None  # a look-behind that lets a word character stand before it
     assert start_kind(r"(?<![\w])\d?x") is None  # may start with a letter or a digit
+
+
+def _windows() -> list[tuple[str, str, tuple[int, int, int]]]:
+    found = [(what, regex, window(regex)) for what, regex in _shipped() if start_kind(regex) is None]
+    return [(what, regex, where) for what, regex, where in found if where is not None]
+
+
+@pytest.mark.parametrize(("what", "regex", "where"), _windows(), ids=[w for w, _, _ in _windows()])
+def test_rules_searched_near_their_digits_find_what_finditer_finds(what: str, regex: str,
+                                                                   where: tuple[int, int, int]) -> None:
+    """A letter-led rule searched only in the stretches before long enough digit runs, each search cut past the
+    farthest character a match there reads, finds every match a full search does and no other."""
+    fast, plain = compile_fast(regex), re.compile(regex, re.IGNORECASE)
+    found = [[(m.span(), m.groups(), m.groupdict())
+              for m in matches_in(fast, t, stretches(Starts(t), where[0], where[1]), where[2])] for t in TEXTS]
+    assert found == _found(plain, TEXTS), what
+
+
+def test_letter_led_rules_needing_digits_are_searched_near_them() -> None:
+    """The windows reach the rules they were built for, and their figures are read off the parse tree."""
+    names = {what for what, _, _ in _windows()}
+    assert {"pattern letters_digits", "pattern event_year", "pattern phone_labelled"} <= names
+    assert window(r"(?<![\w-])[a-z]{1,4}-?\d{5,14}[a-z]{0,2}(?![\w])") == (5, 5, 22)
+    assert window(r"(?:ab|c)?(?:\(\d{3}\)|x\d{2})") == (3, 2, 7)  # optional letters, then either branch's digits
+    assert window(r"(?<![\w])[a-z]{1,3}(?!\d)") is None  # no digit needed
+    assert window(r"[a-z]+\d") is None  # unbounded: no farthest character

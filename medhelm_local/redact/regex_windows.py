@@ -1,0 +1,147 @@
+"""Letter-led rules searched only near the digits they need, with those digits found once a note for all of them.
+
+A rule such as `(?<![\\w-])[a-z]{1,4}-?\\d{5,14}` starts with a letter, so `re` tries it at nearly every letter of
+a note, yet every match holds a run of at least five digits at most five characters after its start. `window`
+reads both figures off the rule's parse tree (how far its first mandatory digit can stand from the start, and how
+many digits that item takes at least) and how far past its start a match can read (its look-aheads included).
+A note's digit runs long enough for the rule then give the only stretches where a match can start; `matches_in`
+searches each stretch, with the text cut just past the farthest character a match starting there can read, so a
+search there sees what a search of the whole note sees. A note without such a run skips the rule outright. Where
+the stretches cover most of a note, the plain `finditer` is used: it is as exact and cheaper then.
+tests/redact/test_redact_regex_speed.py checks every shipped rule so searched against the plain `finditer`.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as c  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+from medhelm_local.redact.regex_starts import Starts
+
+Item = tuple[Any, Any]
+_REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
+_ZERO, _NINE = ord("0"), ord("9")
+# What one more search from Python costs, in characters `re` could have tried instead (chosen by counting
+# instructions with bench/phi_count.py): stretches that together cost more than the note use `finditer`.
+_CALL_COST = 24
+
+
+def window(regex: str, flags: int = re.IGNORECASE) -> tuple[int, int, int] | None:
+    """For a rule every match of which holds a mandatory run of digits: (the most characters before that run's
+    item, the fewest digits it takes, the most characters a match reads from its start, look-aheads included);
+    None for any other rule, or a parse tree this module does not know."""
+    try:
+        seq = list(sre_parse.parse(regex, flags).data)
+        first = _first_digit(seq)
+        reach = _width(seq, ahead=True)
+    except (re.error, _UnknownNodeError):
+        return None
+    if first is None or reach is None:
+        return None
+    return first[0], first[1], reach
+
+
+class _UnknownNodeError(Exception):
+    """A node this module does not reason about."""
+
+
+def _digit_atom(item: Item) -> bool:
+    op, av = item
+    if op == c.LITERAL:
+        return bool(_ZERO <= av <= _NINE)
+    if op != c.IN:
+        return False
+    return bool(av) and all((kind == c.CATEGORY and value == c.CATEGORY_DIGIT)
+                            or (kind == c.LITERAL and _ZERO <= value <= _NINE)
+                            or (kind == c.RANGE and _ZERO <= value[0] <= value[1] <= _NINE) for kind, value in av)
+
+
+def _first_digit(seq: list[Item]) -> tuple[int, int] | None:
+    """(most characters before, fewest digits of) the first item of `seq` that must match digits, or None."""
+    before = 0
+    for item in seq:
+        op, av = item
+        if _digit_atom(item):
+            return before, 1
+        if op in _REPEATS and av[0] >= 1 and len(av[2]) == 1 and _digit_atom(av[2][0]):
+            return before, av[0]
+        if op == c.SUBPATTERN:
+            inner = _first_digit(list(av[-1]))
+            if inner is not None:
+                return before + inner[0], inner[1]
+        elif op == c.BRANCH:
+            found = [_first_digit(list(b)) for b in av[1]]
+            if all(f is not None for f in found):
+                return before + max(f[0] for f in found if f), min(f[1] for f in found if f)
+        width = _width([item], ahead=False)
+        if width is None:
+            return None
+        before += width
+    return None
+
+
+def _width(seq: list[Item], ahead: bool) -> int | None:
+    """The most characters `seq` consumes (with `ahead`, plus every look-ahead's reach: a bound, not exact);
+    None when unbounded."""
+    total = 0
+    for op, av in seq:
+        if op in (c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY):
+            width: int | None = 1
+        elif op == c.AT:
+            width = 0
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            width = _width(list(av[1]), ahead) if ahead and av[0] == 1 else 0
+        elif op == c.SUBPATTERN:
+            width = _width(list(av[-1]), ahead)
+        elif op == c.ATOMIC_GROUP:
+            width = _width(list(av), ahead)
+        elif op == c.BRANCH:
+            widths = [_width(list(b), ahead) for b in av[1]]
+            width = None if any(w is None for w in widths) else max(w for w in widths if w is not None)
+        elif op in _REPEATS:
+            inner = _width(list(av[2]), ahead)
+            width = None if inner is None or av[1] == c.MAXREPEAT else av[1] * inner
+        else:
+            raise _UnknownNodeError(op)
+        if width is None:
+            return None
+        total += width
+    return total
+
+
+def stretches(starts: Starts, before: int, digits: int) -> list[tuple[int, int]]:
+    """Where a match of a rule with this `window` can start in the note, as merged (first, last) offsets."""
+    found: list[tuple[int, int]] = []
+    for start, end in starts.runs():
+        if end - start < digits:
+            continue
+        first, last = max(0, start - before), end - digits
+        if found and first <= found[-1][1] + 1:
+            found[-1] = (found[-1][0], max(found[-1][1], last))
+        else:
+            found.append((first, last))
+    return found
+
+
+def cheaper(spans: list[tuple[int, int]], reach: int, size: int) -> bool:
+    """Whether searching these stretches costs less than searching the whole note of `size` characters."""
+    return sum(last - first + 1 + reach + _CALL_COST for first, last in spans) < size
+
+
+def matches_in(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]], reach: int) -> list[re.Match[str]]:
+    """What `pattern.finditer(text)` yields, given every offset where a match can start lies in `spans` (in order,
+    apart). Each search stops `reach` characters past its stretch, beyond anything a match starting there reads,
+    and a match it finds starting past the stretch is left for the stretch it lies in."""
+    found: list[re.Match[str]] = []
+    resume, size, search = 0, len(text), pattern.search
+    for first, last in spans:
+        at, stop = max(first, resume), min(size, last + reach + 1)
+        while at <= last:
+            m = search(text, at, stop)
+            if m is None or m.start() > last:
+                break
+            found.append(m)
+            resume = at = m.end()  # never empty: a match holds a digit
+    return found
