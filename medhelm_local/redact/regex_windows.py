@@ -1,9 +1,10 @@
 """Letter-led rules searched only near the digits they need, with those digits found once a note for all of them.
 
 A rule such as `(?<![\\w-])[a-z]{1,4}-?\\d{5,14}` starts with a letter, so `re` tries it at nearly every letter of
-a note, yet every match holds a run of at least five digits at most five characters after its start. `window`
-reads both figures off the rule's parse tree (how far its first mandatory digit can stand from the start, and how
-many digits that item takes at least) and how far past its start a match can read (its look-aheads included).
+a note, yet every match holds a run of at least five digits at most five characters after its start, and most
+notes hold no such run. `digit_window` reads both figures off the rule's parse tree (how far its first mandatory
+digit can stand from the start, and how many digits that item takes at least) and how far past its start a match
+can read (its look-aheads included); `window` keeps the rules whose run is long.
 A note's digit runs long enough for the rule then give the only stretches where a match can start; `matches_in`
 searches each stretch, with the text cut just past the farthest character a match starting there can read, so a
 search there sees what a search of the whole note sees. A note without such a run skips the rule outright. Where
@@ -23,12 +24,21 @@ from medhelm_local.redact.regex_starts import Starts
 Item = tuple[Any, Any]
 _REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 _ZERO, _NINE = ord("0"), ord("9")
+# The fewest digits a rule's run must hold for the windows to pay: a note has few runs of five digits or more,
+# while the stretches before shorter runs (times, years, doses) cover most of it and each costs a call from Python.
+LONG_RUN = 5
 # What one more search from Python costs, in characters `re` could have tried instead (chosen by counting
 # instructions with bench/phi_count.py): stretches that together cost more than the note use `finditer`.
 _CALL_COST = 24
 
 
 def window(regex: str, flags: int = re.IGNORECASE) -> tuple[int, int, int] | None:
+    """`digit_window` for a rule whose digits are a run of at least LONG_RUN, else None (see LONG_RUN)."""
+    found = digit_window(regex, flags)
+    return found if found is not None and found[1] >= LONG_RUN else None
+
+
+def digit_window(regex: str, flags: int = re.IGNORECASE) -> tuple[int, int, int] | None:
     """For a rule every match of which holds a mandatory run of digits: (the most characters before that run's
     item, the fewest digits it takes, the most characters a match reads from its start, look-aheads included);
     None for any other rule, or a parse tree this module does not know."""

@@ -15,7 +15,7 @@ from support.synthetic_notes import generate
 from medhelm_local.redact.patterns import RuleFile, _expand
 from medhelm_local.redact.regex_speed import OTHER_CASES, compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
-from medhelm_local.redact.regex_windows import matches_in, stretches, window
+from medhelm_local.redact.regex_windows import digit_window, matches_in, stretches, window
 from medhelm_local.settings import default_redaction_dir
 from medhelm_local.yaml_lines import parse_located
 
@@ -123,9 +123,15 @@ def test_digit_rules_are_tried_at_their_starts() -> None:
     assert start_kind(r"(?<![\w])\d?x") is None  # may start with a letter or a digit
 
 
+
 def _windows() -> list[tuple[str, str, tuple[int, int, int]]]:
-    found = [(what, regex, window(regex)) for what, regex in _shipped() if start_kind(regex) is None]
-    return [(what, regex, where) for what, regex, where in found if where is not None]
+    """The rules searched near their digits, and a few more of other shapes the analysis reads (the search is
+    exact for any rule with a digit window; only the long runs make it pay)."""
+    more = {"pattern phone_nanp", "pattern event_year", "pattern extension", "pattern age_said",
+            "negative vital_ranges"}
+    found = [(what, regex, digit_window(regex)) for what, regex in _shipped() if start_kind(regex) is None]
+    return [(what, regex, where) for what, regex, where in found
+            if where is not None and (window(regex) is not None or what in more)]
 
 
 @pytest.mark.parametrize(("what", "regex", "where"), _windows(), ids=[w for w, _, _ in _windows()])
@@ -139,11 +145,11 @@ def test_rules_searched_near_their_digits_find_what_finditer_finds(what: str, re
     assert found == _found(plain, TEXTS), what
 
 
-def test_letter_led_rules_needing_digits_are_searched_near_them() -> None:
+def test_letter_led_rules_needing_long_digit_runs_are_searched_near_them() -> None:
     """The windows reach the rules they were built for, and their figures are read off the parse tree."""
-    names = {what for what, _, _ in _windows()}
-    assert {"pattern letters_digits", "pattern event_year", "pattern phone_labelled"} <= names
-    assert window(r"(?<![\w-])[a-z]{1,4}-?\d{5,14}[a-z]{0,2}(?![\w])") == (5, 5, 22)
-    assert window(r"(?:ab|c)?(?:\(\d{3}\)|x\d{2})") == (3, 2, 7)  # optional letters, then either branch's digits
-    assert window(r"(?<![\w])[a-z]{1,3}(?!\d)") is None  # no digit needed
-    assert window(r"[a-z]+\d") is None  # unbounded: no farthest character
+    kept = {what for what, regex in _shipped() if start_kind(regex) is None and window(regex) is not None}
+    assert kept == {"pattern letters_digits", "pattern military_post"}
+    assert digit_window(r"(?<![\w-])[a-z]{1,4}-?\d{5,14}[a-z]{0,2}(?![\w])") == (5, 5, 22)
+    assert digit_window(r"(?:ab|c)?(?:\(\d{3}\)|x\d{2})") == (3, 2, 7)  # optional letters, then either branch
+    assert digit_window(r"(?<![\w])[a-z]{1,3}(?!\d)") is None  # no digit needed
+    assert digit_window(r"[a-z]+\d") is None  # unbounded: no farthest character
