@@ -68,8 +68,7 @@ class InHouseRules(AddressRules):
         key = tok.key
         eponym = key in self.words.eponyms and key not in self.words.clinical_terms  # "AT LAHEY": clamp and clinic
         return ((eponym or self.tier(tok) == Ambiguity.NAME_ONLY) and not self.words.is_shorthand(key)
-                and key not in self.non_names and key not in self.rules.words("units")
-                and key not in self.rules.words("credentials"))
+                and key not in self.non_names and key not in self._units and key not in self._credentials)
 
     def _abbreviation(self, tokens: list[Token], i: int) -> list[Span]:
         """"TRANSFERRED FROM KMC FOR CATH", "came into BVH ER": capitals no vocabulary knows, after a place cue
@@ -101,15 +100,15 @@ class InHouseRules(AddressRules):
         strong cue a surname that is also a common word ("TRANSFERRED TO WHITE 9")."""
         if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()):
             return False
-        if tok.key in self.rules.words("facility_words"):
+        if tok.key in self._facility_words:
             return True  # "Clinic 6"
         if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations \
                 and tok.key not in _SPACES \
-                and tok.key not in self.words.short_forms and tok.key not in self.rules.words("units"):
+                and tok.key not in self.words.short_forms and tok.key not in self._units:
             return True  # "TRANSFERRED TO WHITE 9": a building named after a person
         return (self.tier(tok) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
-                and tok.key not in self._never_names and tok.key not in self.rules.words("units")
-                and tok.key not in self.rules.words("street_suffixes") and tok.key not in STOPWORDS)
+                and tok.key not in self._never_names and tok.key not in self._units
+                and tok.key not in self._street_suffixes and tok.key not in STOPWORDS)
 
     def _ward(self, text: str, tokens: list[Token], i: int) -> list[Span]:
         """"transfer to Eastwing 4", "ON BRADLEY 3 WHEN BED AVAIL", "From: Phillips 5": a named ward."""

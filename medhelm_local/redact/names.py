@@ -61,6 +61,9 @@ class NameRules:
         self._clinical, self._everyday = words.clinical, words.everyday
         self._clinical_without_case = words.short_forms | words.caps_names
         self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
+        # Context lists the token rules ask about many times a note, held here rather than looked up each time.
+        self._eponym_followers, self._units, self._credentials = w("eponym_followers"), w("units"), w("credentials")
+        self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 
     def tier(self, tok: Token) -> Ambiguity:
         """A token's ambiguity tier. Short forms ("levo", "satu") and names medical text writes in capitals
@@ -337,7 +340,7 @@ class NameRules:
             return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
         if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
-        return not (j < len(tokens) and tokens[j].key in self.rules.words("eponym_followers"))
+        return not (j < len(tokens) and tokens[j].key in self._eponym_followers)
 
 def _with_initial(tokens: list[Token], start: int) -> int:
     """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""

@@ -40,6 +40,7 @@ _REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
+_DOT_GAP = re.compile(r"\.[\s\S]\.")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
@@ -52,7 +53,7 @@ class NursingRules(FacilityRules):
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens)
         spans = with_other_mentions(self, tokens, found) if found else []
-        if any(t.kind == "p" and t.text == "." and t.start and text[t.start - 2:t.start - 1] == "." for t in tokens):
+        if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
                       for m in _DOTTED_INITIALS.finditer(text)]
         return spans + self._initials(text, tokens)

@@ -256,7 +256,8 @@ def _compile(regex: str, what: str, path: Path) -> re.Pattern[str]:
 def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | None = None) -> list[Span]:
     """`spans` less those lying wholly inside a shape that is never PHI (rules.yaml `negatives`). `starts`: the
     text's `Starts`, when find_pattern_spans has them already."""
-    lower, starts = text.lower(), starts or Starts(text)
+    starts = starts or Starts(text)
+    lower = starts.lower()
     ranges = sorted(m.span() for n in rules.negatives if not n.requires or any(r in lower for r in n.requires)
                     for m in _matches(n.regex, text, starts, n.starts, n.window))
     if not ranges:
@@ -268,9 +269,9 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
     """Every span the regex rules and labels find in `text` (may overlap; the detector merges them). `starts`: the
     text's `Starts`, to share with drop_negatives."""
     spans: list[Span] = []
-    lower = text.lower()
-    present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
     starts = starts or Starts(text)
+    lower = starts.lower()
+    present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
     for c in rules.patterns:
         if c.requires:
             needed = present.get(c.requires)

@@ -24,6 +24,7 @@ class PlaceRules(NameRules):
         super().__init__(rules, words)
         self._place_word_memo: dict[tuple[str, bool], bool] = {}
         self._city_firsts = frozenset(city.split(" ", 1)[0] for city in words.cities if " " in city)
+        self._facility_any = rules.words("facility_generic") | rules.words("facility_words")
 
     def _place_word(self, tok: Token) -> bool:
         """A word that may belong to a street, city or facility name."""
@@ -39,7 +40,7 @@ class PlaceRules(NameRules):
     def _place_word_of(self, tok: Token) -> bool:
         if tok.kind != "w" or tok.key in STOPWORDS or mixed_abbreviation(tok.text):
             return False
-        return tok.text[0].isupper() if tok.cased else tok.key not in self.rules.words("units")
+        return tok.text[0].isupper() if tok.cased else tok.key not in self._units
 
     def _distinctive(self, tok: Token) -> bool:
         """A word that names something: a known name or city, or a word that is not common English."""
@@ -137,7 +138,7 @@ class PlaceRules(NameRules):
     def _facilities(self, tokens: list[Token]) -> list[Span]:
         """"St. Mary's Hospital", "MERCY MEDICAL CENTER", "Hospital of Springfield"."""
         generic, spans = self.rules.words("facility_generic"), []
-        facility = generic | self.rules.words("facility_words")  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
+        facility = self._facility_any  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
         for i, tok in enumerate(tokens):
             cue = self.cue_at(tokens, i) if tok.kind == "w" and tok.key in self._phrase_index else None
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):

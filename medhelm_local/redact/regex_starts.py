@@ -72,6 +72,13 @@ class Starts:
         self.text = text
         self._found: dict[str, list[int]] = {}
         self._runs: list[tuple[int, int]] | None = None
+        self._lower: str | None = None
+
+    def lower(self) -> str:
+        """The note in lower case, for the rules' `requires` tests (the rules and the negatives share it)."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
 
     def runs(self) -> list[tuple[int, int]]:
         """(start, end) of every run of digits in the note, in order (regex_windows reads them)."""
