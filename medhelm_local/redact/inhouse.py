@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from medhelm_local.redact.addresses import AddressRules
-from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.names import MEMO_LIMIT
+from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -48,8 +50,13 @@ _BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
 class InHouseRules(AddressRules):
     """Hospital abbreviations, numbered wards, saints' hospitals and initials blocks."""
 
+    def __init__(self, rules: Rules, words: Dictionaries) -> None:
+        super().__init__(rules, words)
+        self._abbreviation_memo: dict[tuple[str, bool], bool] = {}
+
     def _inhouse(self, text: str, tokens: list[Token]) -> list[Span]:
         spans = []
+        memo = self._abbreviation_memo  # most words are known not to be one: no call for them
         for i, tok in enumerate(tokens):
             if tok.kind != "w":
                 continue
@@ -58,7 +65,7 @@ class InHouseRules(AddressRules):
             elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and (
                     self._ward_word(tok) or self._ward_word(tok, self._ward_cue(tokens, i))):
                 spans += self._ward(text, tokens, i)
-            if 2 <= len(tok.text) <= 5:
+            if 2 <= len(tok.text) <= 5 and memo.get((tok.text, tok.cased)) is not False:
                 spans += self._abbreviation(tokens, i)
         return spans + self._signoffs(text) + self._user_ids(text)
 
@@ -74,9 +81,7 @@ class InHouseRules(AddressRules):
         """"TRANSFERRED FROM KMC FOR CATH", "came into BVH ER": capitals no vocabulary knows, after a place cue
         or before a unit word (in lower-case text only before a unit word: "bwh er")."""
         tok = tokens[i]
-        if not (tok.text.isalpha() and tok.text.isupper()) and not (not tok.cased and tok.text.islower()):
-            return []
-        if not self._unknown(tok) or tok.key in self.words.cities or tok.key in self.words.first_names:
+        if not self._abbreviation_word(tok):
             return []
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
@@ -87,6 +92,20 @@ class InHouseRules(AddressRules):
                                                   and tok.key not in self.words.everyday)))
                or after in _UNIT_AFTER)
         return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []
+
+    def _abbreviation_word(self, tok: Token) -> bool:
+        """Capitals (or, without case, lower case) that no vocabulary, town or first name explains; remembered by
+        the word's text and its line's case, all that the answer reads."""
+        memo = self._abbreviation_memo
+        key = (tok.text, tok.cased)
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            text = tok.text
+            found = memo[key] = ((text.isalpha() and text.isupper()) or (not tok.cased and text.islower())) \
+                and self._unknown(tok) and tok.key not in self.words.cities and tok.key not in self.words.first_names
+        return found
 
     def _ward_cue(self, tokens: list[Token], i: int) -> bool:
         """A strong sign that token i starts a ward: a transfer word in the three words before, or "when bed" after."""

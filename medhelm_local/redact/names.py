@@ -164,11 +164,14 @@ class NameRules:
 
     def _names(self, tokens: list[Token]) -> list[Span]:
         found: list[tuple[int, int]] = []
+        memo = self._name_like_memo  # most words are known not to be names: no call for them (name_like's memo)
         i = 0
         while i < len(tokens):
             cue = self.cue_at(tokens, i) if tokens[i].kind == "w" and tokens[i].key in self._phrase_index else None
             if cue is None or cue[0] == "facility_words":
-                end = self._dictionary_name(tokens, i) if tokens[i].kind == "w" else i
+                tok = tokens[i]
+                end = i if tok.kind != "w" or memo.get((tok.text, tok.cased, 2)) is False \
+                    else self._dictionary_name(tokens, i)
                 if end > i:
                     found.append((i, end))
                 i = max(end, i + 1)
