@@ -44,6 +44,10 @@ _SIGNOFF = re.compile(
     r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"
     r"(?:,?[ \t]{1,3}(?:rn|md|np|pa|pa-c|lpn|rrt|do))?(?=[ \t]*$|[ \t]{2})")
 _USER_ID = re.compile(r"(?<![\w@./-])([a-z]{5,14})\d{1,3}(?![\w@]|[./-]\w)", re.IGNORECASE)
+# What every match of _USER_ID and _SIGNOFF holds, found by a search that jumps to the digit or the mark (those two
+# are tried at every letter): most notes hold neither, and are spared them.
+_USER_ID_GATE = re.compile(r"\d(?<=[a-z]{5}\d)", re.IGNORECASE)
+_SIGNOFF_GATE = re.compile(r"[:/](?<=[a-z]{2}[:/])[a-z]", re.IGNORECASE)
 _BRACKETED = re.compile(r"(?i)\[([a-z]{2,4})[:/]([a-z]{2,4})\]")
 
 
@@ -176,6 +180,8 @@ class InHouseRules(AddressRules):
     def _user_ids(self, text: str) -> list[Span]:
         """Log-in names next to a clinician's name: initials, a surname and a number ("anunes2", "JSMITH12")."""
         spans = []
+        if not _USER_ID_GATE.search(text):
+            return spans
         for m in _USER_ID.finditer(text):
             letters = m.group(1).lower()
             if any(letters[k:] in self.words.surnames and letters[k:] not in self.words.clinical for k in (1, 2)):
@@ -185,7 +191,8 @@ class InHouseRules(AddressRules):
     def _signoffs(self, text: str) -> list[Span]:
         """Initials blocks that end a note or a dictation: "ABT:smith", "KLM/jones/ortiz", "[ANP:dk]"."""
         spans = []
-        for m in [*_SIGNOFF.finditer(text), *_BRACKETED.finditer(text)]:
+        signoffs = _SIGNOFF.finditer(text) if _SIGNOFF_GATE.search(text) else ()
+        for m in [*signoffs, *_BRACKETED.finditer(text)]:
             parts = [k for k in range(1, (m.lastindex or 0) + 1) if m.group(k)]
             if all(self.words.is_shorthand(m.group(k).lower()) or m.group(k).lower() in self.words.clinical
                    for k in parts):

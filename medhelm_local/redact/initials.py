@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left
 
 from medhelm_local.redact.inhouse import InHouseRules
+from medhelm_local.redact.regex_starts import matches_at
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -18,6 +19,8 @@ _LINE_INITIALS = re.compile(
     r"(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$", re.IGNORECASE)
 # Initials after a dash closing a note's last sentence: "WILL CONT TO MONITOR. -JT", "see flowsheet.  --kb"
 _TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}(-{1,2})[ \t]?([A-Za-z]{2,3})()[ \t]*$")
+_TRAILING_GATE = re.compile(r"[.!)][ \t]{1,3}-")
+_NEWLINE = re.compile("\n")
 # Words after which two or three letters name who was told or who decided: "per JM", "d/w kl", "spoke w/ rk".
 _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "checked with", "discussed with",
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",
@@ -42,10 +45,18 @@ class InitialsRules(InHouseRules):
     def _initials_lines(self, text: str, tokens: list[Token]) -> list[Span]:
         """A line that is only initials ("KJB", "jrh/rn", "AB/cd") after the first line: the nurse signing. On a
         note's last line, or after a dash, letters that are also shorthand ("CM", "-DS") sign it too."""
-        spans = []
+        spans: list[Span] = []
+        # `^` matches only where a line starts: the regex is tried there, not at every character; the trailing
+        # form holds a stop, a space and a dash, which a search jumping to the stops finds first.
+        lines = [0, *(m.end() for m in _NEWLINE.finditer(text))]
+        found = matches_at(_LINE_INITIALS, text, lines)
+        if _TRAILING_GATE.search(text):
+            found += _TRAILING_INITIALS.finditer(text)
+        if not found:
+            return spans
         starts = [t.start for t in tokens]
         last = text.rstrip().rfind("\n") + 1
-        for m in [*_LINE_INITIALS.finditer(text), *_TRAILING_INITIALS.finditer(text)]:
+        for m in found:
             if m.start() == 0 or not text[:m.start()].strip():
                 continue  # a note's title line ("NPN"), not its signature
             signed = bool(m.group(1)) or m.start() >= last
