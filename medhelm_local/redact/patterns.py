@@ -173,6 +173,17 @@ class Rules:
     context: ContextWords
     sets: dict[str, frozenset[str]]
     label_starts: frozenset[str]
+    label_start_regex: re.Pattern[str] | None = None  # label_starts as whole words of the lower-case note
+
+    def label_places(self, text: str, lower: str) -> list[int]:
+        """Offsets of the words of `text` that start a label (`lower` is `text.lower()`)."""
+        if self.label_start_regex is not None and len(lower) == len(text):
+            # Each character lowered alone (same length), and lowering keeps which characters are letters and
+            # word characters: the label words of the lower-case note stand where those of the note stand, and
+            # one search finds them instead of a lookup for every word.
+            return [m.start() for m in self.label_start_regex.finditer(lower)]
+        starts = self.label_starts
+        return [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in starts]
 
     def words(self, key: str) -> frozenset[str]:
         """A context list as a set of lower-case entries."""
@@ -215,7 +226,11 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
     negatives = tuple(CompiledNegative(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
                                        tuple(r.lower() for r in n.requires or ()), *_where(n.regex, spec.macros))
                       for n in spec.negatives)
-    return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts)
+    # A word of 40 letters or more is cut at 40 by _LABEL_START; a non-ASCII label word may lower differently alone
+    # and in its note (a final sigma): either keeps the word-by-word lookup.
+    exact = all(len(s) < 40 and s.isascii() for s in starts)
+    start_regex = re.compile(rf"(?<![\w#]){_trie(starts)}(?![^\W\d_])") if exact and starts else None
+    return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts, start_regex)
 
 
 def _where(regex: str, macros: dict[str, str]) -> tuple[str | None, tuple[int, int, int] | None]:
@@ -235,6 +250,26 @@ def _matches(regex: re.Pattern[str], text: str, starts: Starts, kind: str | None
         if cheaper(spans, where[2], len(text)):
             return matches_in(regex, text, spans, where[2])
     return regex.finditer(text)
+
+
+def _trie(words: frozenset[str]) -> str:
+    """A regex for exactly `words`, written as a tree of their shared beginnings: `re` then reads each character of
+    a candidate once, where an alternation of the words tries them one by one."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def written(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + written(node[ch]) for ch in sorted(node) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return written(tree)
 
 
 def _norm(phrase: str) -> str:
@@ -290,8 +325,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
             spans.append(Span(start, end, kind))
-    label_starts = rules.label_starts
-    for at in [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in label_starts]:
+    for at in rules.label_places(text, lower):
         found = rules.label_regex.match(text, at)
         if found is None:
             continue

@@ -153,3 +153,31 @@ def test_letter_led_rules_needing_long_digit_runs_are_searched_near_them() -> No
     assert digit_window(r"(?:ab|c)?(?:\(\d{3}\)|x\d{2})") == (3, 2, 7)  # optional letters, then either branch
     assert digit_window(r"(?<![\w])[a-z]{1,3}(?!\d)") is None  # no digit needed
     assert digit_window(r"[a-z]+\d") is None  # unbounded: no farthest character
+
+
+def test_token_rule_regexes_gated_or_tried_at_line_starts_find_what_finditer_finds() -> None:
+    """A note the gate search passes over holds no match of the regex it guards, and line initials tried at line
+    starts are those a full search finds."""
+    from medhelm_local.redact import inhouse, initials
+
+    gated = [(inhouse._USER_ID_GATE, inhouse._USER_ID), (inhouse._SIGNOFF_GATE, inhouse._SIGNOFF),
+             (initials._TRAILING_GATE, initials._TRAILING_INITIALS)]
+    texts = [*TEXTS, "smith12 ok", "ABT:smith", "done. -JT", "x\nKJB\n", "by kl/jm  "]
+    for gate, full in gated:
+        assert [t for t in texts if gate.search(t) is None and full.search(t)] == [], full.pattern
+    lines = [[m.span() for m in matches_at(initials._LINE_INITIALS, t, [0, *(m.end() for m in re.finditer("\n", t))])]
+             for t in texts]
+    assert lines == [[m.span() for m in initials._LINE_INITIALS.finditer(t)] for t in texts]
+
+
+def test_label_words_found_in_the_lower_case_note_are_those_found_word_by_word() -> None:
+    """One search of the lower-case note for the label words finds the words a lookup of every word finds."""
+    from medhelm_local.redact.patterns import _LABEL_START, load_rules
+
+    rules = load_rules(RULES_PATH)
+    assert rules.label_start_regex is not None
+    texts = [*TEXTS, "MRN: 12345", "\u212aEY 4", "ſsn 123", "\u0130D 5", "pt-id#3 " + "a" * 45, "ΣΣ mrn"]
+    for text in texts:
+        lower = text.lower()
+        old = [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in rules.label_starts]
+        assert rules.label_places(text, lower) == old, text
