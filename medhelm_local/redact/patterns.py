@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
-from medhelm_local.redact.regex_windows import cheaper, matches_in, stretches, window
+from medhelm_local.redact.regex_windows import cheaper, digit_gate, matches_in, stretches, window
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -140,6 +140,7 @@ class CompiledPattern:
     requires: tuple[str, ...] = ()
     starts: str | None = None  # None: searched as written; else tried at digits (regex_starts.start_kind)
     window: tuple[int, int, int] | None = None  # searched near its digits (regex_windows.window); starts None only
+    gate: re.Pattern[str] | None = None  # what every match holds (regex_windows.digit_gate); neither of the above
 
     def may_match(self, lower_text: str) -> bool:
         """False when the text holds none of the literals the pattern needs, so it cannot match."""
@@ -159,6 +160,7 @@ class CompiledNegative:
     requires: tuple[str, ...]
     starts: str | None
     window: tuple[int, int, int] | None
+    gate: re.Pattern[str] | None
 
 
 @dataclass(frozen=True)
@@ -233,16 +235,24 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
     return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts, start_regex)
 
 
-def _where(regex: str, macros: dict[str, str]) -> tuple[str | None, tuple[int, int, int] | None]:
-    """Where a rule is tried: at digits (a start kind), else near its digits (a window), else everywhere."""
+def _where(regex: str, macros: dict[str, str]) -> tuple[str | None, tuple[int, int, int] | None,
+                                                        re.Pattern[str] | None]:
+    """Where a rule is tried: at digits (a start kind), else near its digits (a window), else everywhere, on notes
+    holding its gate."""
     expanded = _expand(regex, macros)
     kind = start_kind(expanded)
-    return kind, None if kind is not None else window(expanded)
+    if kind is not None:
+        return kind, None, None
+    where = window(expanded)
+    return None, where, None if where is not None else digit_gate(expanded)
 
 
 def _matches(regex: re.Pattern[str], text: str, starts: Starts, kind: str | None,
-             where: tuple[int, int, int] | None) -> Iterable[re.Match[str]]:
-    """What `regex.finditer(text)` yields, searched where the rule's start kind or window says a match can start."""
+             where: tuple[int, int, int] | None, gate: re.Pattern[str] | None) -> Iterable[re.Match[str]]:
+    """What `regex.finditer(text)` yields, searched where the rule's start kind or window says a match can start,
+    or not at all where its gate finds nothing."""
+    if gate is not None and gate.search(text) is None:
+        return ()
     if kind is not None:
         return matches_at(regex, text, starts.of(kind))
     if where is not None:
@@ -294,7 +304,7 @@ def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | 
     starts = starts or Starts(text)
     lower = starts.lower()
     ranges = sorted(m.span() for n in rules.negatives if not n.requires or any(r in lower for r in n.requires)
-                    for m in _matches(n.regex, text, starts, n.starts, n.window))
+                    for m in _matches(n.regex, text, starts, n.starts, n.window, n.gate))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
@@ -315,7 +325,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
             if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
-        for m in _matches(c.regex, text, starts, c.starts, c.window):
+        for m in _matches(c.regex, text, starts, c.starts, c.window, c.gate):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
             kind = c.rule.type
             if check is not None:

@@ -19,6 +19,7 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
+from medhelm_local.redact.regex_speed import _compiled, first_chars
 from medhelm_local.redact.regex_starts import Starts
 
 Item = tuple[Any, Any]
@@ -27,6 +28,8 @@ _ZERO, _NINE = ord("0"), ord("9")
 # The fewest digits a rule's run must hold for the windows to pay: a note has few runs of five digits or more,
 # while the stretches before shorter runs (times, years, doses) cover most of it and each costs a call from Python.
 LONG_RUN = 5
+# The fewest characters a gate must take (digit_gate): two digits stand in nearly every note.
+GATE_WIDTH = 3
 # What one more search from Python costs, in characters `re` could have tried instead (chosen by counting
 # instructions with bench/phi_count.py): stretches that together cost more than the note use `finditer`.
 _CALL_COST = 24
@@ -155,3 +158,55 @@ def matches_in(pattern: re.Pattern[str], text: str, spans: list[tuple[int, int]]
             found.append(m)
             resume = at = m.end()  # never empty: a match holds a digit
     return found
+
+
+def digit_gate(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str] | None:
+    """A regex every match of `regex` holds a match of, led by the digits it needs (and the marks just before them):
+    `-\\d{2,6}...` for `[a-z]{1,4}\\d{0,3}-\\d{2,6}...`. `re` finds it by jumping to digits or marks, where `regex`
+    is tried at every letter, so a note without it is spared the rule. None when the rule needs no digits at its
+    top level, what it needs is under GATE_WIDTH characters (a note nearly always holds it), or the rule does not
+    start with a letter (`re` finds its first character cheaply itself)."""
+    try:
+        parsed = sre_parse.parse(regex, flags)
+        seq = list(parsed.data)
+        at = next((j for j, item in enumerate(seq) if _digits_first(item)), None)
+        if at is None or "(?P=" in regex or "(?(" in regex or not _letter_led(seq):
+            return None
+        while at > 0 and seq[at - 1][0] in (c.LITERAL, c.IN):
+            at -= 1  # "-" in "\d{0,3}-\d{2,6}": one character every match holds too
+        parsed.data, parsed.width = seq[at:], None
+        if parsed.getwidth()[0] < GATE_WIDTH:
+            return None
+        return _compiled(regex, parsed, flags)
+    except Exception:  # a parse tree this module does not know: no gate, the rule is searched as written
+        return None
+
+
+def _letter_led(seq: list[Item]) -> bool:
+    """Whether a match of `seq` may start with a letter (or its first characters are not known)."""
+    found = first_chars(seq)
+    if found is None:
+        return True
+    for kind, value in found[0]:
+        if kind == c.LITERAL and chr(value).isalpha():
+            return True
+        if kind == c.RANGE and any(chr(v).isalpha() for v in range(value[0], value[1] + 1)):
+            return True
+        if kind == c.CATEGORY and value not in (c.CATEGORY_DIGIT, c.CATEGORY_SPACE):
+            return True
+        if kind == c.NEGATE:
+            return True
+    return False
+
+
+def _digits_first(item: Item) -> bool:
+    """An item that starts by taking at least one digit (a digit, a repeat of one, or a group opening so)."""
+    op, av = item
+    if _digit_atom(item):
+        return True
+    if op in _REPEATS:
+        return bool(av[0] >= 1 and len(av[2]) == 1 and _digit_atom(av[2][0]))
+    if op == c.SUBPATTERN:
+        body = [i for i in av[-1] if i[0] not in (c.ASSERT, c.ASSERT_NOT, c.AT)]
+        return bool(body) and _digits_first(body[0])
+    return False

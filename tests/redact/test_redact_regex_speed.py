@@ -15,7 +15,7 @@ from support.synthetic_notes import generate
 from medhelm_local.redact.patterns import RuleFile, _expand
 from medhelm_local.redact.regex_speed import OTHER_CASES, compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
-from medhelm_local.redact.regex_windows import digit_window, matches_in, stretches, window
+from medhelm_local.redact.regex_windows import digit_gate, digit_window, matches_in, stretches, window
 from medhelm_local.settings import default_redaction_dir
 from medhelm_local.yaml_lines import parse_located
 
@@ -181,3 +181,15 @@ def test_label_words_found_in_the_lower_case_note_are_those_found_word_by_word()
         lower = text.lower()
         old = [w.start() for w in _LABEL_START.finditer(text) if w.group().lower() in rules.label_starts]
         assert rules.label_places(text, lower) == old, text
+
+
+def test_a_rule_finds_nothing_where_its_digit_gate_finds_nothing() -> None:
+    """The gate (the digits a letter-led rule needs, with the marks before them) holds in every match."""
+    gated = [(what, regex, digit_gate(regex)) for what, regex in _shipped() if start_kind(regex) is None]
+    gated = [(what, regex, gate) for what, regex, gate in gated if gate is not None]
+    assert {"pattern accession", "pattern iban", "negative vital_ranges"} <= {what for what, _, _ in gated}
+    assert [m.group() for m in digit_gate(r"(?<![\w-])[a-z]{1,4}\d{0,3}-\d{2,6}").finditer("ab-12 x-3")] == ["-12"]
+    assert digit_gate(r"(?<![\w])[a-z]{2}[ ]{0,2}\d{2}") is None  # two digits: nearly every note holds them
+    for what, regex, gate in gated:
+        plain = re.compile(regex, re.IGNORECASE)
+        assert [t for t in TEXTS if gate.search(t) is None and plain.search(t)] == [], what
