@@ -179,7 +179,7 @@ class InHouseRules(AddressRules):
 
     def _user_ids(self, text: str) -> list[Span]:
         """Log-in names next to a clinician's name: initials, a surname and a number ("anunes2", "JSMITH12")."""
-        spans = []
+        spans: list[Span] = []
         if not _USER_ID_GATE.search(text):
             return spans
         for m in _USER_ID.finditer(text):
