@@ -4,7 +4,6 @@ in linear time, and applied with small validators (a date must be a real date, a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
 from medhelm_local.redact.regex_speed import compile_fast
-from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
-from medhelm_local.redact.regex_windows import cheaper, digit_gate, matches_in, stretches, window
+from medhelm_local.redact.regex_starts import Starts
+from medhelm_local.redact.regex_windows import tried, where_tried, word_tree
 from medhelm_local.redact.tokens import fold
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.validators import VALIDATORS, unit_follows
@@ -210,7 +209,8 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
         raise RedactionRuleError(f"redaction rule '{loc}' is invalid: {first['msg']}", where=str(path),
                                  fix="correct it as the comments at the top of the file describe") from None
     compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
-                                     tuple(r.lower() for r in rule.requires or ()), *_where(rule.regex, spec.macros))
+                                     tuple(r.lower() for r in rule.requires or ()),
+                                     *where_tried(_expand(rule.regex, spec.macros)))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -226,60 +226,14 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
     sets = {key: frozenset(_norm(w) for w in words) for key, words in spec.context.model_dump().items()}
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
     negatives = tuple(CompiledNegative(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
-                                       tuple(r.lower() for r in n.requires or ()), *_where(n.regex, spec.macros))
+                                       tuple(r.lower() for r in n.requires or ()),
+                                       *where_tried(_expand(n.regex, spec.macros)))
                       for n in spec.negatives)
     # A word of 40 letters or more is cut at 40 by _LABEL_START; a non-ASCII label word may lower differently alone
     # and in its note (a final sigma): either keeps the word-by-word lookup.
     exact = all(len(s) < 40 and s.isascii() for s in starts)
-    start_regex = re.compile(rf"(?<![\w#]){_trie(starts)}(?![^\W\d_])") if exact and starts else None
+    start_regex = re.compile(rf"(?<![\w#]){word_tree(starts)}(?![^\W\d_])") if exact and starts else None
     return Rules(path, compiled, negatives, label_regex, label_types, spec.context, sets, starts, start_regex)
-
-
-def _where(regex: str, macros: dict[str, str]) -> tuple[str | None, tuple[int, int, int] | None,
-                                                        re.Pattern[str] | None]:
-    """Where a rule is tried: at digits (a start kind), else near its digits (a window), else everywhere, on notes
-    holding its gate."""
-    expanded = _expand(regex, macros)
-    kind = start_kind(expanded)
-    if kind is not None:
-        return kind, None, None
-    where = window(expanded)
-    return None, where, None if where is not None else digit_gate(expanded)
-
-
-def _matches(regex: re.Pattern[str], text: str, starts: Starts, kind: str | None,
-             where: tuple[int, int, int] | None, gate: re.Pattern[str] | None) -> Iterable[re.Match[str]]:
-    """What `regex.finditer(text)` yields, searched where the rule's start kind or window says a match can start,
-    or not at all where its gate finds nothing."""
-    if gate is not None and gate.search(text) is None:
-        return ()
-    if kind is not None:
-        return matches_at(regex, text, starts.of(kind))
-    if where is not None:
-        spans = stretches(starts, where[0], where[1])
-        if cheaper(spans, where[2], len(text)):
-            return matches_in(regex, text, spans, where[2])
-    return regex.finditer(text)
-
-
-def _trie(words: frozenset[str]) -> str:
-    """A regex for exactly `words`, written as a tree of their shared beginnings: `re` then reads each character of
-    a candidate once, where an alternation of the words tries them one by one."""
-    tree: dict[str, Any] = {}
-    for word in words:
-        node = tree
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def written(node: dict[str, Any]) -> str:
-        branches = [re.escape(ch) + written(node[ch]) for ch in sorted(node) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return written(tree)
 
 
 def _norm(phrase: str) -> str:
@@ -304,7 +258,7 @@ def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | 
     starts = starts or Starts(text)
     lower = starts.lower()
     ranges = sorted(m.span() for n in rules.negatives if not n.requires or any(r in lower for r in n.requires)
-                    for m in _matches(n.regex, text, starts, n.starts, n.window, n.gate))
+                    for m in tried(n.regex, text, starts, n.starts, n.window, n.gate))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
@@ -325,7 +279,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
             if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
-        for m in _matches(c.regex, text, starts, c.starts, c.window, c.gate):
+        for m in tried(c.regex, text, starts, c.starts, c.window, c.gate):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
             kind = c.rule.type
             if check is not None:

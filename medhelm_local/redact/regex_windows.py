@@ -1,4 +1,5 @@
-"""Letter-led rules searched only near the digits they need, with those digits found once a note for all of them.
+"""Where each regex rule is tried (`where_tried`, `tried`): letter-led rules searched only near the digits they
+need, or only on notes that hold those digits.
 
 A rule such as `(?<![\\w-])[a-z]{1,4}-?\\d{5,14}` starts with a letter, so `re` tries it at nearly every letter of
 a note, yet every match holds a run of at least five digits at most five characters after its start, and most
@@ -8,19 +9,22 @@ can read (its look-aheads included); `window` keeps the rules whose run is long.
 A note's digit runs long enough for the rule then give the only stretches where a match can start; `matches_in`
 searches each stretch, with the text cut just past the farthest character a match starting there can read, so a
 search there sees what a search of the whole note sees. A note without such a run skips the rule outright. Where
-the stretches cover most of a note, the plain `finditer` is used: it is as exact and cheaper then.
+the stretches cover most of a note, the plain `finditer` is used: it is as exact and cheaper then. A rule whose
+digits are shorter gets a gate instead (`digit_gate`): the digits it needs, with the marks before them, which a note
+must hold for the rule to match, found by a search that jumps to digits.
 tests/redact/test_redact_regex_speed.py checks every shipped rule so searched against the plain `finditer`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 from medhelm_local.redact.regex_speed import _compiled, first_chars
-from medhelm_local.redact.regex_starts import Starts
+from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 
 Item = tuple[Any, Any]
 _REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
@@ -30,8 +34,9 @@ _ZERO, _NINE = ord("0"), ord("9")
 LONG_RUN = 5
 # The fewest characters a gate must take (digit_gate): two digits stand in nearly every note.
 GATE_WIDTH = 3
-# What one more search from Python costs, in characters `re` could have tried instead (chosen by counting
-# instructions with bench/phi_count.py): stretches that together cost more than the note use `finditer`.
+# What one more search from Python costs, in characters `re` could have tried instead (an estimate: a call from
+# Python costs about as much as `re` trying a letter-led rule at some twenty places). Stretches that together cost
+# more than the note use `finditer`.
 _CALL_COST = 24
 
 
@@ -210,3 +215,48 @@ def _digits_first(item: Item) -> bool:
         body = [i for i in av[-1] if i[0] not in (c.ASSERT, c.ASSERT_NOT, c.AT)]
         return bool(body) and _digits_first(body[0])
     return False
+
+
+def where_tried(expanded: str) -> tuple[str | None, tuple[int, int, int] | None, re.Pattern[str] | None]:
+    """Where a rule is tried: at digits (a start kind), else near its digits (a window), else everywhere, on notes
+    holding its gate."""
+    kind = start_kind(expanded)
+    if kind is not None:
+        return kind, None, None
+    where = window(expanded)
+    return None, where, None if where is not None else digit_gate(expanded)
+
+
+def tried(regex: re.Pattern[str], text: str, starts: Starts, kind: str | None,
+          where: tuple[int, int, int] | None, gate: re.Pattern[str] | None) -> Iterable[re.Match[str]]:
+    """What `regex.finditer(text)` yields, searched where the rule's start kind or window says a match can start,
+    or not at all where its gate finds nothing."""
+    if gate is not None and gate.search(text) is None:
+        return ()
+    if kind is not None:
+        return matches_at(regex, text, starts.of(kind))
+    if where is not None:
+        spans = stretches(starts, where[0], where[1])
+        if cheaper(spans, where[2], len(text)):
+            return matches_in(regex, text, spans, where[2])
+    return regex.finditer(text)
+
+
+def word_tree(words: frozenset[str]) -> str:
+    """A regex for exactly `words`, written as a tree of their shared beginnings: `re` then reads each character of
+    a candidate once, where an alternation of the words tries them one by one."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def written(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + written(node[ch]) for ch in sorted(node) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return written(tree)
