@@ -49,12 +49,12 @@ def compile_fast(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
         else:
             data = _guarded(data, state, all_flags)
         parsed.data, parsed.width = data, None
-        return _compiled(regex, parsed, flags)
+        return compile_tree(regex, parsed, flags)
     except Exception:  # a parse tree this module does not know: the plain compilation is exact
         return re.compile(regex, flags)
 
 
-def _compiled(regex: str, parsed: Any, flags: int) -> re.Pattern[str]:
+def compile_tree(regex: str, parsed: Any, flags: int) -> re.Pattern[str]:
     """`re._compiler.compile` for a rewritten tree, keeping the rule's own text as the pattern's `.pattern`
     (what error messages, the safety check and pickling read)."""
     code = sre_compile._code(parsed, flags)

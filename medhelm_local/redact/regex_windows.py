@@ -23,7 +23,7 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-from medhelm_local.redact.regex_speed import _compiled, first_chars
+from medhelm_local.redact.regex_speed import compile_tree, first_chars
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 
 Item = tuple[Any, Any]
@@ -182,7 +182,7 @@ def digit_gate(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str] | None
         parsed.data, parsed.width = seq[at:], None
         if parsed.getwidth()[0] < GATE_WIDTH:
             return None
-        return _compiled(regex, parsed, flags)
+        return compile_tree(regex, parsed, flags)
     except Exception:  # a parse tree this module does not know: no gate, the rule is searched as written
         return None
 
