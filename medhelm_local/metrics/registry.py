@@ -211,10 +211,23 @@ def names(task_type: TaskType | None = None) -> list[str]:
     return [m.name for m in all_metrics().values() if task_type is None or m.applies_to(task_type)]
 
 
+def find(name: str) -> Metric | None:
+    """The metric `name` (a family's included), or None: registered already, else declared by the module of that
+    name, else by any metric module. A run then imports the modules of its own metrics and no others; a name no
+    module declares imports them all before it is found unknown."""
+    found = _lookup(name)
+    if found is None:
+        _METRICS.find(name)  # the metric's own module (exact_match.py declares exact_match), if there is one
+        found = _lookup(name)
+    if found is None:
+        _METRICS.load_all()
+        found = _lookup(name)
+    return found
+
+
 def get(name: str, *, where: str = "metric name") -> Metric:
     """The metric registered as `name`, or an error listing the registered ones."""
-    _METRICS.load_all()
-    found = _lookup(name)
+    found = find(name)
     if found is None:
         close = difflib.get_close_matches(name, names(), n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from medhelm_local.metrics.aggregate import ScoreRow, aggregate, summarise
-from medhelm_local.metrics.registry import all_metrics
+from medhelm_local.metrics.registry import find
 from medhelm_local.records import Aggregate
 from medhelm_local.store.queries import declared_metric_names, run_metric_names
 
@@ -32,10 +32,9 @@ def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggr
     if not run:
         return []
     n, n_failed = run["n"], run["failed"]
-    registry = all_metrics()
     aggregates = []
     for metric in declared_metric_names(con, run_id, run["main"], run["benchmark"]):
-        spec = registry.get(metric)
+        spec = find(metric)
         if spec is None or spec.aggregation == "mean":  # an unknown metric (a newer store's) shown by its mean
             # In instance order: the seeded bootstrap resamples by position and a float sum depends on its order,
             # so the same scores written in another order (a resumed or merged run) must give the same figures.
