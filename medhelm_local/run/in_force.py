@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from medhelm_local.scenarios.registry import register_cards
 from medhelm_local.settings import Settings, settings_for
 
 if TYPE_CHECKING:
@@ -23,7 +22,10 @@ def in_force(settings: Settings) -> PolicyAllowlist:
     guard = active_guard()
     if guard is not None:  # inside a process that installed the egress guard: it enforces this policy
         guard.set_allowlist(allowlist)
-    register_cards(settings.benchmark_cards)
+    if settings.benchmark_cards:  # here: a command that reads no benchmark never loads the cards' package
+        from medhelm_local.scenarios.registry import register_cards
+
+        register_cards(settings.benchmark_cards)
     return allowlist
 
 
