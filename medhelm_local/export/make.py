@@ -18,6 +18,7 @@ from medhelm_local.export.inputs import gate_inputs
 from medhelm_local.export.service import ExportRequest, ExportResult, export
 from medhelm_local.export.signing import load_public_key
 from medhelm_local.export.target import resolve_target
+from medhelm_local.file_modes import owner_only
 from medhelm_local.policy.file_schemas import ARTIFACTS, Artifact
 from medhelm_local.settings import Settings
 
@@ -46,6 +47,7 @@ def export_with(settings: Settings, target: str, *, to: Path, role: str,
                   ExportRequest(resolved, to, role, include, unredacted, review, validated_only))
 
 
+@owner_only
 def export_bundle(target: str, *, to: str | Path, role: str, config: Settings | str | Path | None = None,
                   include: str | Sequence[str] | None = None, unredacted: bool = False, review: str | None = None,
                   validated_only: bool = False, store: str | Path | None = None,

@@ -12,6 +12,7 @@ from medhelm_local.annotate.ratings_file import write_template
 from medhelm_local.annotate.rubric import Rubric
 from medhelm_local.annotate.validate import ValidationReport, template_answers, validate_file, validation_report
 from medhelm_local.errors import ConfigError
+from medhelm_local.file_modes import owner_only
 from medhelm_local.raters.campaigns import Campaign, campaign_report, create_campaign, size_campaign
 from medhelm_local.run.jury_runs import jury_scored_runs
 from medhelm_local.run.plan import store_path_for
@@ -71,6 +72,7 @@ def campaign_with(settings: Settings, suite: str | None, *, run: str, raters: Se
     return made
 
 
+@owner_only
 def start_campaign(suite: str | None = None, *, run: str, raters: str | Sequence[str],
                    config: Settings | str | Path | None = None, instances: int | None = None, overlap: int = 2,
                    seed: int = 0, target_width: float = TARGET_WIDTH, expected_icc: float = EXPECTED_ICC,
@@ -119,6 +121,7 @@ def validation_with(settings: Settings | None, suite: str | None, *, ratings: Pa
         handle.close()
 
 
+@owner_only
 def validate_jury(suite: str | None = None, *, ratings: str | Path | None = None, campaign: str | None = None,
                   run: str | None = None, jury: str | None = None, benchmarks: Sequence[str] = (),
                   rubric: str | None = None, config: Settings | str | Path | None = None,
@@ -147,6 +150,7 @@ def template_with(settings: Settings, suite: str | None, to: Path, *, runs: Sequ
     return write_template(to, rubric, answers, list(clinicians)), rubric
 
 
+@owner_only
 def write_ratings_template(suite: str | None = None, *, to: str | Path, runs: Sequence[str] = (),
                            clinicians: Sequence[str] = (), config: Settings | str | Path | None = None,
                            store: str | Path | None = None, output_dir: str | Path | None = None) -> int:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from medhelm_local.errors import ConfigError, StoreNotFoundError
+from medhelm_local.file_modes import owner_only
 from medhelm_local.report.read_model import Report
 from medhelm_local.report.site import DEFAULT_INSTANCES, SiteResult
 from medhelm_local.settings import Settings
@@ -89,6 +90,7 @@ def report_with(settings: Settings, suites: Sequence[str] | None = None, *, stor
     return ReportOutput(built, tuple(paths), text, site)
 
 
+@owner_only
 def make_report(suites: str | Sequence[str] | None = None, *, config: Settings | str | Path | None = None,
                 stores: Sequence[str | Path] | None = None, output_dir: str | Path | None = None, fmt: str = "html",
                 out: str | Path | None = None, helm_runs: Sequence[str | Path] = (), baseline: str | None = None,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from medhelm_local.errors import MedhelmWarning
+from medhelm_local.file_modes import owner_only
 from medhelm_local.progress import Progress
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.run.suite import SuiteRequest, SuiteRun, run_suite, suite_request
@@ -17,6 +18,7 @@ def _warn(message: str) -> None:
     warnings.warn(MedhelmWarning(message), stacklevel=3)
 
 
+@owner_only
 def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | Path | None = None,
              confs: Sequence[str] = (), config: Settings | str | Path | None = None, suite: str | None = None,
              max_eval_instances: int | None = None, concurrency: int | None = None, store: str | Path | None = None,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from medhelm_local.errors import ConfigError, MedhelmWarning
+from medhelm_local.file_modes import owner_only
 from medhelm_local.progress import Progress
 from medhelm_local.run.jury_runs import JudgeOutcome, judge_runs, stored_judging
 from medhelm_local.run.plan import store_path_for
@@ -64,6 +65,7 @@ def _warn(message: str) -> None:
     warnings.warn(MedhelmWarning(message), stacklevel=4)
 
 
+@owner_only
 def judge(suite: str | None = None, *, config: Settings | str | Path | None = None, runs: Sequence[str] | None = None,
           jury: str | None = None, retry_failed: bool = False, store: str | Path | None = None,
           output_dir: str | Path | None = None, progress: Progress | None = None) -> JudgeResult:

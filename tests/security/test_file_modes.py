@@ -93,3 +93,30 @@ def test_a_kek_or_signing_key_others_may_read_stops_the_export_with_the_chmod(ap
         key.chmod(0o600)
     done = appliance.cli(*export)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_notebook_under_umask_022_gets_owner_only_stores_and_keeps_its_umask(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library called from a notebook (umask 022, not the command's 077): what it writes is owner-only
+    all the same, and the notebook's umask is what it was once the call returns, also after an error."""
+    import medhelm_local as mh
+    from medhelm_local.errors import RunEntryError
+
+    server = fake_server()
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
+                          {"fake": {"base_url": server.base_url, "max_concurrency": 4}})
+    monkeypatch.setenv("MEDHELM_KEK_FILE", str(kek_file))
+    before = os.umask(0o022)
+    try:
+        run = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="notebook",
+                          max_eval_instances=5)
+        assert os.umask(0o022) == 0o022
+        with pytest.raises(RunEntryError):
+            mh.evaluate([], config=config)
+        assert os.umask(0o022) == 0o022
+        made = mh.make_report("notebook", config=config, fmt="html", out=tmp_path / "report")
+    finally:
+        os.umask(before)
+    assert run.store.exists() and made
+    assert _open_to_others(_tree(tmp_path / "results") | _tree(tmp_path / "report") | {tmp_path / "report"}) == []
