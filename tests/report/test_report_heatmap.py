@@ -5,12 +5,11 @@ the heat map never imports matplotlib."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from support.fresh_python import run_python
 
 from medhelm_local.report.heatmap import colour, heatmap_svg
 from medhelm_local.report.read_model import CATEGORY, CATEGORY_MEDHELM, SUBCATEGORY, TaxonomyRow
@@ -66,7 +65,4 @@ def test_a_report_whose_only_plot_is_the_heat_map_never_imports_matplotlib(tmp_p
         "build_site(build_report(runs, metrics), {}, files.__setitem__)\n"
         "assert sorted(n for n in files if n.startswith('plots/')) == ['plots/heatmap.svg'], sorted(files)\n"
         "print('matplotlib' in sys.modules)\n")
-    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
-                           cwd=Path(__file__).resolve().parents[2])
-    assert found.returncode == 0, found.stderr
-    assert found.stdout.strip() == "False"
+    assert run_python(script).strip() == "False"

@@ -5,13 +5,12 @@ on 5 of 10 of each; by ward, instances alternate between two wards."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 from conftest import run_cli
+from support.fresh_python import run_python
 from support.report_store import FakeRun, write_store
 
 import medhelm_local as mh
@@ -86,10 +85,8 @@ def test_the_slice_plot_is_plain_svg_with_a_dot_per_model_and_value_and_never_im
         "sliced = [(m, SlicedMetric('exact_match', 'ward', values, gap)) for m in ('local/a', 'local/b')]\n"
         "print(slices_svg('MedQA: exact_match per slice value', sliced))\n"
         "print('matplotlib' in sys.modules)\n")
-    found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
-                           cwd=Path(__file__).resolve().parents[2])
-    assert found.returncode == 0, found.stderr
-    svg, imported = found.stdout.rsplit("\n", 2)[:2]
+    printed = run_python(script)
+    svg, imported = printed.rsplit("\n", 2)[:2]
     assert imported == "False"
     root = ElementTree.fromstring(svg)  # well-formed: the value's <, > and & are escaped
     tips = [t.text for c in root.iter(f"{SVG}circle") if (t := c.find(f"{SVG}title")) is not None]
