@@ -4,6 +4,7 @@ run-level figures beside them (`results.figures`), or read as the store recorded
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -12,7 +13,16 @@ import duckdb
 from medhelm_local.metrics.aggregate import ScoreRow, aggregate, summarise
 from medhelm_local.metrics.registry import find
 from medhelm_local.records import Aggregate
-from medhelm_local.store.queries import declared_metric_names, run_metric_names
+from medhelm_local.store.queries import declared_metric_names, run_metric_names, store_aggregates
+
+
+def record_summaries(con: duckdb.DuckDBPyConnection, by_run: Mapping[str, Iterable[Aggregate]]) -> None:
+    """Record runs' aggregates and their slices (each replacing what was recorded before), as a run, a judge pass
+    or a merge finishes: what listings, reports and exports then read instead of recomputing."""
+    from medhelm_local.store.slices import store_slices  # here: what reads aggregates never loads the slicing
+
+    store_aggregates(con, by_run)
+    store_slices(con, list(by_run))
 
 
 def compute_aggregates(con: duckdb.DuckDBPyConnection, run_id: str) -> list[Aggregate]:

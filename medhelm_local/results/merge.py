@@ -19,12 +19,10 @@ from pathlib import Path
 import duckdb
 
 from medhelm_local.errors import ConfigError
-from medhelm_local.results.aggregates import compute_aggregates
+from medhelm_local.results.aggregates import compute_aggregates, record_summaries
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import Envelope, Kek
-from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.schema import suite_tables
-from medhelm_local.store.slices import store_slices
 
 SHARD_NAME = re.compile(r"^(?P<suite>.+)\.shard-(?P<index>\d+)-of-(?P<count>\d+)\.duckdb$")
 _FIX = "run the missing or unfinished shards again (`run ... --shard I/N` resumes), then merge"
@@ -166,8 +164,7 @@ def merge_shards(shards: list[Path], destination: Path, suite: str, kek: Kek) ->
                                [json.dumps(sorted(h.store_id for h in handles))])
             target.con.execute("COMMIT")
             merged = [run_id for (run_id,) in target.con.execute("SELECT run_id FROM runs").fetchall()]
-            store_aggregates(target.con, {run_id: compute_aggregates(target.con, run_id) for run_id in merged})
-            store_slices(target.con, merged)
+            record_summaries(target.con, {run_id: compute_aggregates(target.con, run_id) for run_id in merged})
         finally:
             target.close()
     except BaseException:

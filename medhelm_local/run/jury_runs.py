@@ -34,15 +34,13 @@ from medhelm_local.metrics.jury import JURY_SCORE
 from medhelm_local.policy.egress_allowlist import PolicyAllowlist
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.records import Aggregate
-from medhelm_local.results.aggregates import compute_aggregates
+from medhelm_local.results.aggregates import compute_aggregates, record_summaries
 from medhelm_local.results.figures import refresh_robustness
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.scenarios import Benchmark, BenchmarkSpec, create
 from medhelm_local.settings import Settings
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.ratings import derive_jury_scores, pending_judgings, record_jury
-from medhelm_local.store.slices import store_slices
 from medhelm_local.store.writer import StoreWriter
 
 
@@ -202,8 +200,7 @@ def judge_runs(store: StoreHandle, runs: Sequence[JudgedRun], allowlist: PolicyA
     for run in runs:
         finish_judged(store, run)
         aggregates = compute_aggregates(store.con, run.run_id)
-        store_aggregates(store.con, {run.run_id: aggregates})
-        store_slices(store.con, [run.run_id])  # the jury's scores are sliced like any metric's
+        record_summaries(store.con, {run.run_id: aggregates})  # the jury's scores are sliced like any metric's
         refresh_robustness(store.con, [run.run_id])
         outcomes.append(JudgeOutcome(run.run_id, run.jury.name, pool.sent(run.run_id), aggregates))
     return outcomes

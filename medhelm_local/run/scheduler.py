@@ -50,7 +50,6 @@ from medhelm_local.run.connections import Connected, connect_ahead
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import store_aggregates
 from medhelm_local.store.ratings import Pending, pending_judgings
 from medhelm_local.store.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.store.writer import StoreWriter
@@ -349,18 +348,17 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
 def _conclude(runs: list[ActiveRun], store: StoreHandle, summaries: Summaries, pool: JudgePool | None,
               judged: dict[str, JudgedRun]) -> list[RunOutcome]:
     """Derive the juries' scores, record every run's aggregates, and say how each run went."""
+    from medhelm_local.results.aggregates import record_summaries
     from medhelm_local.results.figures import refresh_robustness
     from medhelm_local.run.jury_runs import finish_judged  # here: the judge pass loads once a suite finishes
-    from medhelm_local.store.slices import store_slices
 
     for judged_run in judged.values():
         finish_judged(store, judged_run)
     outcomes = []
     aggregating = time.perf_counter()
     computed = summaries.collect([run.plan.run_id for run in runs])
-    store_aggregates(store.con, {run.plan.run_id: aggregates for run, (aggregates, _) in zip(runs, computed,
+    record_summaries(store.con, {run.plan.run_id: aggregates for run, (aggregates, _) in zip(runs, computed,
                                                                                              strict=True)})
-    store_slices(store.con, [run.plan.run_id for run in runs])
     refresh_robustness(store.con, [run.plan.run_id for run in runs])
     for run, (aggregates, summary) in zip(runs, computed, strict=True):
         wall = (run.finished_at or time.perf_counter()) - run.started

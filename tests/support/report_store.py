@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from medhelm_local.results.aggregates import compute_aggregates
+from medhelm_local.results.aggregates import compute_aggregates, record_summaries
 from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Kek
-from medhelm_local.store.queries import RunRecord, record_runs, store_aggregates
-from medhelm_local.store.slices import store_slices
+from medhelm_local.store.queries import RunRecord, record_runs
 from medhelm_local.store.writer import insert_rows, row_of
 
 BENCHMARKS: dict[str, dict[str, Any]] = {
@@ -167,6 +166,5 @@ def _write_run(con: Any, suite: str, run: FakeRun, aggregate: bool) -> str:
             insert_rows(con, table, rows)
     con.execute("COMMIT")
     if aggregate:
-        store_aggregates(con, {run_id: compute_aggregates(con, run_id)})
-        store_slices(con, [run_id])
+        record_summaries(con, {run_id: compute_aggregates(con, run_id)})
     return run_id
