@@ -19,7 +19,8 @@ from medhelm_local.policy.egress_allowlist import allowlist_for
 from medhelm_local.scenarios import DataRoot
 from medhelm_local.scenarios.catalog import benchmark_status
 from medhelm_local.settings import Settings
-from medhelm_local.store.database import httpfs_extension_path, open_store
+from medhelm_local.store.database import open_store
+from medhelm_local.store.extension import httpfs_extension
 from medhelm_local.store.keys import Kek, load_kek
 
 
@@ -94,8 +95,8 @@ def _installation_check() -> Check:
 def run_checks(get_settings: Callable[[], Settings]) -> tuple[list[Check], Settings | None]:
     """Every check, in order; settings are None when they do not load."""
     checks = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0]),
-              _try("duckdb + httpfs", lambda: f"duckdb {duckdb.__version__}, extension {httpfs_extension_path().name} "
-                                              "from site-packages (no download)")]
+              _try("duckdb + httpfs",
+                   lambda: f"duckdb {duckdb.__version__}, extension {httpfs_extension().describe()}")]
     try:
         settings = get_settings()
     except MedhelmError as exc:

@@ -2,8 +2,8 @@
 
 DuckDB 1.4.4 writes encrypted files only with its httpfs extension (OpenSSL) loaded. The
 extension file ships in the PyPI wheel `duckdb-ext-httpfs` and is loaded from site-packages
-by path, with auto-install and auto-load off and unsigned extensions refused, so nothing is
-ever downloaded. Spilled temp files are encrypted too (`temp_file_encryption`, off by default
+by path, with auto-install and auto-load off, so nothing is ever downloaded; its bytes are
+checked first (`store/extension.py`). Spilled temp files are encrypted too (`temp_file_encryption`, off by default
 in DuckDB). A store that does not report `encrypted, GCM` is refused.
 """
 
@@ -34,6 +34,7 @@ from medhelm_local.errors import (
     StoreNotFoundError,
     StoreSchemaError,
 )
+from medhelm_local.store.extension import Extension, httpfs_extension
 from medhelm_local.store.integrity import explain_failure, is_damage, note_opened, torn_wal
 from medhelm_local.store.keys import Envelope, Kek, seal_new_data_key, unwrap
 from medhelm_local.store.memory import STREAMING, fitted_memory
@@ -42,23 +43,6 @@ from medhelm_local.store.schema_versions import apply_migration, create_schema, 
 
 DUCKDB_MAGIC = b"DUCK"  # bytes 8..12 of every DuckDB database file
 ALIAS = "store"
-
-
-def httpfs_extension_path() -> Path:
-    """The signed httpfs extension file inside the installed `duckdb-ext-httpfs` wheel."""
-    spec = importlib.util.find_spec("duckdb_ext")
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    version = "v" + duckdb.__version__
-    for root in roots:
-        found = sorted(Path(root, "extensions", version).glob("*/httpfs.duckdb_extension"))
-        if found:
-            return found[0]
-    raise StoreError(
-        f"the DuckDB httpfs extension for DuckDB {duckdb.__version__} is not installed, and it is needed "
-        "to write encrypted stores",
-        where="python package duckdb-ext-httpfs",
-        fix="reinstall medhelm-local (it pins duckdb==1.4.4 and duckdb-ext-httpfs); nothing is downloaded at run time",
-    )
 
 
 def _refuse_other_than_a_file(path: Path) -> None:
@@ -130,21 +114,24 @@ def _skip_absent_pandas() -> None:
         sys.meta_path.insert(0, _Absent("pandas"))
 
 
-def connect(streaming: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(streaming: bool = False, extension: Extension | None = None) -> duckdb.DuckDBPyConnection:
     """DuckDB with the store's extension loaded and nothing attached, for `open_store(connection=...)`.
 
-    Loading the extension is most of opening a store (~70 ms) and needs no file, so a command can start it
-    beside its other start-up work; `streaming` as `open_store`'s.
+    Loading the extension is most of opening a store and needs no file, so a command can start it
+    beside its other start-up work; `streaming` as `open_store`'s; `extension`: the installed one unless given.
     """
     _skip_absent_pandas()
+    extension = extension or httpfs_extension()
     con = duckdb.connect(":memory:", config={
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
-        "allow_unsigned_extensions": False,
+        # Only a file whose bytes are pinned skips DuckDB's signature check: ours is stricter (one file, not
+        # any file DuckDB signed). No SQL from outside the program reaches a store's connection to LOAD another.
+        "allow_unsigned_extensions": extension.pinned,
         "allow_community_extensions": False,
         **(STREAMING if streaming else {}),
     })
-    con.execute(f"LOAD '{httpfs_extension_path()}'")
+    con.execute(f"LOAD '{_sql_path(extension.path)}'")
     con.execute("SET temp_file_encryption = true")
     return con
 

@@ -20,7 +20,7 @@ from medhelm_local.errors import (
     StoreNotEncryptedError,
     StoreNotFoundError,
 )
-from medhelm_local.store.database import httpfs_extension_path, open_store
+from medhelm_local.store.database import open_store
 from medhelm_local.store.keys import Envelope, Kek
 from medhelm_local.store.writer import StoreWriter
 
@@ -189,11 +189,6 @@ def test_sql_cannot_reach_files_network_or_settings(tmp_path: Path, kek: Kek) ->
 def test_bad_memory_limit_is_a_config_error(tmp_path: Path, kek: Kek) -> None:
     with pytest.raises(ConfigError, match="store_memory_limit"):
         open_store(tmp_path / "suite.duckdb", kek, create=True, memory_limit="lots")
-
-
-def test_httpfs_extension_ships_in_site_packages() -> None:
-    path = httpfs_extension_path()
-    assert path.is_file() and "site-packages" in str(path)
 
 
 def test_queries_with_parameters_no_longer_search_for_pandas(tmp_path: Path, kek: Kek,
