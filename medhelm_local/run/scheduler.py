@@ -97,7 +97,7 @@ class _Suite:
         self.answered: deque[tuple[ActiveRun, Instance, Completion]] = deque()
         self.waiting_room = 0  # answers that may wait; set once the clients' limits are known
         self._arrived = asyncio.Event()  # an answer was added
-        self._recorded = asyncio.Event()  # answers were recorded: a worker waiting for room may go on
+        self._recorded = asyncio.Event()  # the recorder caught up to the waiting room: waiting workers may go on
         self._generated = False  # every worker has stopped: the recorder ends once the queue is empty
 
     def _open_clients(self) -> None:
@@ -182,7 +182,10 @@ class _Suite:
         while True:
             while self.answered:
                 await self._record(*self.answered.popleft())
-                self._recorded.set()
+                # Only once there is room: every set() wakes every waiting worker, and one woken before then
+                # would only wait again: each waiting worker looped once for every answer recorded meanwhile.
+                if len(self.answered) <= self.waiting_room:
+                    self._recorded.set()
                 await asyncio.sleep(0)  # replies that came in meanwhile send their next requests first
             if self._generated:
                 return
