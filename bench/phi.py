@@ -16,7 +16,10 @@ only the same way; (c) presidio_synth_pii
 (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a development half
 (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
-flag is a false alarm unless an age over 89); (g) the synthetic notes of tests/support/synthetic_notes.py,
+flag is a false alarm unless an age over 89); (f2) CAPS_NEGATIVES (bench/phi_negatives.py): public clinical text
+with no real PHI (MedBullets, MedXpertQA, SCT-Bench, MEDEC, MTSamples) in its own case, in capitals and in lower
+case, split by SHA-256 into a tuning half (`--show-negatives` lists its flagged strings) and a measuring half
+(figures only): name-like flags (NAME, HOSPITAL, CITY, STREET) per 1,000 tokens; (g) the synthetic notes of tests/support/synthetic_notes.py,
 written alongside the detector, so an upper bound. Public sets are read from ../shared/datasets.
 
 Tokens are runs of letters and digits. A gold token is recalled when any predicted span covers it,
@@ -28,7 +31,8 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic]
+       [--sets independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,
+               caps_negatives,synthetic] [--show-negatives]
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import phi_negatives
 import phi_sets
 from phi_sets import SHARED, Doc
 from support.phi_scoring import GROUPS, TOKEN, Tally
@@ -45,7 +50,8 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = "independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,synthetic"
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,presidio,meddocan,aci,vignettes,caps_negatives,"
+            "synthetic")
 
 
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
@@ -131,6 +137,33 @@ def vignette_false_alarms(path: Path, detector: Detector) -> None:
           f"{dict(seen.most_common(8))}")
 
 
+def caps_negatives(detector: Detector, show: bool) -> None:
+    """Name-like false alarms per 1,000 tokens on public text without real PHI, per corpus, half and copy; the
+    tuning half's most frequent flagged strings with `show` (the measuring half's are never printed)."""
+    def detect(text: str) -> list[tuple[int, int, str]]:
+        return [(s.start, s.end, s.type.value) for s in detector.detect(text)]
+
+    print("\n== caps_negatives: public clinical text without real PHI; name-like flags (NAME, HOSPITAL, CITY, "
+          "STREET) per 1,000 tokens, original / UPPER / lower (other flags per 1,000 in brackets)")
+    totals: dict[str, Counter[str]] = {}
+    for corpus, parts in phi_negatives.corpora(SHARED).items():
+        for half, texts in parts.items():
+            row, flagged = [], Counter[str]()
+            for copy, change in phi_negatives.COPIES.items():
+                t = phi_negatives.tally([change(x) for x in texts], detect)
+                row.append(f"{1000 * t.false_alarms / max(1, t.tokens):5.2f} ({1000 * t.other_flags / max(1, t.tokens):.2f})")
+                total = totals.setdefault(f"{half}/{copy}", Counter())
+                total.update(tokens=t.tokens, false_alarms=t.false_alarms)
+                flagged.update({f"{copy}: {k}": v for k, v in t.flagged.items()})
+            print(f"{corpus:<11} {half:<9} {len(texts):>4} docs  " + "  ".join(row))
+            if show and half == "tuning":
+                print(f"  flagged: {dict(flagged.most_common(60))}")
+    for key, total in totals.items():
+        half, copy = key.split("/")
+        print(f"caps_negatives_{half}_{copy} {1000 * total['false_alarms'] / max(1, total['tokens']):.2f} "
+              f"per 1,000 tokens ({total['false_alarms']} of {total['tokens']})")
+
+
 def pathological_ms(detector: Detector) -> None:
     """The slowest of the 1 KB inputs built to make rules backtrack (best of five runs each)."""
     from support.pathological import PATHOLOGICAL
@@ -157,6 +190,8 @@ def main() -> None:
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4"],
                         help="list misses and false alarms of a development set")
+    parser.add_argument("--show-negatives", action="store_true",
+                        help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
     args = parser.parse_args()
     sets = set(args.sets.split(","))
     detector = detector_for(default_redaction_dir().resolve())
@@ -201,6 +236,8 @@ def main() -> None:
         aci_name_recall(SHARED / "aci_bench" / "challenge_data", detector)
     if (SHARED / "medbullets" / "medbullets_op4.csv").exists() and "vignettes" in sets:
         vignette_false_alarms(SHARED / "medbullets" / "medbullets_op4.csv", detector)
+    if "caps_negatives" in sets:
+        caps_negatives(detector, args.show_negatives)
     if "synthetic" in sets:
         report("synthetic notes (generator written with the detector: an upper bound)",
                phi_sets.synthetic(args.notes, args.seed), detector)

@@ -15,6 +15,14 @@ from medhelm_local.safe_parse import Limits, decode, read_bounded
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
+# Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis"
+# and "-oma", which end Lithuanian and Greek surnames ("Kalvaitis", "Arvanitis") and towns ("Tullahoma") too.
+MEDICAL_ENDINGS = ("ectomy", "ectomies", "otomy", "otomies", "ostomy", "ostomies", "oscopy", "oscopies", "oplasty",
+                   "oplasties", "orrhaphy", "opexy", "ography", "ogram", "osis", "emia", "aemia", "algia", "pathy",
+                   "uria", "penia", "cytosis", "plasia", "trophy", "megaly", "ation", "ations", "ology", "ologist",
+                   "iasis", "ectasis", "ectasia", "lysis", "plegia", "paresis", "rrhea", "rrhoea", "rrhagia",
+                   "centesis", "desis", "tripsy", "tinib", "pril", "olol", "sartan", "statin", "azole", "mycin",
+                   "cillin", "floxacin", "dipine", "prazole", "tidine", "parin", "navir", "cycline", "azepam", "ocele")
 VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv", "eponyms.tsv")
 
 # A word written in lower case in the medical corpora counts as clinical. A common name needs more: an
@@ -76,7 +84,12 @@ class Dictionaries:
             return Ambiguity.CLINICAL
         if word in self.everyday:
             return Ambiguity.EVERYDAY
-        return Ambiguity.NAME_ONLY
+        return Ambiguity.CLINICAL if self.medical_form(word) else Ambiguity.NAME_ONLY
+
+    def medical_form(self, word: str) -> bool:
+        """Whether a word no list holds is built like a clinical term ("abdominosacrocolpopexy", "pneumatosis",
+        "hyperfractionation"): a long word with a procedure's, disease's or drug class's ending, not a known name."""
+        return len(word) >= 8 and word.endswith(MEDICAL_ENDINGS) and not self.is_name(word)
 
     def is_name(self, word: str) -> bool:
         """Whether a lower-case word is a known first name or surname."""

@@ -27,6 +27,8 @@ ed er or the my your her his their our new care wound ostomy iv picc infusion tr
 ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative""".split())
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
 _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
+# Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
+_PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
 # as the nouns eponyms name: "antibody positive" is no eponym).
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
@@ -62,7 +64,8 @@ class NameRules:
         self._clinical_without_case = words.short_forms | words.caps_names
         self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
         # Context lists the token rules ask about many times a note, held here rather than looked up each time.
-        self._eponym_followers, self._units, self._credentials = w("eponym_followers"), w("units"), w("credentials")
+        self._eponym_followers = w("eponym_followers") | w("eponym_nouns")
+        self._units, self._credentials = w("units"), w("credentials")
         self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 
     def tier(self, tok: Token) -> Ambiguity:
@@ -72,7 +75,9 @@ class NameRules:
         key = tok.key  # Dictionaries.ambiguity, with the case test folded in (asked ~100 times a note)
         if key in self._clinical or (not tok.cased and key in self._clinical_without_case):
             return Ambiguity.CLINICAL  # "LIMA TO LAD", "POD 2", "HX TIA": on a line without case, the abbreviation
-        return Ambiguity.EVERYDAY if key in self._everyday else Ambiguity.NAME_ONLY
+        if key in self._everyday:
+            return Ambiguity.EVERYDAY
+        return Ambiguity.CLINICAL if self.words.medical_form(key) else Ambiguity.NAME_ONLY
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
@@ -343,7 +348,19 @@ class NameRules:
             return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
         if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
-        return not (j < len(tokens) and tokens[j].key in self._eponym_followers)
+        if j < len(tokens) and tokens[j].key in self._eponym_followers:
+            return False
+        return not self._eponym_pair(tokens, j)
+
+    def _eponym_pair(self, tokens: list[Token], j: int) -> bool:
+        """Whether the candidate is the first of two or three joined eponyms before what they name: "TAY-SACHS
+        DISEASE", "jervell and lange-nielsen syndrome", "Epstein-Barr virus" (a person's things excepted)."""
+        k, joins = j, 0
+        while k + 1 < len(tokens) and joins < 3 and not tokens[k + 1].first and (
+                tokens[k].text in ("-", "–") or tokens[k].key == "and") and tokens[k + 1].kind == "w":
+            k, joins = k + 2, joins + 1
+        return bool(joins) and k < len(tokens) and tokens[k].key in self._eponym_followers \
+            and tokens[k].key not in _OWNED and tokens[k].key not in _PERSONAL
 
 def _with_initial(tokens: list[Token], start: int) -> int:
     """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""

@@ -72,6 +72,7 @@ class ContextWords(BaseModel):
     address_cues: list[str]
     place_labels: list[str]
     eponym_followers: list[str]
+    eponym_nouns: list[str] = []  # more nouns an eponym names, which the vocabulary build does not read
     score_words: list[str]
     units: list[str]
     date_cues: list[str]

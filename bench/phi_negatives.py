@@ -1,0 +1,112 @@
+"""False alarms on public clinical text that holds no real PHI, in its own case, in capitals and in lower case
+(issue 32: the real ICU notes it is measured on are written all in capitals or all in lower case).
+
+Corpora, from the datasets folder of bench/phi_sets.py (each SOURCE.txt says what the text is): MedBullets
+question vignettes with their explanations, the MedXpertQA text sample, SCT-Bench stems, MEDEC-MS notes and
+MTSamples reports (the replicate and procedure folders, the same report once). The first three are in none of the
+vocabularies `redaction/vocabulary` is counted from; MEDEC and MTSamples are (and MTSamples copies were read for
+false alarms in earlier rounds), so theirs are the easier figures. ACI-Bench is left out: its dialogues hold
+people's names.
+
+Every corpus is split by the SHA-256 of each document's text: an even first byte puts it in the TUNING half
+(its flagged strings may be listed and read), an odd one in the MEASURING half (figures only, never a list).
+At most `CAP` documents of each half are taken, in digest order, so a run stays short.
+
+What counts as a false alarm: a token inside a span typed NAME, HOSPITAL, CITY or STREET (the name-like types
+that jargon is mistaken for). These texts are invented or de-identified vignettes, but they do carry ages over
+89, years and the odd date or phone, which a detector is right to mask; those flags are counted apart
+("other flags") and not called false alarms.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import phi_sets  # noqa: F401  (it puts tests/ on the path, for support)
+from support.phi_scoring import TOKEN
+
+NAME_LIKE = frozenset({"NAME", "HOSPITAL", "CITY", "STREET"})
+CAP = 150
+COPIES: dict[str, Callable[[str], str]] = {"original": lambda t: t, "UPPER": str.upper, "lower": str.lower}
+
+
+@dataclass(frozen=True)
+class Tallies:
+    """Counts of one corpus half in one copy: tokens, false-alarm tokens, other flagged tokens, flagged strings."""
+
+    tokens: int
+    false_alarms: int
+    other_flags: int
+    flagged: Counter[str]
+
+
+def _medbullets(root: Path) -> list[str]:
+    rows = csv.DictReader((root / "medbullets" / "medbullets_op4.csv").open(encoding="utf-8"))
+    return [f"{r['question']}\n\n{r['explanation']}" for r in rows]
+
+
+def _medxpert(root: Path) -> list[str]:
+    path = root / "medxpert_qa_text" / "medxpertqa_sampled_text_input.jsonl"
+    return [json.loads(line)["question"] for line in path.open(encoding="utf-8") if line.strip()]
+
+
+def _sct(root: Path) -> list[str]:
+    rows = csv.DictReader((root / "sct_bench" / "sct_cleaned_full.csv").open(encoding="utf-8"))
+    return [" ".join(r[k] for k in ("sct_stem", "question", "additional_info") if r.get(k)) for r in rows]
+
+
+def _medec(root: Path) -> list[str]:
+    texts = []
+    for name in ("MEDEC-MS-TestSet-with-GroundTruth-and-ErrorType.csv",
+                 "MEDEC-MS-ValidationSet-with-GroundTruth-and-ErrorType.csv"):
+        texts += [r["Text"] for r in csv.DictReader((root / "medec" / name).open(encoding="utf-8"))]
+    return texts
+
+
+def _mtsamples(root: Path) -> list[str]:
+    folders = (root / "mtsamples_replicate" / "mtsamples_processed", root / "mtsamples_procedures" / "mtsample_procedure")
+    return [p.read_text(encoding="utf-8", errors="replace") for f in folders for p in sorted(f.glob("*.txt"))]
+
+
+CORPORA: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
+    "medbullets": ("medbullets/medbullets_op4.csv", _medbullets),
+    "medxpert": ("medxpert_qa_text/medxpertqa_sampled_text_input.jsonl", _medxpert),
+    "sct": ("sct_bench/sct_cleaned_full.csv", _sct),
+    "medec": ("medec", _medec),
+    "mtsamples": ("mtsamples_replicate/mtsamples_processed", _mtsamples),
+}
+
+
+def halves(texts: list[str]) -> dict[str, list[str]]:
+    """The tuning and measuring halves (even / odd first byte of each text's SHA-256), duplicates once, CAP each."""
+    keyed = sorted({hashlib.sha256(t.encode("utf-8")).digest(): t for t in texts if t.strip()}.items())
+    tuning = [t for d, t in keyed if d[0] % 2 == 0][:CAP]
+    measuring = [t for d, t in keyed if d[0] % 2 == 1][:CAP]
+    return {"tuning": tuning, "measuring": measuring}
+
+
+def corpora(root: Path) -> dict[str, dict[str, list[str]]]:
+    """Every corpus present under `root`, split into its halves."""
+    return {name: halves(load(root)) for name, (probe, load) in CORPORA.items() if (root / probe).exists()}
+
+
+def tally(texts: list[str], detect: Callable[[str], list[tuple[int, int, str]]]) -> Tallies:
+    """Detect on every text and count tokens, name-like flagged tokens and other flagged tokens."""
+    tokens = false_alarms = other = 0
+    flagged: Counter[str] = Counter()
+    for text in texts:
+        tokens += sum(1 for _ in TOKEN.finditer(text))
+        for start, end, kind in detect(text):
+            n = len(TOKEN.findall(text[start:end]))
+            if kind in NAME_LIKE:
+                false_alarms += n
+                flagged[f"{text[start:end]}/{kind}"] += 1
+            else:
+                other += n
+    return Tallies(tokens, false_alarms, other, flagged)
