@@ -15,11 +15,12 @@ from medhelm_local.safe_parse import Limits, decode, read_bounded
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
-# Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis"
-# and "-oma", which end Lithuanian and Greek surnames ("Kalvaitis", "Arvanitis") and towns ("Tullahoma") too.
+# Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
+# "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
+# "Manduria", "Karpathy" once its accent is folded).
 MEDICAL_ENDINGS = ("ectomy", "ectomies", "otomy", "otomies", "ostomy", "ostomies", "oscopy", "oscopies", "oplasty",
-                   "oplasties", "orrhaphy", "opexy", "ography", "ogram", "osis", "emia", "aemia", "algia", "pathy",
-                   "uria", "penia", "cytosis", "plasia", "trophy", "megaly", "ation", "ations", "ology", "ologist",
+                   "oplasties", "orrhaphy", "opexy", "ography", "ogram", "osis", "algia", "penia", "cytosis", "plasia",
+                   "trophy", "megaly", "ation", "ations", "ology", "ologist",
                    "iasis", "ectasis", "ectasia", "lysis", "plegia", "paresis", "rrhea", "rrhoea", "rrhagia",
                    "centesis", "desis", "tripsy", "tinib", "pril", "olol", "sartan", "statin", "azole", "mycin",
                    "cillin", "floxacin", "dipine", "prazole", "tidine", "parin", "navir", "cycline", "azepam", "ocele")
