@@ -19,8 +19,9 @@ only the same way; (c) presidio_synth_pii
 flag is a false alarm unless an age over 89); (f2) CAPS_NEGATIVES (bench/phi_negatives.py): public clinical text
 with no real PHI (MedBullets, MedXpertQA, SCT-Bench, MEDEC, MTSamples) in its own case, in capitals and in lower
 case, split by SHA-256 into a tuning half (`--show-negatives` lists its flagged strings) and a measuring half
-(figures only): name-like flags (NAME, HOSPITAL, CITY, STREET) per 1,000 tokens; (g) the synthetic notes of tests/support/synthetic_notes.py,
-written alongside the detector, so an upper bound. Public sets are read from ../shared/datasets.
+(figures only): name-like flags (NAME, HOSPITAL, CITY, STREET) per 1,000 tokens; (g) the synthetic notes of
+tests/support/synthetic_notes.py, written alongside the detector, so an upper bound. Public sets are read
+from ../shared/datasets.
 
 Tokens are runs of letters and digits. A gold token is recalled when any predicted span covers it,
 whatever type the detector gave it (redaction hides it either way); precision is the share of
@@ -151,7 +152,8 @@ def caps_negatives(detector: Detector, show: bool) -> None:
             row, flagged = [], Counter[str]()
             for copy, change in phi_negatives.COPIES.items():
                 t = phi_negatives.tally([change(x) for x in texts], detect)
-                row.append(f"{1000 * t.false_alarms / max(1, t.tokens):5.2f} ({1000 * t.other_flags / max(1, t.tokens):.2f})")
+                per = 1000 / max(1, t.tokens)
+                row.append(f"{t.false_alarms * per:5.2f} ({t.other_flags * per:.2f})")
                 total = totals.setdefault(f"{half}/{copy}", Counter())
                 total.update(tokens=t.tokens, false_alarms=t.false_alarms)
                 flagged.update({f"{copy}: {k}": v for k, v in t.flagged.items()})

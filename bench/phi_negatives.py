@@ -70,7 +70,8 @@ def _medec(root: Path) -> list[str]:
 
 
 def _mtsamples(root: Path) -> list[str]:
-    folders = (root / "mtsamples_replicate" / "mtsamples_processed", root / "mtsamples_procedures" / "mtsample_procedure")
+    folders = (root / "mtsamples_replicate" / "mtsamples_processed",
+               root / "mtsamples_procedures" / "mtsample_procedure")
     return [p.read_text(encoding="utf-8", errors="replace") for f in folders for p in sorted(f.glob("*.txt"))]
 
 
