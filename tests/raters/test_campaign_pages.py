@@ -11,29 +11,29 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SHIPPED_POLICIES, run_cli
+from conftest import SHIPPED_POLICIES, isolate, run_cli
 from support.raters import Browser, add_rater, jury_store
 from support.report_viewer import Viewer, serving
 
 from medhelm_local.policy.identity import current_actor
 from medhelm_local.store.database import open_store
-from medhelm_local.store.keys import Kek
+from medhelm_local.store.keys import Kek, write_new_kek
 
 ROLES = "roles:\n"
 NURSE = "  nurse_rater:\n    description: Rates answers on the wards (a role this test later removes).\n"
 
 
-@pytest.fixture
-def setup(tmp_path: Path, kek: Kek, kek_file: Path) -> tuple[Path, str, dict[str, str], dict[str, str]]:
-    """A store of 12 jury-rated answers; raters dr_a, dr_b (clinicians) and nurse_c, whose role the policy dropped
-    after she was added: (store, run id, env, sign-in links)."""
-    policies = tmp_path / "policies"
+Setup = tuple[Path, str, dict[str, str], dict[str, str]]
+
+
+def _make_setup(root: Path, kek: Kek, kek_file: Path) -> Setup:
+    policies = root / "policies"
     shutil.copytree(SHIPPED_POLICIES, policies)
     roles = policies / "roles.yaml"
     shipped = roles.read_text()
     roles.write_text(shipped.replace(ROLES, ROLES + NURSE))
     env = {"MEDHELM_KEK_FILE": str(kek_file), "MEDHELM_POLICY_DIR": str(policies)}
-    store, run_id = jury_store(tmp_path / "results", kek, n=12)
+    store, run_id = jury_store(root / "results", kek, n=12)
     links = {name: add_rater(name, env) for name in ("dr_a", "dr_b")}
     links["nurse_c"] = add_rater("nurse_c", env, role="nurse_rater")
     roles.write_text(shipped)
@@ -41,9 +41,31 @@ def setup(tmp_path: Path, kek: Kek, kek_file: Path) -> tuple[Path, str, dict[str
 
 
 @pytest.fixture
-def viewer(setup: tuple[Path, str, dict[str, str], dict[str, str]]) -> Iterator[Viewer]:
+def setup(tmp_path: Path, kek: Kek, kek_file: Path) -> Setup:
+    """A store of 12 jury-rated answers; raters dr_a, dr_b (clinicians) and nurse_c, whose role the policy dropped
+    after she was added: (store, run id, env, sign-in links). For a test that changes them (starts a campaign,
+    revokes a rater)."""
+    return _make_setup(tmp_path, kek, kek_file)
+
+
+@pytest.fixture
+def viewer(setup: Setup) -> Iterator[Viewer]:
     with serving("--store", str(setup[0]), "--port", "0", env=setup[2]) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Viewer, Setup, Kek]]:
+    """`setup` and its running viewer made once for the tests whose forms are refused: each of them asserts no
+    campaign was made, so each finds them as the first did. Three `raters add` and a `serve` start fewer a test."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(tmp_path_factory, monkeypatch)
+        root = tmp_path_factory.mktemp("campaign-pages")
+        kek_file = root / "kek"
+        kek = write_new_kek(kek_file)
+        made = _make_setup(root, kek, kek_file)
+        with serving("--store", str(made[0]), "--port", "0", env=made[2]) as running:
+            yield running, made, kek
 
 
 def _admin(viewer: Viewer) -> Browser:
@@ -75,7 +97,7 @@ def _audit(env: dict[str, str]) -> list[dict[str, object]]:
 
 
 def test_the_viewers_user_starts_a_campaign_and_its_raters_get_their_queues(
-        viewer: Viewer, setup: tuple[Path, str, dict[str, str], dict[str, str]], kek: Kek) -> None:
+        viewer: Viewer, setup: Setup, kek: Kek) -> None:
     store, run_id, env, links = setup
     admin = _admin(viewer)
     status, headers, page = admin.request("/campaigns")
@@ -108,8 +130,8 @@ def test_the_viewers_user_starts_a_campaign_and_its_raters_get_their_queues(
 
 
 def test_only_the_viewers_session_may_start_a_campaign_and_only_with_the_pages_token(
-        viewer: Viewer, setup: tuple[Path, str, dict[str, str], dict[str, str]], kek: Kek) -> None:
-    store, run_id, _, links = setup
+        shared: tuple[Viewer, Setup, Kek]) -> None:
+    viewer, (store, run_id, _, links), kek = shared
     admin = _admin(viewer)
     csrf = _csrf(admin.request("/campaigns")[2])
     form = [("run", f"ward/{run_id}"), ("rater", "dr_a"), ("rater", "dr_b"), ("instances", "4")]
@@ -141,9 +163,8 @@ def test_only_the_viewers_session_may_start_a_campaign_and_only_with_the_pages_t
     ([("rater", "dr_a"), ("rater", "dr_b"), ("target_width", "wide")], "not an interval width"),
 ])
 def test_a_form_the_campaign_cannot_come_from_is_shown_again_with_why(
-        viewer: Viewer, setup: tuple[Path, str, dict[str, str], dict[str, str]], kek: Kek,
-        fields: list[tuple[str, str]], message: str) -> None:
-    store, run_id, _, _ = setup
+        shared: tuple[Viewer, Setup, Kek], fields: list[tuple[str, str]], message: str) -> None:
+    viewer, (store, run_id, _, _), kek = shared
     admin = _admin(viewer)
     csrf = _csrf(admin.request("/campaigns")[2])
 
@@ -155,8 +176,7 @@ def test_a_form_the_campaign_cannot_come_from_is_shown_again_with_why(
     assert _campaigns(store, kek) == []
 
 
-def test_a_revoked_rater_is_not_offered(viewer: Viewer, setup: tuple[Path, str, dict[str, str], dict[str, str]],
-                                        kek: Kek) -> None:
+def test_a_revoked_rater_is_not_offered(viewer: Viewer, setup: Setup, kek: Kek) -> None:
     store, run_id, env, _ = setup
     admin = _admin(viewer)
     csrf = _csrf(admin.request("/campaigns")[2])
