@@ -7,16 +7,26 @@ fewer steps the command finishes.
 
 `--approve REVIEW ACTOR SIGNING_KEY` instead approves a review as the viewer's page does (the library call
 its POST makes, as ACTOR), with the KEK of MEDHELM_KEK_FILE.
+
+`--serve` imports the program once and then, for each JSON line {"argv", "kill_at", "under"} on stdin, forks a
+child that does what a start with those arguments, KILL_AT and KILL_UNDER does (the steps are counted in the child
+alone, from its start); it answers {"exit", "stdout", "stderr"} on a line. A kill loop then pays one start of the
+program, not one a step (`Probe` below).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import tempfile
+import traceback
+from pathlib import Path
 from typing import Any
 
-KILL_AT = int(os.environ["KILL_AT"])
-UNDER = os.environ["KILL_UNDER"]
+KILL_AT = int(os.environ.get("KILL_AT", "0"))
+UNDER = os.environ.get("KILL_UNDER", "")
 _count = 0
 
 
@@ -45,6 +55,9 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        _serve()
+        return
     sys.addaudithook(_hook)
     from medhelm_local.audit.log import AuditLog
 
@@ -81,6 +94,71 @@ def _approve(review_id: str, actor: str, signing_key: str) -> None:
     kek = Kek(bytes.fromhex(path.read_text().strip()), str(path))
     approve(AuditLog(installation().audit_log, kek), reviews_folder(kek), review_id,
             load_signing_key(Path(signing_key), kek), actor, different_person=True)
+
+
+def _serve() -> None:
+    global KILL_AT, UNDER
+    from medhelm_local.cli.main import register_commands
+
+    register_commands()  # every command's module, once, before the first fork (as tests/support/cli_cases.py)
+    # and what the export and review commands import when they run (reading files only: no step is counted)
+    import medhelm_local.export.review_gate
+    import medhelm_local.export.service  # noqa: F401
+    for line in sys.stdin:
+        asked = json.loads(line)
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the requests' pipe is the server's alone
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                KILL_AT, UNDER = int(asked["kill_at"]), str(asked["under"])
+                sys.argv = [__file__, *asked["argv"]]
+                try:
+                    main()
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 1
+                except BaseException:  # what the interpreter does with an uncaught exception: a traceback, exit 1
+                    traceback.print_exc()
+                    code = 1
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+            status = os.waitpid(pid, 0)[1]
+            said = []
+            for fh in (out, err):
+                fh.seek(0)
+                said.append(fh.read().decode(errors="replace"))
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        print(json.dumps({"exit": code, "stdout": said[0], "stderr": said[1]}), flush=True)
+
+
+class Probe:
+    """`kill_probe.py --serve` for a test: `run(kill_at, under, *argv)` is what a start of this script with those
+    arguments and KILL_AT, KILL_UNDER returns (exit status, stderr). Use as a context manager."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen([sys.executable, str(Path(__file__)), "--serve"], env=env, text=True,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def run(self, kill_at: int, under: Path, *argv: str) -> tuple[int, str]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps({"argv": list(argv), "kill_at": kill_at, "under": str(under)}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        assert line, f"the probe server ended (exit {self.process.poll()})"
+        answer = json.loads(line)
+        return int(answer["exit"]), str(answer["stderr"])
+
+    def __enter__(self) -> Probe:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
 
 
 if __name__ == "__main__":

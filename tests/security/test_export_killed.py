@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from kill_probe import Probe
 from support.appliance import Appliance
 from support.review import approved_review
 
@@ -15,16 +14,12 @@ from medhelm_local.export import load_public_key, verify_bundle
 from medhelm_local.export.bundle import audit_anchor
 from medhelm_local.store.keys import Kek
 
-PROBE = Path(__file__).with_name("kill_probe.py")
 
-
-def _killed_at(appliance: Appliance, step: int, destination: Path, review_id: str) -> int:
-    env = {**os.environ, **appliance.env, "KILL_AT": str(step), "KILL_UNDER": str(destination.parent)}
-    done = subprocess.run([sys.executable, str(PROBE), "-c", str(appliance.config), "export", "ward", "--to",
-                           str(destination), "--role", "compliance_officer", "--review", review_id], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 137), done.stderr
-    return done.returncode
+def _killed_at(probe: Probe, appliance: Appliance, step: int, destination: Path, review_id: str) -> int:
+    code, stderr = probe.run(step, destination.parent, "-c", str(appliance.config), "export", "ward", "--to",
+                             str(destination), "--role", "compliance_officer", "--review", review_id)
+    assert code in (0, 137), stderr
+    return code
 
 
 def _recorded(appliance: Appliance, kek: Kek) -> set[str]:
@@ -39,20 +34,21 @@ def test_whatever_the_moment_of_a_kill_a_verifying_bundle_is_recorded(appliance:
     # The private answers leave with a person's approval (the shipped policy): asked for and approved once, before.
     review_id = approved_review(appliance, kek)
     step, partials_seen = 0, 0
-    while True:
-        step += 1
-        finished = _killed_at(appliance, step, destination, review_id) == 0
-        recorded = _recorded(appliance, kek)
-        for folder in (p for p in destination.parent.iterdir() if (p / "MANIFEST.json").exists()):
-            partials_seen += folder.name.endswith(".partial")
-            verified = verify_bundle(folder, public)
-            if folder.name.endswith(".partial"):
-                assert not verified.ok, f"step {step}: verify accepted the unfinished {folder.name}"
-            if verified.ok:
-                assert audit_anchor(folder)[1] in recorded, f"step {step}: {folder.name} verifies, unrecorded"
-        if finished or destination.exists():
-            break
-        assert step < 60, "the export never finished"
+    with Probe({**os.environ, **appliance.env}) as probe:  # one start of the program for every step
+        while True:
+            step += 1
+            finished = _killed_at(probe, appliance, step, destination, review_id) == 0
+            recorded = _recorded(appliance, kek)
+            for folder in (p for p in destination.parent.iterdir() if (p / "MANIFEST.json").exists()):
+                partials_seen += folder.name.endswith(".partial")
+                verified = verify_bundle(folder, public)
+                if folder.name.endswith(".partial"):
+                    assert not verified.ok, f"step {step}: verify accepted the unfinished {folder.name}"
+                if verified.ok:
+                    assert audit_anchor(folder)[1] in recorded, f"step {step}: {folder.name} verifies, unrecorded"
+            if finished or destination.exists():
+                break
+            assert step < 60, "the export never finished"
     assert step > 8 and partials_seen  # it really was killed while writing the bundle, many times over
     # The export that finished removed what the killed ones left behind.
     if finished:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
+from kill_probe import Probe
 from support.appliance import Appliance
 from support.review import MISSED, OFFICER, request_review, under_review
 
@@ -21,14 +20,11 @@ from medhelm_local.export.review_gate import approve, flag
 from medhelm_local.export.signing import load_signing_key
 from medhelm_local.store.keys import Kek
 
-PROBE = Path(__file__).with_name("kill_probe.py")
 
-
-def _killed_at(app: Appliance, step: int, *args: str) -> int:
-    env = {**os.environ, **app.env, "KILL_AT": str(step), "KILL_UNDER": str(app.audit.parent)}
-    done = subprocess.run([sys.executable, str(PROBE), *args], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 137), done.stderr
-    return done.returncode
+def _killed_at(probe: Probe, app: Appliance, step: int, *args: str) -> int:
+    code, stderr = probe.run(step, app.audit.parent, *args)
+    assert code in (0, 137), stderr
+    return code
 
 
 def _shown(app: Appliance, review_id: str) -> None:
@@ -63,15 +59,22 @@ def flagged(appliance: Appliance, kek: Kek) -> tuple[Appliance, str]:
     return app, review_id
 
 
+@pytest.fixture
+def probe(flagged: tuple[Appliance, str]) -> Iterator[Probe]:
+    """The kill probe, started once for the test's every step (each step still a process of its own)."""
+    with Probe({**os.environ, **flagged[0].env}) as running:
+        yield running
+
+
 def test_a_resubmission_then_an_approval_killed_at_every_step_leave_nothing_half_done(
-        flagged: tuple[Appliance, str], kek: Kek) -> None:
+        flagged: tuple[Appliance, str], kek: Kek, probe: Probe) -> None:
     app, review_id = flagged
     key = load_signing_key(app.signing_key, kek)
     resubmit = ("-c", str(app.config), "review", "resubmit", review_id, "--mask-flagged")
     step, ahead_seen = 0, 0
     while True:
         step += 1
-        finished = _killed_at(app, step, *resubmit) == 0
+        finished = _killed_at(probe, app, step, *resubmit) == 0
         on_file, on_record, file_digest, record_digest = _whole(app, kek, review_id)
         if on_file != on_record:
             # Killed after the new round was sealed, before the log had it: the page would show a round nobody
@@ -92,7 +95,7 @@ def test_a_resubmission_then_an_approval_killed_at_every_step_leave_nothing_half
     approval = ("--approve", review_id, OFFICER, str(app.signing_key))
     out = app.root / "bundle"
     for step in range(1, 30):
-        finished = _killed_at(app, step, *approval) == 0
+        finished = _killed_at(probe, app, step, *approval) == 0
         _whole(app, kek, review_id)
         state = state_of(AuditLog(app.audit, kek).records()[1], review_id)
         assert state is not None and state.status in ("pending", "approved")
