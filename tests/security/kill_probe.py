@@ -21,9 +21,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: tests/ holds `support`
+from support.forked import exit_like_the_script
 
 KILL_AT = int(os.environ.get("KILL_AT", "0"))
 UNDER = os.environ.get("KILL_UNDER", "")
@@ -115,17 +117,7 @@ def _serve() -> None:
                 os.dup2(err.fileno(), 2)
                 KILL_AT, UNDER = int(asked["kill_at"]), str(asked["under"])
                 sys.argv = [__file__, *asked["argv"]]
-                try:
-                    main()
-                    code = 0
-                except SystemExit as exc:
-                    code = exc.code if isinstance(exc.code, int) else 1
-                except BaseException:  # what the interpreter does with an uncaught exception: a traceback, exit 1
-                    traceback.print_exc()
-                    code = 1
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                exit_like_the_script(main)
             status = os.waitpid(pid, 0)[1]
             said = []
             for fh in (out, err):

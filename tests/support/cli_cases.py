@@ -21,13 +21,15 @@ import signal
 import sys
 import tempfile
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NoReturn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: tests/ holds `support`
+from support.forked import exit_like_the_script
 
 
-def _child(case: dict[str, Any], out_fd: int, err_fd: int) -> None:
+def _child(case: dict[str, Any], out_fd: int, err_fd: int) -> NoReturn:
     os.dup2(out_fd, 1)
     os.dup2(err_fd, 2)
     os.environ.update(case.get("env") or {})
@@ -35,19 +37,9 @@ def _child(case: dict[str, Any], out_fd: int, err_fd: int) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (int(case["fsize"]), resource.RLIM_INFINITY))
     sys.argv = ["medhelm-local", *case["argv"]]
-    try:
-        from medhelm_local.cli import entry
+    from medhelm_local.cli import entry
 
-        entry.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # what the interpreter does with an uncaught exception: a traceback, exit 1
-        traceback.print_exc()
-        code = 1
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_like_the_script(entry.main)
 
 
 @dataclass
