@@ -22,7 +22,7 @@ from medhelm_local.redact.detector import detector_for
 from medhelm_local.redact.surrogates import mask
 from medhelm_local.settings import default_redaction_dir
 
-HAND = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "heldout4")
+HAND = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "heldout4", "heldout5")
 
 
 def texts() -> Iterator[tuple[str, list[str]]]:

@@ -97,7 +97,9 @@ def _identifiers(name: str) -> set[str]:
 
 @pytest.mark.parametrize("name, others", [("heldout2", ("independent", "dev", "dev2", "dev3")),
                                           ("heldout3", ("independent", "dev", "dev2", "dev3", "heldout2")),
-                                          ("heldout4", ("independent", "dev", "dev2", "dev3", "heldout2", "heldout3"))])
+                                          ("heldout4", ("independent", "dev", "dev2", "dev3", "heldout2", "heldout3")),
+                                          ("heldout5", ("independent", "dev", "dev2", "dev3", "dev4", "heldout2",
+                                                        "heldout3", "heldout4"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -118,6 +120,26 @@ def test_heldout4_is_short_icu_nursing_notes_in_the_issues_miss_classes() -> Non
             assert note.text == note.text.lower(), note.id
     classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
     assert classes["HOSPITAL/ward"] >= 5 and classes["HOSPITAL/facility"] >= 15 and classes["DATE/year2"] >= 10
+
+
+def test_heldout5_is_a_fourth_hands_icu_nursing_notes_in_three_cases() -> None:
+    """issue 32's independent evidence: 120 short ICU nursing notes (4 to 12 lines) by a hand that read neither
+    the rules nor the other sets' notes, each style in its own case, holding the miss classes the rounds tuned for
+    (wards and facilities, two-digit and short dates, pagers and extensions, ages over 89)."""
+    notes = load("heldout5")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) >= 120 and set(styles) == {"nursing_caps", "nursing_lower", "nursing_mixed"}
+    assert styles["nursing_caps"] >= 45 and styles["nursing_lower"] >= 45 and styles["nursing_mixed"] >= 15
+    for note in notes:
+        if note.style == "nursing_caps":
+            assert note.text == note.text.upper(), note.id
+        if note.style == "nursing_lower":
+            assert note.text == note.text.lower(), note.id
+        assert 4 <= note.text.count("\n") + 1 <= 12, note.id
+    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
+    assert classes["HOSPITAL/ward"] >= 8 and classes["HOSPITAL/facility"] >= 30 and classes["DATE/year2"] >= 15
+    assert classes["DATE/partial"] >= 15 and classes["PHONE/pager"] + classes["PHONE/ext"] >= 8
+    assert classes["AGE/"] >= 10
 
 
 def test_dev4_reuses_no_number_or_full_name_of_the_heldout_sets() -> None:
