@@ -368,3 +368,34 @@ def test_library_errors_name_arguments_not_command_line_options(tmp_path: Path, 
         assert "--" not in re.sub(r"`medhelm-local [^`]*`", "", str(raised.value)), str(raised.value)
     done = run_cli("-c", str(config), "judge", "ward", "--run", "nosuchrun")
     assert done.returncode != 0 and "option --run" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_suite_tables_take_a_run_id_beginning_and_name_the_argument_on_a_mistake(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """Each SuiteResults table takes a run id or a beginning of it that names one run, as the CLI does; a mistake
+    (no such run, a beginning of two, a misspelt metric or suite) names the argument, never a command."""
+    config = _config(tmp_path, data_root, kek_file, one=fake_server(), two=fake_server(answer="A"))
+    run = mh.evaluate(["pubmed_qa:model=local/one,model_deployment=one",
+                       "pubmed_qa:model=local/two,model_deployment=two"], config=config, suite="pair",
+                      max_eval_instances=4)
+    whole = {o.summary.model: o.summary.run_id for o in run.outcomes}
+    assert whole["local/two"].startswith("pubmed_qa-local_two-")
+    with mh.open_suite("pair", config) as suite:
+        assert suite.instances("pubmed_qa-local_tw").num_rows == 4
+        assert set(suite.metrics("pubmed_qa-local_tw").column("run_id").to_pylist()) == {whole["local/two"]}
+        scored = suite.scores("pubmed_qa-local_tw", metric="exact_match")
+        assert scored.num_rows == 4 and set(scored.column("model").to_pylist()) == {"local/two"}
+        assert suite.ratings("pubmed_qa-local_tw").num_rows == 0  # resolved, and pubmed_qa has no jury
+        with pytest.raises(RunEntryError) as two:
+            suite.scores("pubmed_qa-local")
+        assert "begins 2 run ids" in two.value.what and whole["local/one"] in two.value.what
+        for read in (suite.scores, suite.ratings, suite.metrics, suite.instances, suite.slices):
+            with pytest.raises(RunEntryError) as unknown:
+                read("zz")
+            assert unknown.value.where.startswith("run_id argument") and str(suite.path) in unknown.value.where
+            assert "medhelm-local" not in str(unknown.value) and ".runs()" in unknown.value.fix
+        with pytest.raises(RunEntryError, match="no run here has a metric called 'exact_mach'") as typo:
+            suite.scores(metric="exact_mach")
+        assert "exact_match" in typo.value.fix and typo.value.where.startswith("metric argument")
+    with pytest.raises(StoreNotFoundError, match=r"no store for suite 'piar' \(suites in the output folder: pair\)"):
+        mh.open_suite("piar", config)

@@ -9,11 +9,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from medhelm_local.errors import RunEntryError, StoreNotFoundError
 from medhelm_local.results.aggregates import aggregate_dict, run_aggregates
 from medhelm_local.settings import settings_for
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.queries import get_run, instance_rows, list_runs
+from medhelm_local.store.queries import instance_rows, list_runs, run_metric_names
+from medhelm_local.store.run_ids import SHOWN, matching_run_ids, stored_run_ids
 from medhelm_local.store.slices import run_slices
 from medhelm_local.store.suites import is_suite_name, suite_store_path
 
@@ -52,6 +54,36 @@ class SuiteResults:
         self._handle = handle
         self.path = path
 
+    def _run_id(self, run_id: str) -> str:
+        """The whole id of the run `run_id` names (the id, or a beginning of it that names one run, as the CLI
+        takes them); an error that names the argument and says how to list the ids from Python, never a command."""
+        where = f"run_id argument (store {self.path})"
+        found = matching_run_ids(run_id, stored_run_ids(self._handle.con))
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise RunEntryError(f"no run id in this store is or begins with '{run_id}'", where=where,
+                                fix="the `run_id` column of `.runs()` lists them")
+        listed = ", ".join(found[:SHOWN]) + (f" and {len(found) - SHOWN} more" if len(found) > SHOWN else "")
+        raise RunEntryError(f"'{run_id}' begins {len(found)} run ids: {listed}", where=where,
+                            fix="give more of the id, up to where it differs (`.runs()` gives them whole)")
+
+    def _metric(self, metric: str, run_ids: list[str]) -> str:
+        """`metric` itself when one of these runs has it; a misspelt name is an error listing the metrics there,
+        not an empty table that reads as 'nothing was scored'."""
+        con = self._handle.con
+        known = {m for run in run_ids for m in run_metric_names(con, run)}
+        known |= {row[0] for row in con.execute("SELECT DISTINCT metric FROM run_metrics WHERE list_contains($runs, "
+                                                "run_id)", {"runs": run_ids}).fetchall()}
+        if metric in known or not known:
+            return metric
+        raise RunEntryError(f"no run here has a metric called '{metric}'", where=f"metric argument (store {self.path})",
+                            fix=f"use one of: {', '.join(sorted(known))}")
+
+    def _scope(self, run_id: str | None) -> list[str]:
+        """The runs a table covers: the one `run_id` names, or every run."""
+        return [self._run_id(run_id)] if run_id is not None else [r.run_id for r in list_runs(self._handle.con)]
+
     def runs(self) -> pa.Table:
         """Every run with its progress counts and main score (`medhelm-local runs list --json`)."""
         return _table([asdict(r) for r in list_runs(self._handle.con)])
@@ -60,10 +92,8 @@ class SuiteResults:
         """Each run's aggregates, one row per (run, metric), as `show --json` gives them; `detail_json` holds a
         metric's extra figures (per-label counts, unreadable answers) as JSON text."""
         con = self._handle.con
-        ids = [run_id] if run_id is not None else [r.run_id for r in list_runs(con)]
         rows = []
-        for run in ids:
-            get_run(con, run)  # an unknown id is an error that says how to list ids, not an empty table
+        for run in self._scope(run_id):  # an unknown id is an error that says how to list ids, not an empty table
             for agg in run_aggregates(con, run):
                 found = aggregate_dict(agg)
                 detail = found.pop("detail")
@@ -74,12 +104,15 @@ class SuiteResults:
     def instances(self, run_id: str, *, failed_only: bool = False, full: bool = False) -> pa.Table:
         """One run's per-instance rows: answer, each score (a list of structs), or the failure; with `full`,
         the prompt sent and the reference answers too (`show RUN_ID --instances N --json`)."""
-        get_run(self._handle.con, run_id)
-        return _table(instance_rows(self._handle.con, run_id, None, failed_only, full))
+        return _table(instance_rows(self._handle.con, self._run_id(run_id), None, failed_only, full))
 
     def scores(self, run_id: str | None = None, metric: str | None = None) -> pa.Table:
         """Per-instance scores, one row per (run, instance, metric), with each run's benchmark and model: the
         table to pair two models on the same instances. `value` is null where an answer could not be scored."""
+        if run_id is not None:
+            run_id = self._run_id(run_id)
+        if metric is not None:
+            metric = self._metric(metric, self._scope(run_id))
         return self._handle.con.execute("""
             SELECT s.run_id, r.suite, r.scenario, r.model, r.deployment, s.instance_id, s.metric, s.value,
                    s.extracted, s.error
@@ -107,19 +140,20 @@ class SuiteResults:
 
     def _sliced(self, run_id: str | None, metric: str | None) -> list[tuple[str, SlicedMetric]]:
         con = self._handle.con
-        if run_id is not None:
-            get_run(con, run_id)
-        ids = [run_id] if run_id is not None else [r.run_id for r in list_runs(con)]
+        ids = self._scope(run_id)
+        if metric is not None:
+            metric = self._metric(metric, ids)
         return [(run, s) for run in ids for s in run_slices(con, run) if metric is None or s.metric == metric]
 
     def ratings(self, run_id: str | None = None) -> pa.Table:
         """Judge ratings, one row per (run, instance, jury, judge); a failed judge is a row with `ok` false and
         its error, never a rating. `ratings_json` holds the per-criterion scores and explanations."""
+        run = None if run_id is None else self._run_id(run_id)
         return self._handle.con.execute("""
             SELECT run_id, instance_id, jury, judge, rubric, ok, mean, ratings_json, error_type, error_message,
                    latency_s, attempts
             FROM ratings WHERE $run IS NULL OR run_id = $run
-            ORDER BY run_id, instance_id, jury, judge""", {"run": run_id}).fetch_arrow_table()
+            ORDER BY run_id, instance_id, jury, judge""", {"run": run}).fetch_arrow_table()
 
     def close(self) -> None:
         """Close the store."""
@@ -145,5 +179,10 @@ def open_suite(suite: str | Path, settings: Settings | str | Path | None = None)
     path = Path(suite)
     if isinstance(suite, str) and path.suffix != ".duckdb" and is_suite_name(suite):
         path = suite_store_path(loaded.output_dir, suite)
+        if not path.exists():  # a misspelt suite name: say which suites there are, as `make_report` does
+            known = ", ".join(sorted(p.stem for p in loaded.output_dir.glob("*.duckdb"))) or "none"
+            raise StoreNotFoundError(f"there is no store for suite '{suite}' (suites in the output folder: {known})",
+                                     where=str(path), fix="check the suite name (`output_dir` in your settings "
+                                                          "is where suites are looked for), or give the store file")
     handle = open_store(path, load_kek(loaded), read_only=True, memory_limit=loaded.store_memory_limit)
     return SuiteResults(handle, path)
