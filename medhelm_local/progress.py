@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from medhelm_local.errors import ConfigError
+
 
 class Progress(Protocol):
     """Where the scheduler reports what happened; implementations must be cheap (called per instance)."""
@@ -46,3 +48,21 @@ class NoProgress:
 
     def finish(self) -> None:
         """Ignore."""
+
+
+_HOOKS = ("start", "advance", "judging", "judged", "finish")
+
+
+def checked_progress(progress: object) -> Progress | None:
+    """`progress` as `evaluate()` and `judge()` take it: None, or an object with every `Progress` method. Anything
+    else (`True`, a string, a tqdm class) is refused before anything is read or sent, rather than failing deep in
+    the scheduler with an AttributeError once the run has started."""
+    if progress is None:
+        return None
+    missing = [name for name in _HOOKS if not callable(getattr(progress, name, None))]
+    if missing:
+        raise ConfigError(f"progress is not a Progress: a {type(progress).__name__} has no {', '.join(missing)}",
+                          where="progress argument",
+                          fix="pass None (no progress shown), medhelm_local.NoProgress(), or your own object with "
+                              "start, advance, judging, judged and finish (docs/python-api.md, `Progress`)")
+    return progress  # type: ignore[return-value]  # checked above: it has every method the scheduler calls

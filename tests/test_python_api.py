@@ -399,3 +399,22 @@ def test_suite_tables_take_a_run_id_beginning_and_name_the_argument_on_a_mistake
         assert "exact_match" in typo.value.fix and typo.value.where.startswith("metric argument")
     with pytest.raises(StoreNotFoundError, match=r"no store for suite 'piar' \(suites in the output folder: pair\)"):
         mh.open_suite("piar", config)
+
+
+def test_a_progress_that_is_not_one_is_refused_before_anything_is_written(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """`progress=True` (a notebook user asking for a bar) is a ConfigError naming the argument, not an
+    AttributeError from inside the scheduler after the store was made; judge() refuses it the same way."""
+    server = fake_server()
+    config = _config(tmp_path, data_root, kek_file, fake=server)
+    for wrong in (True, "tqdm"):
+        with pytest.raises(ConfigError) as refused:
+            mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar",
+                        max_eval_instances=2, progress=wrong)  # type: ignore[arg-type]
+        assert refused.value.where == "progress argument" and "NoProgress" in refused.value.fix
+    assert not (tmp_path / "results" / "bar.duckdb").exists() and server.stats()["requests"] == 0
+    with pytest.raises(ConfigError, match="has no start, advance, judging, judged, finish"):
+        mh.judge("bar", config=config, progress=True)  # type: ignore[arg-type]
+    done = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar",
+                       max_eval_instances=2, progress=mh.NoProgress())
+    assert done.outcomes[0].sent == 2

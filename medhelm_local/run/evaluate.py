@@ -8,7 +8,7 @@ from pathlib import Path
 
 from medhelm_local.errors import MedhelmWarning
 from medhelm_local.file_modes import owner_only
-from medhelm_local.progress import Progress
+from medhelm_local.progress import Progress, checked_progress
 from medhelm_local.run.entries import RunEntry
 from medhelm_local.run.suite import SuiteRequest, SuiteRun, run_suite, suite_request
 from medhelm_local.settings import Settings
@@ -28,6 +28,8 @@ def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | 
     runs produced; calling it again with the same arguments resumes. Failed requests are stored and counted,
     not raised: see `SuiteRun.outcomes` (`all_failed`) and `SuiteRun.failed`. Errors are `MedhelmError`s."""
     from medhelm_local.run.in_force import settings_in_force
+
+    progress = checked_progress(progress)
 
     def read_request() -> SuiteRequest:
         # The policy is read once; a policy that does not validate stops here.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from medhelm_local.errors import ConfigError, MedhelmWarning
 from medhelm_local.file_modes import owner_only
-from medhelm_local.progress import Progress
+from medhelm_local.progress import Progress, checked_progress
 from medhelm_local.run.jury_runs import JudgeOutcome, judge_runs, stored_judging
 from medhelm_local.run.plan import store_path_for
 from medhelm_local.settings import Settings
@@ -76,6 +76,7 @@ def judge(suite: str | None = None, *, config: Settings | str | Path | None = No
 
     if suite is None and store is None:
         raise ConfigError("no suite was named", where="judge()", fix="pass the suite's name, or store=PATH")
+    progress = checked_progress(progress)
     settings, allowlist = settings_in_force(config, output_dir=None if output_dir is None else Path(output_dir))
     return judge_stored(settings, allowlist, suite, runs=runs, jury=jury, retry_failed=retry_failed,
                         store=None if store is None else Path(store), progress=progress, on_warning=_warn)
