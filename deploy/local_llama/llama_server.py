@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ensure.add_argument("--model-dir", type=Path, default=DEFAULT_MODEL_DIR)
     p_ensure.add_argument("--gguf", type=Path, default=DEFAULT_GGUF)
     p_start = add_start_stop(sub, DEFAULT_VENV)
-    p_start.add_argument("--gguf", type=Path, default=DEFAULT_GGUF)
+    p_start.add_argument("--gguf", type=Path, default=DEFAULT_GGUF, help="the GGUF model file to serve")
     args = parser.parse_args(argv)
     if args.cmd == "ensure":
         ensure_venv(args.venv)

@@ -177,15 +177,17 @@ class ServerProcess:
 def add_start_stop(sub: argparse._SubParsersAction[argparse.ArgumentParser], venv: Path) -> argparse.ArgumentParser:
     """The `start` and `stop` subcommands every launcher offers; returns `start`'s parser for engine options."""
     p_start = sub.add_parser("start", help="start a server in the background and wait until it is ready")
-    p_start.add_argument("--port-file", type=Path, required=True)
-    p_start.add_argument("--pid-file", type=Path, required=True)
-    p_start.add_argument("--log", type=Path)
-    p_start.add_argument("--port", type=int)
-    p_start.add_argument("--served-model-name", default="tiny-llama")
-    p_start.add_argument("--venv", type=Path, default=venv)
-    p_start.add_argument("--timeout", type=float)
+    p_start.add_argument("--port-file", type=Path, required=True, help="where to write the port it listens on")
+    p_start.add_argument("--pid-file", type=Path, required=True, help="where to write its pid (for `stop`)")
+    p_start.add_argument("--log", type=Path, help="the server's log file (default: .cache/logs/ENGINE-PORT.log)")
+    p_start.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one; the shipped egress policy "
+                                                  "allows only 8000 and 11434, so give one of those for medhelm-local)")
+    p_start.add_argument("--served-model-name", default="tiny-llama",
+                         help="the model name the server answers to: a deployment's `model`")
+    p_start.add_argument("--venv", type=Path, default=venv, help="the engine's virtual environment")
+    p_start.add_argument("--timeout", type=float, help="seconds to wait until it is ready")
     p_stop = sub.add_parser("stop", help="stop the server whose pid is in --pid-file")
-    p_stop.add_argument("--pid-file", type=Path, required=True)
+    p_stop.add_argument("--pid-file", type=Path, required=True, help="the pid file `start` wrote")
     return p_start
 
 
