@@ -120,12 +120,41 @@ def _walk_located(node: yaml.Node, lines: dict[tuple[str | int, ...], int], path
                     fix="keep one of them: YAML would silently use the last") from None
 
 
+def _without_union_tags(errors: list[Any], lines: dict[tuple[str | int, ...], int]) -> list[Any]:
+    """Pydantic's errors as the file's author reads them. A field that takes one of several shapes (a name, or a
+    mapping) puts the shape's tag in the path (`benchmarks.1.SuiteBenchmark.arg`): a Python class name the
+    author never wrote, so a path part that is not in the file and is not the last is dropped. A shape the value
+    is not at all (its tag ends the path: `benchmarks.1.str` for a mapping) is noise beside the shape that got
+    further, whose error names the field to fix; when every shape failed that way, that is one problem."""
+    cleaned = []
+    for error in errors:
+        loc = tuple(error["loc"])
+        kept: list[str | int] = []
+        for index, part in enumerate(loc):
+            if isinstance(part, str) and index < len(loc) - 1 and (*kept, part) not in lines:
+                continue
+            kept.append(part)
+        dropped_tag_last = bool(loc) and isinstance(loc[-1], str) and len(kept) == len(loc) \
+            and tuple(kept) not in lines and len(loc) > 1 and tuple(loc[:-1]) in lines \
+            and error["type"].endswith("_type")
+        cleaned.append(({**error, "loc": tuple(kept[:-1]) if dropped_tag_last else tuple(kept)}, dropped_tag_last))
+    deeper = [error for error, wholesale in cleaned if not wholesale]
+    found, refused = list(deeper), set()
+    for error, wholesale in cleaned:
+        at = error["loc"]
+        if not wholesale or at in refused or any(d["loc"][:len(at)] == at for d in deeper):
+            continue
+        refused.add(at)  # every shape refused the value outright: one problem, without the shapes' Python names
+        found.append({**error, "msg": "the value is none of the forms this field takes"})
+    return found
+
+
 def validate_located(model: type[BaseModel], doc: LocatedYaml, what: str, fix: str) -> Any:
     """Validate a parsed document strictly; the error names the field, its line and the problem."""
     try:
         return model.model_validate(doc.data if doc.data is not None else {})
     except ValidationError as exc:
-        errors = exc.errors()
+        errors = _without_union_tags(exc.errors(), doc.lines)
         # A misspelt key shows up twice: as an unknown key and as a missing one. The unknown key
         # points at the line to fix, so report it first, with the missing name as the suggestion.
         errors.sort(key=lambda e: e["type"] != "extra_forbidden")

@@ -144,8 +144,9 @@ class Suite:
 def read_suite(path: Path) -> Suite:
     """Load and check a YAML suite file; errors name the field and its line."""
     doc = load_located(path, "suite file")
-    parsed: SuiteFile = validate_located(SuiteFile, doc, "suite file",
-                                         "see README 'Suites' for the fields a suite file takes")
+    parsed: SuiteFile = validate_located(
+        SuiteFile, doc, "suite file", "a suite file takes suite, models (each {model, deployment}), benchmarks (each "
+        "a name or {name, args}), max_eval_instances and concurrency: see README 'Many benchmarks at once'")
     entries = []
     for number, bench in enumerate(parsed.benchmarks):
         spec = SuiteBenchmark(name=bench) if isinstance(bench, str) else bench

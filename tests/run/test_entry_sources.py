@@ -109,12 +109,18 @@ def test_suite_file_crosses_benchmarks_and_models(tmp_path: Path) -> None:
     (SUITE.replace("    deployment: vllm-local\n  - model: local/llama", "  - model: local/llama"),
      "field 'models.0.deployment': Field required", 3),
     (SUITE.replace("benchmarks:", "benchmarks: ["), "not valid YAML", None),
+    # a benchmark is a name or a mapping: the path is the file's, with no Python class name in it, and the
+    # name-shaped alternative's complaint about a mapping is not counted as a second problem
+    (SUITE.replace("    args:", "    arg:"), "field 'benchmarks.1.arg': unknown field.", 10),
+    (SUITE.replace("  - pubmed_qa", "  - [pubmed_qa]"), "field 'benchmarks.0': the value is none of the forms "
+     "this field takes.", 8),
 ])
 def test_broken_suite_file_names_field_and_line(tmp_path: Path, text: str, fragment: str, line: int | None) -> None:
     with pytest.raises(ConfigError, match=fragment.replace("(", r"\(")) as err:
         read_suite(_write(tmp_path, text, "suite.yaml"))
     if line:
         assert f"line {line}" in str(err.value)
+    assert "SuiteBenchmark" not in str(err.value) and "README 'Suites'" not in str(err.value)
 
 
 def test_run_from_conf_and_suite_file(tmp_path: Path, data_root: Path, kek_file: Path,
