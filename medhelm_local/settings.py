@@ -13,6 +13,7 @@ an export uses must be the approved ones (`export/approval.py`).
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from contextvars import ContextVar
@@ -257,10 +258,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return parse_toml(decode(data, str(path), what), str(path), what)
 
 
-def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: Path | None) -> str:
-    """Which source supplied a top-level setting, so the message sends the user to the right place."""
+def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: Path | None,
+            flags_are: str = "argument") -> str:
+    """Which source supplied a top-level setting, so the message sends the user to the right place: the
+    overrides are the command's flags from the CLI, and keyword arguments from Python (`load_settings(x=...)`,
+    `evaluate(output_dir=...)`), which have no command line to point at."""
     if top in flags:
-        return f"command-line option for {top}"
+        return f"command-line option for {top}" if flags_are == "flags" else f"argument {top}="
     prefix = f"MEDHELM_{top.upper()}"
     env = sorted(n for n in os.environ if n.upper() == prefix or n.upper().startswith(prefix + "__"))
     if env:
@@ -270,15 +274,24 @@ def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: 
     return "secrets directory" if top == "kek" else f"config file {path}" if path else "settings"
 
 
-def _describe(exc: ValidationError, origin: str) -> ConfigError:
-    first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+def _describe(exc: ValidationError, origin_of: Any) -> ConfigError:
+    # A misspelt key shows up twice, as an unknown key and as a missing one ('base_ur' and 'base_url'): the
+    # unknown one is what to fix, so it comes first, with the closest known name as the suggestion.
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    first = errors[0]
+    loc = tuple(first["loc"])
+    key = ".".join(str(p) for p in loc) or "(top level)"
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
-        msg = "unknown setting"
+        missing = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
+        close = difflib.get_close_matches(str(loc[-1]), missing + (list(Settings.model_fields) if len(loc) == 1
+                                                                   else []), n=1)
+        msg = "unknown setting" + (f" (did you mean '{close[0]}'?)" if close else "")
+        if close and close[0] in missing:  # the missing name is the same mistake, not another one
+            errors = [e for e in errors if not (e["type"] == "missing" and tuple(e["loc"]) == (*loc[:-1], close[0]))]
     return ConfigError(
-        f"setting '{key}' is invalid: {msg}" + (f" ({len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""),
-        where=origin,
+        f"setting '{key}' is invalid: {msg}" + (f" ({len(errors) - 1} more)" if len(errors) > 1 else ""),
+        where=origin_of(str(loc[0]) if loc else ""),
         fix="correct or remove it; `medhelm-local doctor` lists every setting with its help line",
     )
 
@@ -314,8 +327,11 @@ def _refuse_shared_secret_key(secrets_dir: Path) -> None:
                                     "as the Helm chart does)")
 
 
-def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
-    """Build Settings from flags (`overrides`), environment, the config file and secrets."""
+def load_settings(config: str | Path | None = None, *, _flags_are: str = "arguments", **overrides: Any) -> Settings:
+    """Build Settings from flags (`overrides`), environment, the config file and secrets. `config`: the TOML
+    config file (default: MEDHELM_CONFIG, else the user's config.toml if it exists). `_flags_are`: "flags" when
+    the overrides are a command's options (the CLI), so an error names the option rather than an argument."""
+    config = None if config is None else Path(config)
     path = config or (Path(os.environ["MEDHELM_CONFIG"]) if os.environ.get("MEDHELM_CONFIG") else None)
     file_values: dict[str, Any] = {}
     if path is not None:
@@ -336,8 +352,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
             **values,
         )
     except ValidationError as exc:
-        top = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else ""
-        raise _describe(exc, _origin(top, values, file_values, path)) from None
+        raise _describe(exc, lambda top: _origin(top, values, file_values, path, _flags_are)) from None
     finally:
         _file_values.reset(token)
 
@@ -351,4 +366,5 @@ def settings_for(config: Settings | str | Path | None = None, **overrides: objec
     if config is not None and not isinstance(config, (str, Path)):
         raise ConfigError(f"config must be a Settings object or the path of a config file, not {type(config).__name__}",
                           where="config", fix="pass load_settings(...) or a path such as 'config.toml'")
-    return load_settings(None if config is None else Path(config), **overrides)
+    passed: dict[str, Any] = dict(overrides)  # keyword arguments of a Python call, never a command's flags
+    return load_settings(None if config is None else Path(config), **passed)

@@ -184,6 +184,30 @@ def test_an_unknown_key_inside_a_deployment_is_named_by_its_full_path(tmp_path: 
     assert str(path) in str(caught.value)
 
 
+def test_a_misspelt_required_key_is_reported_as_the_typo_with_the_right_name(tmp_path: Path) -> None:
+    """`base_ur` for `base_url` is one mistake: the unknown key (its line is the one to fix), with a suggestion,
+    not 'base_url: Field required' plus one more."""
+    path = write_toml(tmp_path / "c.toml", '[deployments.gpu]\nbase_ur = "http://127.0.0.1:8000/v1"\n')
+
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+
+    assert caught.value.what == ("setting 'deployments.gpu.base_ur' is invalid: unknown setting "
+                                 "(did you mean 'base_url'?)")
+
+
+def test_a_bad_keyword_from_python_names_the_argument_not_a_command_line_option(tmp_path: Path) -> None:
+    """A notebook's `load_settings(outputdir=...)` has no command line: the error names the argument and the
+    setting meant; the CLI's flags are still called options."""
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, outputdir="/x")
+    assert caught.value.where == "argument outputdir=" and "did you mean 'output_dir'?" in caught.value.what
+    with pytest.raises(ConfigError) as flagged:
+        load_settings(None, _flags_are="flags", outputdir="/x")
+    assert flagged.value.where == "command-line option for outputdir"
+    assert load_settings(str(write_toml(tmp_path / "ok.toml", 'output_dir = "/r"\n'))).output_dir == Path("/r")
+
+
 @pytest.mark.parametrize("url", ["ftp://host/v1", "127.0.0.1:8000/v1", "http:///v1", "not a url"])
 def test_a_bad_base_url_is_refused_naming_the_file_and_key(tmp_path: Path, url: str) -> None:
     path = write_toml(tmp_path / "c.toml", f'[deployments.gpu]\nbase_url = "{url}"\n')
