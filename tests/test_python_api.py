@@ -418,3 +418,22 @@ def test_a_progress_that_is_not_one_is_refused_before_anything_is_written(
     done = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar",
                        max_eval_instances=2, progress=mh.NoProgress())
     assert done.outcomes[0].sent == 2
+
+
+def test_counts_and_the_suite_argument_are_checked_as_a_notebook_passes_them(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """`max_eval_instances=0` or `"5"` is refused naming the argument (it was an IndexError or a TypeError from the
+    sampler), nothing written; `open_suite(run)` opens what `evaluate` returned; anything else is refused."""
+    config = _config(tmp_path, data_root, kek_file, fake=fake_server())
+    entry = "pubmed_qa:model=local/fake,model_deployment=fake"
+    for name, wrong in (("max_eval_instances", 0), ("max_eval_instances", "5"), ("concurrency", True)):
+        with pytest.raises(ConfigError) as refused:
+            mh.evaluate(entry, config=config, suite="counts", **{name: wrong})
+        assert refused.value.where == f"{name} argument" and repr(wrong) in refused.value.what
+    assert not (tmp_path / "results" / "counts.duckdb").exists()
+    run = mh.evaluate(entry, config=config, suite="counts", max_eval_instances=3)
+    with mh.open_suite(run, config) as suite:
+        assert suite.path == run.store and suite.runs().num_rows == 1
+    with pytest.raises(ConfigError, match="suite must be a suite name") as odd:
+        mh.open_suite(3, config)  # type: ignore[arg-type]
+    assert odd.value.where == "suite argument"

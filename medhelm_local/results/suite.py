@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from medhelm_local.errors import RunEntryError, StoreNotFoundError
+from medhelm_local.errors import ConfigError, RunEntryError, StoreNotFoundError
 from medhelm_local.results.aggregates import aggregate_dict, run_aggregates
 from medhelm_local.settings import settings_for
 from medhelm_local.store.database import StoreHandle, open_store
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from medhelm_local.metrics.slices import SlicedMetric
+    from medhelm_local.run.suite import SuiteRun
     from medhelm_local.settings import Settings
 
 
@@ -170,12 +171,18 @@ class SuiteResults:
         return f"SuiteResults({str(self.path)!r})"
 
 
-def open_suite(suite: str | Path, settings: Settings | str | Path | None = None) -> SuiteResults:
-    """Open a suite store read-only with the KEK the settings name: `suite` is a store file, or the name of a
-    suite in the output folder (`<output_dir>/<suite>.duckdb`). `settings`: a Settings object or a config
-    file (default: as the CLI finds one). StoreNotFoundError if there is no such store, StoreKeyError
-    for a KEK that does not open it."""
+def open_suite(suite: str | Path | SuiteRun, settings: Settings | str | Path | None = None) -> SuiteResults:
+    """Open a suite store read-only with the KEK the settings name: `suite` is a store file, the name of a
+    suite in the output folder (`<output_dir>/<suite>.duckdb`), or the SuiteRun `evaluate()` returned.
+    `settings`: a Settings object or a config file (default: as the CLI finds one). StoreNotFoundError if
+    there is no such store, StoreKeyError for a KEK that does not open it."""
     loaded = settings_for(settings)
+    if not isinstance(suite, (str, Path)) and isinstance(getattr(suite, "store", None), Path):
+        suite = suite.store  # what evaluate() returned (a SuiteRun): its store
+    if not isinstance(suite, (str, Path)):
+        raise ConfigError(f"suite must be a suite name, a store file or what evaluate() returned, not "
+                          f"{type(suite).__name__}", where="suite argument",
+                          fix="pass e.g. 'trial', run.store, or run (the SuiteRun evaluate() returned)")
     path = Path(suite)
     if isinstance(suite, str) and path.suffix != ".duckdb" and is_suite_name(suite):
         path = suite_store_path(loaded.output_dir, suite)

@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from medhelm_local.errors import MedhelmWarning
+from medhelm_local.errors import ConfigError, MedhelmWarning
 from medhelm_local.file_modes import owner_only
 from medhelm_local.progress import Progress, checked_progress
 from medhelm_local.run.entries import RunEntry
@@ -16,6 +16,18 @@ from medhelm_local.settings import Settings
 
 def _warn(message: str) -> None:
     warnings.warn(MedhelmWarning(message), stacklevel=3)
+
+
+def _count(value: object, name: str) -> int | None:
+    """A count argument as the CLI's `min=1` options take it: None, or a whole number of at least 1 (0, '5' and True
+    are refused here, naming the argument, rather than failing inside the sampler)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r}", where=f"{name} argument",
+                          fix=f"pass e.g. {name}=50, or None for " + ("every instance" if name == "max_eval_instances"
+                                                                      else "the deployments' max_concurrency"))
+    return value
 
 
 @owner_only
@@ -30,6 +42,8 @@ def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | 
     from medhelm_local.run.in_force import settings_in_force
 
     progress = checked_progress(progress)
+    max_eval_instances = _count(max_eval_instances, "max_eval_instances")
+    concurrency = _count(concurrency, "concurrency")
 
     def read_request() -> SuiteRequest:
         # The policy is read once; a policy that does not validate stops here.
