@@ -24,8 +24,9 @@ from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.run.entries import RunEntry, parse_run_entry
 from medhelm_local.run.entry_sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
-from medhelm_local.store.database import connect, open_store
+from medhelm_local.store.database import connect, discard_store, open_store
 from medhelm_local.store.keys import load_kek
+from medhelm_local.store.queries import holds_runs
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -125,6 +126,7 @@ def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | Non
         except BaseException:
             connecting.add_done_callback(_close_connection)
             raise
+        created = not path.exists()
         opening = pool.submit(lambda: open_store(path, kek, create=True, memory_limit=memory, streaming=True,
                                                  connection=connecting.result()))
         loading.result()  # the scheduler module is loaded (or its import error raised) by now
@@ -141,6 +143,14 @@ def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | Non
         try:
             outcomes = execute(planned, handle, allowlist, request.suite, request.concurrency,
                                progress or NoProgress(), judging.judged, connected, audit_log_for(settings))
+        except BaseException:
+            # A store this invocation made and left holding no run (an endpoint failed before any request) is
+            # removed: a failed command leaves no empty suite behind for `runs list` and reports to show.
+            empty = created and not holds_runs(handle.con)
+            handle.close()
+            if empty and discard_store(path):
+                log.info("store %s removed: made by this invocation, it holds no run", path.name)
+            raise
         finally:
             closing = time.perf_counter()
             handle.close()

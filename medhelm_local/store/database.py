@@ -14,6 +14,7 @@ import fcntl
 import importlib.abc
 import importlib.util
 import os
+import shutil
 import stat
 import sys
 import warnings
@@ -219,6 +220,28 @@ def _warn_if_torn(path: Path) -> None:
             f"the store's write-ahead log {path.name}.wal is cut short ({torn}), so the writes in its last "
             f"entry are lost: {path} opens without them. A run rerun with the same command redoes what is "
             "missing; for anything else, restore the store, its .key and .wal from backup"), stacklevel=3)
+
+
+def discard_store(path: Path) -> bool:
+    """Remove a closed store and what goes with it (its key envelope, write-ahead log and spill folder): only for a
+    store the caller made and that holds nothing worth keeping. Kept (False) if another process has it open."""
+    with _creation_lock(path.parent):  # a run opens its store under this lock: none attaches this one meanwhile
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            return False
+        try:
+            try:
+                # DuckDB holds a POSIX lock on a database file it has open: one we cannot take means it is in use.
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+            for part in (path, path.with_name(path.name + ".wal"), Envelope.path_for(path)):
+                part.unlink(missing_ok=True)
+            shutil.rmtree(path.with_name(path.name + ".tmp"), ignore_errors=True)
+            return True
+        finally:
+            os.close(fd)
 
 
 def _create_folder(path: Path) -> None:

@@ -84,6 +84,22 @@ def record_runs(con: duckdb.DuckDBPyConnection, records: Sequence[RunRecord]) ->
                 "benchmark_json = excluded.benchmark_json", [value for row in values for value in row])
 
 
+def forget_unstarted_runs(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> list[str]:
+    """Delete the rows of these runs that hold nothing yet (no instance stored, in this invocation or an
+    earlier one): recorded by an invocation that stopped before its first request. Returns those deleted."""
+    if not run_ids:
+        return []
+    rows = con.execute("DELETE FROM runs WHERE run_id IN (SELECT unnest(?)) AND run_id NOT IN "
+                       "(SELECT DISTINCT run_id FROM instances WHERE run_id IN (SELECT unnest(?))) RETURNING run_id",
+                       [list(run_ids), list(run_ids)]).fetchall()
+    return [row[0] for row in rows]
+
+
+def holds_runs(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the store records any run."""
+    return con.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+
+
 @dataclass(frozen=True)
 class StoredProgress:
     """What earlier invocations stored of a run."""

@@ -125,3 +125,39 @@ def test_planted_marker_never_reaches_store_wal_log_or_terminal(
     shown = run_cli("-c", str(config), "runs", "list", "--suite", "marker", "--json",
                     env={"MEDHELM_KEK_FILE": str(kek_file)})
     assert shown.returncode == 0 and json.loads(shown.stdout)[0]["runs"][0]["n_ok"] > 0
+
+
+def _port_with_nothing_listening() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_endpoint_down_leaves_no_new_store_and_no_empty_run_in_an_old_one(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
+    """A model server that is down stops the command before any request: a suite it would have created is
+    not left behind, and in an existing suite the run it would have added is not kept with nothing in it."""
+    server = fake_server(delay=0.0)
+    down = f"http://127.0.0.1:{_port_with_nothing_listening()}/v1"
+    config = write_config(tmp_path / "config.toml", data_root, tmp_path / "results",
+                          {"fake": {"base_url": server.base_url, "max_concurrency": 8},
+                           "down": {"base_url": down, "max_concurrency": 8, "max_retries": 0}})
+    env = {"MEDHELM_KEK_FILE": str(kek_file)}
+    on_down = "pubmed_qa:model=local/other,model_deployment=down"
+
+    fresh = run_cli("-c", str(config), "run", on_down, "--suite", "never", "--max-eval-instances", "5", env=env)
+    assert fresh.returncode == 3, fresh.stderr
+    assert "nothing answered" in fresh.stderr and "Traceback" not in fresh.stderr
+    assert sorted(p.name for p in (tmp_path / "results").glob("never*")) == []
+
+    kept = run_cli("-c", str(config), "run", ENTRIES[0], "--suite", "ward", "--max-eval-instances", "5", env=env)
+    assert kept.returncode == 0, kept.stderr
+    again = run_cli("-c", str(config), "run", ENTRIES[0], on_down, "--suite", "ward", "--max-eval-instances", "5",
+                    env=env)
+    assert again.returncode == 3, again.stderr
+    listed = run_cli("-c", str(config), "runs", "list", "--suite", "ward", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    suites = json.loads(listed.stdout)
+    assert [[(r["model"], r["n_ok"]) for r in s["runs"]] for s in suites] == [[("local/fake", 5)]]

@@ -212,3 +212,31 @@ def test_queries_with_parameters_no_longer_search_for_pandas(tmp_path: Path, kek
     finally:
         handle.close()
     assert "pandas" not in searched
+
+
+def test_discard_store_removes_its_files_but_never_one_another_process_has_open(tmp_path: Path, kek: Kek,
+                                                                               kek_file: Path) -> None:
+    """What a failed run made is removed with its key and log; a store another process is using is kept whole."""
+    from medhelm_local.store.database import discard_store
+
+    gone = tmp_path / "gone.duckdb"
+    open_store(gone, kek, create=True).close()
+    assert discard_store(gone) is True
+    assert sorted(p.name for p in tmp_path.glob("gone*")) == []
+
+    held = tmp_path / "held.duckdb"
+    open_store(held, kek, create=True).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from pathlib import Path; from medhelm_local.store.database import "
+         "open_store; from medhelm_local.store.keys import Kek; "
+         f"h = open_store(Path({str(held)!r}), Kek(bytes.fromhex(Path({str(kek_file)!r}).read_text().strip()), 'k')); "
+         "print('open', flush=True); sys.stdin.readline(); h.close()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        assert discard_store(held) is False
+        assert held.exists() and Envelope.path_for(held).exists()
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert holder.returncode == 0
+    assert discard_store(held) is True and not held.exists()
