@@ -83,6 +83,10 @@ def concurrency_limit(deployment: Deployment, concurrency: int | None = None) ->
     return min(concurrency or deployment.max_concurrency, deployment.max_concurrency)
 
 
+# What to start, named as the deployment's `engine` setting names it, for the error when nothing answers.
+_SERVERS = {"vllm": "the vLLM server", "llama.cpp": "llama.cpp's server (llama-server)", "ollama": "Ollama"}
+
+
 class ModelClient:
     """One deployment's client: a concurrency limit, a per-request timeout and bounded retries."""
 
@@ -108,7 +112,8 @@ class ModelClient:
 
     async def check_reachable(self) -> list[str]:
         """The model names the server offers; raises if nothing answers at the URL."""
-        fix = "start the model server (e.g. vLLM) or correct base_url in your config; `medhelm-local doctor` checks it"
+        server = _SERVERS.get(self.deployment.engine, "the model server")
+        fix = f"start {server} or correct base_url in your config; `medhelm-local doctor` checks it"
         try:
             models = self.deployment.base_url + "/models"
             async with self._http.request("GET", models, headers=self._headers) as response:

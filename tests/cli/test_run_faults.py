@@ -150,6 +150,7 @@ def test_endpoint_down_leaves_no_new_store_and_no_empty_run_in_an_old_one(
     fresh = run_cli("-c", str(config), "run", on_down, "--suite", "never", "--max-eval-instances", "5", env=env)
     assert fresh.returncode == 3, fresh.stderr
     assert "nothing answered" in fresh.stderr and "Traceback" not in fresh.stderr
+    assert "start the vLLM server" in fresh.stderr  # the default engine, named as the user set it up
     assert sorted(p.name for p in (tmp_path / "results").glob("never*")) == []
 
     kept = run_cli("-c", str(config), "run", ENTRIES[0], "--suite", "ward", "--max-eval-instances", "5", env=env)
