@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from medhelm_local.errors import ConfigError, RunEntryError, StoreNotFoundError
 from medhelm_local.results.aggregates import aggregate_dict, run_aggregates
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from medhelm_local.metrics.slices import SlicedMetric
-    from medhelm_local.run.suite import SuiteRun
     from medhelm_local.settings import Settings
 
 
@@ -171,7 +170,16 @@ class SuiteResults:
         return f"SuiteResults({str(self.path)!r})"
 
 
-def open_suite(suite: str | Path | SuiteRun, settings: Settings | str | Path | None = None) -> SuiteResults:
+class StoredSuite(Protocol):
+    """What `evaluate()` returns (a `SuiteRun`, which run/ defines above this package): anything naming its store."""
+
+    @property
+    def store(self) -> Path:
+        """The suite's store file."""
+        ...
+
+
+def open_suite(suite: str | Path | StoredSuite, settings: Settings | str | Path | None = None) -> SuiteResults:
     """Open a suite store read-only with the KEK the settings name: `suite` is a store file, the name of a
     suite in the output folder (`<output_dir>/<suite>.duckdb`), or the SuiteRun `evaluate()` returned.
     `settings`: a Settings object or a config file (default: as the CLI finds one). StoreNotFoundError if
