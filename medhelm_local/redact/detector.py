@@ -12,6 +12,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 
+from medhelm_local.redact.countries import drop_countries
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.pack import RulePack, read_rule_pack
@@ -42,6 +43,10 @@ class Detector(NursingRules):
     """
 
     masks: re.Pattern[str] = mask_regex(DEFAULT_MASK)
+
+    @property
+    def _states(self) -> frozenset[str]:
+        return self.rules.words("states")
 
     @classmethod
     def from_dir(cls, folder: Path) -> Detector:
@@ -81,7 +86,8 @@ class Detector(NursingRules):
         spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
-        return merge_spans(drop_negatives(folded, spans, self.rules, starts))
+        spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
+        return drop_countries(self.words, self._states, text, tokens, spans)
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

@@ -14,6 +14,7 @@ from medhelm_local.safe_parse import Limits, decode, read_bounded
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
          "clinical_terms.txt", "icu_terms.txt")
+COUNTRIES = "countries.txt"  # not PHI under Safe Harbor: read apart (the detector drops a bare country span)
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
@@ -34,6 +35,7 @@ NAME_AS_CLINICAL = 40
 NAME_AS_WORD = 10
 COMMON_SURNAMES = 2000  # of the Census list, in frequency order
 COMMONEST_SURNAMES = 500
+ICU_TERM_SURNAMES = 20000  # a word among this many commoner surnames is no word a cue cannot overrule
 ABBREVIATION_CAPS = 3  # written in capitals this often: "PERRLA", "BIPAP" are shorthand, not names
 
 
@@ -59,7 +61,9 @@ class Dictionaries:
     `abbreviations` so that "Tia" is a name where case tells; `lower_words` the learned words medical text writes
     in lower case (not only in capitals: "os", "ng", but not "sk"); `facilities` the names of facilities.txt
     (words joined by one space), `facility_firsts` the first words of those of several words and
-    `facility_names_one` those of one word.
+    `facility_names_one` those of one word; `countries` country and continent names (words joined by one space),
+    `country_words` the words that name them ("salvador" of "el salvador"), `common_names` the first names and
+    the 20,000 commoner surnames.
     """
 
     first_names: frozenset[str]
@@ -78,6 +82,9 @@ class Dictionaries:
     facility_firsts: frozenset[str] = frozenset()
     facility_names_one: frozenset[str] = frozenset()
     facility_max_words: int = 1
+    countries: frozenset[str] = frozenset()
+    country_words: frozenset[str] = frozenset()
+    common_names: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -161,6 +168,13 @@ def read_words_in_order(path: Path, read: Reader | None = None) -> list[str]:
     return [w for w in lines if w and not w.startswith("#")]
 
 
+def country_words(countries: frozenset[str], everyday: frozenset[str]) -> frozenset[str]:
+    """The words that name a country or continent ("india", "ukraine", "africa", "salvador" of "el salvador"):
+    a name's words that are not English words ("south", "united", "island"), and one-word names even if they are
+    ("turkey", "chile")."""
+    return frozenset(w for c in countries for w in c.split() if len(w) >= 3 and (w not in everyday or w in countries))
+
+
 def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None) -> Dictionaries:
     """Every dictionary file and vocabulary of a rule pack, each read with `read` (default: from disk)."""
     words = {name: read_words(folder / name, read) for name in FILES}
@@ -170,14 +184,15 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
                        for c in words["cities_us.txt"] | words["cities_world.txt"])
     names = words["first_names.txt"] | words["surnames.txt"]
     hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
+    surnames_in_order = read_words_in_order(folder / "surnames.txt", read)
+    countries = read_words(folder / COUNTRIES, read)
     in_capitals = frozenset(row[0] for row in read_table(vocabulary / "abbreviations.tsv", read)
                             if _count(row, 1, vocabulary / "abbreviations.tsv") >= ABBREVIATION_CAPS)
     abbreviations = in_capitals - names
     short_forms = frozenset(row[0] for row in read_table(vocabulary / "short_forms.tsv", read))
     learned, common_names = name_words(vocabulary / "clinical_words.tsv", words["first_names.txt"],
                                        folder / "surnames.txt", words["everyday_words.txt"], read)
-    common = words["first_names.txt"] | frozenset(
-        read_words_in_order(folder / "surnames.txt", read)[:COMMON_SURNAMES])
+    common = words["first_names.txt"] | frozenset(surnames_in_order[:COMMON_SURNAMES])
     # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
     # ("Amsterdam criteria"); an English word before a clamp ("deep", "vital") is no eponym.
     eponyms = (frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv", read)) & names) - common - cities \
@@ -199,4 +214,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         facility_firsts=frozenset(f.split()[0] for f in facilities if " " in f),
         facility_names_one=frozenset(f for f in facilities if " " not in f),
         facility_max_words=max((f.count(" ") + 1 for f in facilities), default=1),
+        countries=countries,
+        country_words=country_words(countries, words["everyday_words.txt"]),
+        common_names=words["first_names.txt"] | frozenset(surnames_in_order[:ICU_TERM_SURNAMES]),
     )

@@ -169,8 +169,11 @@ class PlaceRules(NameRules):
             while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
                 j += 1  # "at the Geriatric Clinic": the article is not the name
             university = any(t.key in ("university", "univ") for t in named) and any(t.key == "of" for t in named)
+            # After a specialty ("CENTRAL PULMONARY ARTERIES", "normal pulmonary vasculature") a clinical word that is
+            # also a town's name does not make a practice's name on a line without case.
+            specialty = tok.key in generic and not tok.cased
             if university or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
-                                 for t in named):  # "from university of somewhere hospital": the form names it
+                                 and not (specialty and self.tier(t) == Ambiguity.CLINICAL) for t in named):  # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
 

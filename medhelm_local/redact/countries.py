@@ -1,0 +1,82 @@
+"""Countries and continents are no identifiers under Safe Harbor: a span that holds nothing but one, standing apart
+from any address ("IMMIGRATED FROM UKRAINE", "trip to south africa", "Southeast Asia", "EL SALVADOR"), is dropped.
+
+The token rules read such words as names ("India", "Asia" and "America" are first names too) or as an unknown
+place after "from"; masking them saves nothing and costs precision. A country inside or next to an address
+("Pärnu, Estonia 62488", "Arnsdorf, Germany") is left to the address rules, a town named after one ("lebanon, nh")
+stays a town, and a country word that is also a common name stays a name unless a place word stands before it
+("son Chad", "dr jordan" are people; "from Jordan" is a place).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from medhelm_local.redact.dictionaries import Dictionaries
+from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.types import PhiType, Span
+
+_TYPES = frozenset({PhiType.NAME, PhiType.HOSPITAL, PhiType.CITY})
+# Words that go with a country's or continent's name without naming anything particular: "SOUTH INDIA", "el salvador".
+_QUALIFIERS = frozenset("""north south east west northern southern eastern western central southeast southwest
+northeast northwest sub saharan latin el the""".split())
+# Words before a country word that make it a place rather than a person: "from", "to", "in", and the qualifiers.
+_PLACE_BEFORE = _QUALIFIERS | frozenset({"from", "to", "in", "into", "across", "throughout", "visiting", "visit",
+                                          "via", "of", "back"})
+
+
+def drop_countries(words: Dictionaries, states: frozenset[str], text: str, tokens: list[Token],
+                   spans: list[Span]) -> list[Span]:
+    """`spans` less those that are a bare country or continent (sorted, merged spans in; the same out)."""
+    if not words.country_words or not spans:
+        return spans
+    starts = [t.start for t in tokens]
+    ranges = [(bisect_left(starts, s.start), bisect_left(starts, s.end)) for s in spans]
+    country = [s.type in _TYPES and _country_only(words, tokens[a:b]) for s, (a, b) in zip(spans, ranges, strict=True)]
+    for n in range(len(spans) - 1):  # "EL" of "EL SALVADOR" read apart, as a hospital's initials
+        a, b = ranges[n]
+        if not country[n] and country[n + 1] and spans[n].type in _TYPES and _touching(text, spans[n].end,
+                                                                                       spans[n + 1].start):
+            country[n] = all(t.kind == "w" and t.key in _QUALIFIERS for t in tokens[a:b])
+    out = []
+    for n, span in enumerate(spans):
+        if not country[n]:
+            out.append(span)
+            continue
+        a, b = ranges[n]
+        # "EL SALVADOR" may come as two spans; a country beside any other span is part of an address.
+        if n and not country[n - 1] and _touching(text, spans[n - 1].end, span.start) \
+                or n + 1 < len(spans) and not country[n + 1] and _touching(text, span.end, spans[n + 1].start):
+            out.append(span)  # "Arnsdorf, Germany", "Soloi Cyprus"
+            continue
+        after = tokens[b:b + 2]
+        if after and (after[0].kind == "d" and len(after[0].text) >= 4
+                      or after[0].text == "," and len(after) > 1 and after[1].key in states):
+            out.append(span)  # "Hungary 06554", "lebanon, nh"
+            continue
+        inside = tokens[a:b]
+        before = tokens[a - 1] if a and not tokens[a].first else None
+        if any(t.key in words.common_names for t in inside) and (before is None or before.key not in _PLACE_BEFORE) \
+                and not any(t.key in _QUALIFIERS for t in inside):
+            out.append(span)  # "son Chad", "dr jordan": a person; "FROM JORDAN", "south india": a place
+    return out
+
+
+def _country_only(words: Dictionaries, tokens: list[Token]) -> bool:
+    """Whether tokens are words of a country's name and its qualifiers only, with at least one of the former."""
+    named = False
+    for t in tokens:
+        if t.kind == "w":
+            if t.key in words.country_words:
+                named = True
+            elif t.key not in _QUALIFIERS:
+                return False
+        elif t.kind == "d":
+            return False
+    return named
+
+
+def _touching(text: str, end: int, start: int) -> bool:
+    """Whether two spans stand together, with only spaces and marks (at most four characters) between them."""
+    gap = text[end:start]
+    return len(gap) <= 4 and not any(c.isalnum() for c in gap)
