@@ -32,9 +32,10 @@ _PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
 # as the nouns eponyms name: "antibody positive" is no eponym).
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
-# Endings of diseases that an organism or eponym may name ("candida esophagitis", "nocardia pneumonia" is not one):
-# read after a name word only, so words that end surnames too (-itis, -oma) are safe here.
-_DISEASE_ENDINGS = ("itis", "osis", "iasis", "emia", "aemia", "oma", "omas", "pathy", "ectomy", "otomy", "ostomy")
+# Endings of the infections and inflammations an organism or eponym names ("candida esophagitis"): read after a name
+# word only (so "-itis", which ends surnames too, is safe here); procedures and findings ("-ectomy", "-emia") follow
+# a clinician's or patient's name in notes too often.
+_DISEASE_ENDINGS = ("itis", "osis", "iasis")
 _NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "hypnosis"})  # "NAME: ANN LEE DIAGNOSIS: ..."
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 # How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
@@ -358,11 +359,11 @@ class NameRules:
         return not self._eponym_pair(tokens, j)
 
     def _names_disease(self, tok: Token) -> bool:
-        """A disease or procedure word after the candidate ("CANDIDA ESOPHAGITIS", "whipple procedure", "lyme
-        arthritis", "Hashimoto thyroiditis"): an organism or an eponym, as a person's name is not written so."""
+        """An infection's or inflammation's name after the candidate on its line ("CANDIDA ESOPHAGITIS", "candida
+        osteomyelitis", "lyme arthritis", "Hashimoto thyroiditis"): an organism or an eponym."""
         key = tok.key
         return tok.kind == "w" and len(key) >= 7 and key not in _NOT_DISEASES and key not in self._never_names \
-            and (key.endswith(_DISEASE_ENDINGS) or self.words.medical_form(key))
+            and key.endswith(_DISEASE_ENDINGS)
 
     def _eponym_pair(self, tokens: list[Token], j: int) -> bool:
         """Whether the candidate is the first of two or three joined eponyms before what they name: "TAY-SACHS
