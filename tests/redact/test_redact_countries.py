@@ -1,0 +1,52 @@
+"""Issue 32, fifth round: countries and continents (no identifiers under Safe Harbor), organisms before an infection
+and clinical words before a specialty stay readable in all three cases, while the people, the town and the phone
+next to them are masked."""
+
+from __future__ import annotations
+
+import pytest
+
+from medhelm_local.redact.detector import detector_for
+from medhelm_local.settings import default_redaction_dir
+
+NOTE = """Social: immigrated from Ukraine 6 months ago; returned from South India and a trip to Africa last week.
+Grew up in El Salvador, then Southeast Asia. Brother Dmitri Kowalczyk called, cell 617-555-0148.
+ID: Candida esophagitis on fluconazole, Candida osteomyelitis ruled out. Seen by Dr. Pelletier.
+Imaging: enlarged central pulmonary arteries, normal pulmonary vasculature.
+Lives in Lebanon, NH with son Chad; Dr. Jordan aware."""
+
+READABLE = ["Ukraine", "India", "Africa", "El Salvador", "Asia", "Candida esophagitis", "Candida osteomyelitis",
+            "central pulmonary", "normal pulmonary"]
+PHI = ["Dmitri", "Kowalczyk", "617-555-0148", "Pelletier", "Lebanon", "Chad", "Jordan"]
+CASES = {"as written": str, "capitals": str.upper, "lower case": str.lower}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_countries_organisms_and_specialty_words_stay_while_people_town_and_phone_are_masked(case: str) -> None:
+    change = CASES[case]
+    text = change(NOTE)
+    spans = detector_for(default_redaction_dir().resolve()).detect(text)
+
+    def masked(words: str) -> bool:
+        start = text.index(change(words))
+        return any(s.start < start + len(words) and start < s.end for s in spans)
+
+    assert [w for w in READABLE if masked(w)] == []
+    assert [w for w in PHI if not masked(w)] == []
+
+
+@pytest.mark.parametrize("text, place", [("Arnsdorf, Germany", "Germany"), ("ARNSDORF, GERMANY", "GERMANY"),
+                                         ("Lives at 12 Elm St, Soloi, Cyprus 25572", "25572"),
+                                         ("lives at 12 elm st, soloi, cyprus 25572", "cyprus")])
+def test_a_country_inside_an_address_stays_with_the_address(text: str, place: str) -> None:
+    """Only a country standing apart is dropped: beside a town or with a postcode it is part of the address."""
+    start = text.index(place)
+    spans = detector_for(default_redaction_dir().resolve()).detect(text)
+    assert any(s.start <= start < s.end for s in spans), text
+
+
+def test_a_name_before_a_label_ending_in_osis_is_still_masked() -> None:
+    """"Diagnosis" ends like an infection but follows a patient's name on a form: the name stays masked."""
+    text = "PATIENT: JOHN SMITH DIAGNOSIS: CELLULITIS"
+    spans = detector_for(default_redaction_dir().resolve()).detect(text)
+    assert any(s.start <= text.index("SMITH") < s.end for s in spans)
