@@ -45,13 +45,13 @@ def drop_countries(words: Dictionaries, states: frozenset[str], text: str, token
             continue
         a, b = ranges[n]
         # "EL SALVADOR" may come as two spans; a country beside any other span is part of an address.
-        if n and not country[n - 1] and _touching(text, spans[n - 1].end, span.start) \
-                or n + 1 < len(spans) and not country[n + 1] and _touching(text, span.end, spans[n + 1].start):
+        if (n and not country[n - 1] and _touching(text, spans[n - 1].end, span.start)) \
+                or (n + 1 < len(spans) and not country[n + 1] and _touching(text, span.end, spans[n + 1].start)):
             out.append(span)  # "Arnsdorf, Germany", "Soloi Cyprus"
             continue
         after = tokens[b:b + 2]
-        if after and (after[0].kind == "d" and len(after[0].text) >= 4
-                      or after[0].text == "," and len(after) > 1 and after[1].key in states):
+        if after and ((after[0].kind == "d" and len(after[0].text) >= 4)
+                      or (after[0].text == "," and len(after) > 1 and after[1].key in states)):
             out.append(span)  # "Hungary 06554", "lebanon, nh"
             continue
         inside = tokens[a:b]

@@ -354,7 +354,7 @@ class NameRules:
         if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
         if j < len(tokens) and (tokens[j].key in self._eponym_followers
-                                or not tokens[j].first and self._names_disease(tokens[j])):
+                                or (not tokens[j].first and self._names_disease(tokens[j]))):
             return False
         return not self._eponym_pair(tokens, j)
 

@@ -173,7 +173,8 @@ class PlaceRules(NameRules):
             # also a town's name does not make a practice's name on a line without case.
             specialty = tok.key in generic and not tok.cased
             if university or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
-                                 and not (specialty and self.tier(t) == Ambiguity.CLINICAL) for t in named):  # "from university of somewhere hospital": the form names it
+                                 and not (specialty and self.tier(t) == Ambiguity.CLINICAL) for t in named):
+                # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
 
