@@ -15,6 +15,7 @@ from pathlib import Path
 from medhelm_local.redact.countries import drop_countries
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
+from medhelm_local.redact.organisms import drop_organisms
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
 from medhelm_local.redact.regex_starts import Starts
@@ -87,7 +88,7 @@ class Detector(NursingRules):
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
-        return drop_countries(self.words, self._states, text, tokens, spans)
+        return drop_organisms(tokens, drop_countries(self.words, self._states, text, tokens, spans))
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

@@ -1,6 +1,6 @@
-"""Issue 32, fifth round: countries and continents (no identifiers under Safe Harbor), organisms before an infection
-and clinical words before a specialty stay readable in all three cases, while the people, the town and the phone
-next to them are masked."""
+"""Issue 32, fifth round: countries and continents (no identifiers under Safe Harbor), organisms before an infection or
+after what a culture grew, and clinical words before a specialty stay readable in all three cases, while the people,
+the town and the phone next to them are masked."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from medhelm_local.settings import default_redaction_dir
 
 NOTE = """Social: immigrated from Ukraine 6 months ago; returned from South India and a trip to Africa last week.
 Grew up in El Salvador, then Southeast Asia. Brother Dmitri Kowalczyk called, cell 617-555-0148.
-ID: Candida esophagitis on fluconazole, Candida osteomyelitis ruled out. Seen by Dr. Pelletier.
+ID: Candida esophagitis on fluconazole, Candida osteomyelitis ruled out; urine grew Candida. Seen by Dr. Pelletier.
 Imaging: enlarged central pulmonary arteries, normal pulmonary vasculature.
 Lives in Lebanon, NH with son Chad; Dr. Jordan aware."""
 
 READABLE = ["Ukraine", "India", "Africa", "El Salvador", "Asia", "Candida esophagitis", "Candida osteomyelitis",
-            "central pulmonary", "normal pulmonary"]
+            "grew Candida", "central pulmonary", "normal pulmonary"]
 PHI = ["Dmitri", "Kowalczyk", "617-555-0148", "Pelletier", "Lebanon", "Chad", "Jordan"]
 CASES = {"as written": str, "capitals": str.upper, "lower case": str.lower}
 
