@@ -50,3 +50,26 @@ def test_a_name_before_a_label_ending_in_osis_is_still_masked() -> None:
     text = "PATIENT: JOHN SMITH DIAGNOSIS: CELLULITIS"
     spans = detector_for(default_redaction_dir().resolve()).detect(text)
     assert any(s.start <= text.index("SMITH") < s.end for s in spans)
+
+
+SIGNS = """ABD SOFT, +MURPHY'S, (-) HOMANS B/L. UCX + CANDIDA; CANDIDA IN SPUTUM TOO.
+MOM + MARY CALLED, UPDATED.
+-PAM RN"""
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_sign_with_its_reading_and_an_organism_before_its_specimen_are_no_names(case: str) -> None:
+    """"+MURPHY'S" and "CANDIDA IN SPUTUM" stay readable; a relative after a plus, a sign-off after a minus do not."""
+    change = CASES[case]
+    text = change(SIGNS)
+    spans = detector_for(default_redaction_dir().resolve()).detect(text)
+
+    def masked(word: str, nth: int = 0) -> bool:
+        start = -1
+        for _ in range(nth + 1):
+            start = text.index(change(word), start + 1)
+        return any(s.start <= start < s.end for s in spans)
+
+    assert [w for w in ("MURPHY", "HOMANS", "CANDIDA") if masked(w)] == []
+    assert not masked("CANDIDA", 1)
+    assert masked("MARY") and masked("PAM")
