@@ -25,9 +25,10 @@ _PLACE_BEFORE = _QUALIFIERS | frozenset({"from", "to", "in", "into", "across", "
                                           "via", "of", "back"})
 
 
-def drop_countries(words: Dictionaries, states: frozenset[str], text: str, tokens: list[Token],
-                   spans: list[Span]) -> list[Span]:
-    """`spans` less those that are a bare country or continent (sorted, merged spans in; the same out)."""
+def drop_countries(words: Dictionaries, states: frozenset[str], person_cues: frozenset[str], text: str,
+                   tokens: list[Token], spans: list[Span]) -> list[Span]:
+    """`spans` less those that are a bare country or continent (sorted, merged spans in; the same out); a span after
+    a word that announces a person (`person_cues`: "partner", "dr") is kept whatever it holds."""
     if not words.country_words or not spans:
         return spans
     starts = [t.start for t in tokens]
@@ -56,6 +57,10 @@ def drop_countries(words: Dictionaries, states: frozenset[str], text: str, token
             continue
         inside = tokens[a:b]
         before = tokens[a - 1] if a and not tokens[a].first else None
+        cue = tokens[a - 2] if before is not None and before.text in ".,:" and a >= 2 and not before.first else before
+        if cue is not None and cue.key in person_cues:
+            out.append(span)  # "WIFE CUBA", "Dr. Malta": a person whatever the word
+            continue
         if any(t.key in words.common_names for t in inside) and (before is None or before.key not in _PLACE_BEFORE) \
                 and not any(t.key in _QUALIFIERS for t in inside):
             out.append(span)  # "son Chad", "dr jordan": a person; "FROM JORDAN", "south india": a place

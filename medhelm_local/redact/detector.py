@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from medhelm_local.redact.countries import drop_countries
@@ -48,6 +48,11 @@ class Detector(NursingRules):
     @property
     def _states(self) -> frozenset[str]:
         return self.rules.words("states")
+
+    @cached_property
+    def _person_cues(self) -> frozenset[str]:
+        """Single words that announce a person: relations and titles ("son", "partner", "dr", "mrs")."""
+        return self._relations | self._titles
 
     @classmethod
     def from_dir(cls, folder: Path) -> Detector:
@@ -88,7 +93,7 @@ class Detector(NursingRules):
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
-        return drop_organisms(tokens, drop_countries(self.words, self._states, text, tokens, spans))
+        return drop_organisms(tokens, drop_countries(self.words, self._states, self._person_cues, text, tokens, spans))
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

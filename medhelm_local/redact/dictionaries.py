@@ -168,11 +168,22 @@ def read_words_in_order(path: Path, read: Reader | None = None) -> list[str]:
     return [w for w in lines if w and not w.startswith("#")]
 
 
-def country_words(countries: frozenset[str], everyday: frozenset[str]) -> frozenset[str]:
+def country_words(countries: frozenset[str], everyday: frozenset[str], names: frozenset[str]) -> frozenset[str]:
     """The words that name a country or continent ("india", "ukraine", "africa", "salvador" of "el salvador"):
     a name's words that are not English words ("south", "united", "island"), and one-word names even if they are
-    ("turkey", "chile")."""
-    return frozenset(w for c in countries for w in c.split() if len(w) >= 3 and (w not in everyday or w in countries))
+    ("turkey", "chile"); and the regular forms for their people and languages ("nigerian", "lebanese") that are no
+    first name or surname ("lucian", of "saint lucia", is a man's name)."""
+    words = frozenset(w for c in countries for w in c.split() if len(w) >= 3 and (w not in everyday or w in countries))
+    return words | frozenset(f for w in words if len(w) >= 4 for f in _demonyms(w) if f not in names)
+
+
+def _demonyms(country: str) -> tuple[str, ...]:
+    """The forms English makes of a country's name for its people and language ("cambodia" -> "cambodian", "lebanon"
+    -> "lebanese", "ukraine" -> "ukrainian", "iraq" -> "iraqi", "sweden" -> "swedish"): the regular endings only, so
+    "peruvian" or "danish" are missed; a form that is no word is never met in a note, so over-making costs nothing."""
+    stem1, stem2 = country[:-1], country[:-2]
+    return (country + "n", country + "an", country + "ian", stem1 + "ian", country + "i", country + "ese",
+            stem1 + "ese", stem2 + "ese", stem2 + "ish", country[:-3] + "ish")
 
 
 def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None) -> Dictionaries:
@@ -215,6 +226,6 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         facility_names_one=frozenset(f for f in facilities if " " not in f),
         facility_max_words=max((f.count(" ") + 1 for f in facilities), default=1),
         countries=countries,
-        country_words=country_words(countries, words["everyday_words.txt"]),
+        country_words=country_words(countries, words["everyday_words.txt"], names),
         common_names=words["first_names.txt"] | frozenset(surnames_in_order[:ICU_TERM_SURNAMES]),
     )

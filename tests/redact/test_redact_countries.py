@@ -13,11 +13,12 @@ NOTE = """Social: immigrated from Ukraine 6 months ago; returned from South Indi
 Grew up in El Salvador, then Southeast Asia. Brother Dmitri Kowalczyk called, cell 617-555-0148.
 ID: Candida esophagitis on fluconazole, Candida osteomyelitis ruled out; urine grew Candida. Seen by Dr. Pelletier.
 Imaging: enlarged central pulmonary arteries, normal pulmonary vasculature.
-Lives in Lebanon, NH with son Chad; Dr. Jordan aware."""
+Lives in Lebanon, NH with son Chad; Dr. Jordan aware. Nigerian interpreter at bedside; wife Cuba called.
+Seen by Dr. Malta."""
 
 READABLE = ["Ukraine", "India", "Africa", "El Salvador", "Asia", "Candida esophagitis", "Candida osteomyelitis",
-            "grew Candida", "central pulmonary", "normal pulmonary"]
-PHI = ["Dmitri", "Kowalczyk", "617-555-0148", "Pelletier", "Lebanon", "Chad", "Jordan"]
+            "grew Candida", "central pulmonary", "normal pulmonary", "Nigerian"]
+PHI = ["Dmitri", "Kowalczyk", "617-555-0148", "Pelletier", "Lebanon", "Chad", "Jordan", "Cuba", "Malta"]
 CASES = {"as written": str, "capitals": str.upper, "lower case": str.lower}
 
 
