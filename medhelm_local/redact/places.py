@@ -155,6 +155,7 @@ class PlaceRules(NameRules):
                 elif t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’"):
                     break
                 j -= 1
+            before = len(named)  # the words read before the facility word; those after it follow below
             end = i + cue[1] - 1
             after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
             if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
@@ -169,11 +170,13 @@ class PlaceRules(NameRules):
             while j < i and (tokens[j].kind != "w" or tokens[j].key in ("the", "of", "and")):
                 j += 1  # "at the Geriatric Clinic": the article is not the name
             university = any(t.key in ("university", "univ") for t in named) and any(t.key == "of" for t in named)
-            # After a specialty ("CENTRAL PULMONARY ARTERIES", "normal pulmonary vasculature") a clinical word that is
-            # also a town's name does not make a practice's name on a line without case.
+            # Before a specialty ("CENTRAL PULMONARY ARTERIES", "normal pulmonary vasculature") a clinical word that is
+            # also a town's name does not make a practice's name on a line without case; after the facility word and
+            # its "of" it does ("PULMONARY ASSOCIATES OF CENTRAL MASS", "HOSPITAL OF WESTERN MASSACHUSETTS").
             specialty = tok.key in generic and not tok.cased
             if university or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
-                                 and not (specialty and self.tier(t) == Ambiguity.CLINICAL) for t in named):
+                                 and not (specialty and k < before and self.tier(t) == Ambiguity.CLINICAL)
+                                 for k, t in enumerate(named)):
                 # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans

@@ -62,3 +62,16 @@ def test_the_facility_list_is_read_with_the_pack_and_its_one_word_names_need_a_p
     assert "youville" in words.facility_names_one and "mass" in words.facility_firsts
     assert flagged("PT WAS AT YOUVILLE FOR 2 WEEKS") == ["YOUVILLE"]
     assert flagged("YOUVILLE") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("PT TRANSFERRED TO PULMONARY ASSOCIATES OF CENTRAL MASS FOR REHAB", "ASSOCIATES OF CENTRAL"),
+    ("pt came over from vibra hospital of western massachusetts this am", "hospital of western"),
+])
+@pytest.mark.parametrize("case", [str, str.upper, str.lower])
+def test_a_clinical_word_after_the_facility_word_and_of_still_names_it(text: str, value: str, case: object) -> None:
+    """Round five stopped a clinical word before a specialty from making a practice's name ("CENTRAL PULMONARY
+    ARTERIES"); the same word after "<facility> of" is the facility's region and stays masked."""
+    assert callable(case)
+    assert _whole(case(text), case(value)), flagged(case(text))
+    assert not flagged(case("CT: CENTRAL PULMONARY ARTERIES PATENT. NORMAL PULMONARY VASCULATURE."))
