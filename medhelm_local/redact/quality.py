@@ -1,6 +1,6 @@
 """What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated
-notes of tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl and heldout3.jsonl
-written by other hands without reading the rules, and heldout4.jsonl (issue 32's third round, written before its rules
+notes of tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl and
+heldout5.jsonl written by other hands without reading the rules, and heldout4.jsonl (issue 32's third round, written before its rules
 changed), scored by bench/phi.py (token-level). A test checks these figures
 against the shipped rules, so a rule change that moves them must restate them."""
 
@@ -10,7 +10,7 @@ INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.969
 INDEPENDENT_PRECISION = 0.952
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.954, 0.967), "heldout3": (166, 0.960, 0.969)}
+HELDOUT = {"heldout2": (130, 0.954, 0.967), "heldout3": (166, 0.960, 0.969), "heldout5": (120, 0.938, 0.964)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
 SAME_HAND = {"heldout4": (45, 0.956, 0.987)}
