@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from medhelm_local.export.bundle import Verification
     from medhelm_local.export.make import export_bundle, verify_export
     from medhelm_local.export.service import ExportResult
-    from medhelm_local.progress import NoProgress, Progress
+    from medhelm_local.progress import BarProgress, NoProgress, Progress
     from medhelm_local.raters.campaigns import Campaign
     from medhelm_local.raters.jury_check import start_campaign, validate_jury, write_ratings_template
     from medhelm_local.records import Aggregate
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Aggregate",
+    "BarProgress",
     "Campaign",
     "ExportResult",
     "JudgeOutcome",
@@ -97,7 +98,8 @@ _HOMES = {
     "evaluate": "run.evaluate", "SuiteRun": "run.suite", "RunEntry": "run.entries", "parse_run_entry": "run.entries",
     "open_suite": "results.suite", "SuiteResults": "results.suite", "RunOutcome": "results.outcomes",
     "RunSummary": "store.queries", "Aggregate": "records", "Settings": "settings", "load_settings": "settings",
-    "Progress": "progress", "NoProgress": "progress", "MedhelmError": "errors", "MedhelmWarning": "errors",
+    "Progress": "progress", "NoProgress": "progress", "BarProgress": "progress",
+    "MedhelmError": "errors", "MedhelmWarning": "errors",
     "judge": "run.judge", "JudgeResult": "run.judge", "JudgeOutcome": "run.jury_runs",
     "make_report": "report.make", "ReportOutput": "report.make",
     "export_bundle": "export.make", "ExportResult": "export.service", "verify_export": "export.make",

@@ -401,23 +401,32 @@ def test_suite_tables_take_a_run_id_beginning_and_name_the_argument_on_a_mistake
         mh.open_suite("piar", config)
 
 
-def test_a_progress_that_is_not_one_is_refused_before_anything_is_written(
-        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer]) -> None:
-    """`progress=True` (a notebook user asking for a bar) is a ConfigError naming the argument, not an
-    AttributeError from inside the scheduler after the store was made; judge() refuses it the same way."""
+def test_progress_true_draws_the_bars_and_anything_else_is_refused_before_anything_is_written(
+        tmp_path: Path, data_root: Path, kek_file: Path, fake_server: Callable[..., FakeServer],
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`progress=True` (a notebook user asking for a bar) draws the command's bars; a string or a class is a
+    ConfigError naming the argument before the store is made (it was an AttributeError from inside the scheduler);
+    judge() refuses it the same way."""
     server = fake_server()
     config = _config(tmp_path, data_root, kek_file, fake=server)
-    for wrong in (True, "tqdm"):
+    for wrong in ("tqdm", object):
         with pytest.raises(ConfigError) as refused:
             mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar",
                         max_eval_instances=2, progress=wrong)  # type: ignore[arg-type]
-        assert refused.value.where == "progress argument" and "NoProgress" in refused.value.fix
+        assert refused.value.where == "progress argument" and "True (progress bars)" in refused.value.fix
     assert not (tmp_path / "results" / "bar.duckdb").exists() and server.stats()["requests"] == 0
     with pytest.raises(ConfigError, match="has no start, advance, judging, judged, finish"):
-        mh.judge("bar", config=config, progress=True)  # type: ignore[arg-type]
+        mh.judge("bar", config=config, progress="bars")  # type: ignore[arg-type]
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "200")  # rich's width where the output is not a terminal: the whole bar
     done = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar",
-                       max_eval_instances=2, progress=mh.NoProgress())
-    assert done.outcomes[0].sent == 2
+                       max_eval_instances=3, progress=True)
+    assert done.outcomes[0].sent == 3
+    drawn = capsys.readouterr().err
+    assert "pubmed_qa" in drawn and "3/3" in drawn and "0 failed" in drawn
+    quiet = mh.evaluate("pubmed_qa:model=local/fake,model_deployment=fake", config=config, suite="bar2",
+                        max_eval_instances=2, progress=False)
+    assert quiet.outcomes[0].sent == 2 and capsys.readouterr().err == ""
 
 
 def test_counts_and_the_suite_argument_are_checked_as_a_notebook_passes_them(

@@ -12,11 +12,11 @@ from typer.core import TyperGroup
 
 from medhelm_local.cli import ALLOWLIST
 from medhelm_local.cli.jury_output import judge_lines
-from medhelm_local.cli.output import BarProgress, err, out, print_json
+from medhelm_local.cli.output import err, out, print_json
 from medhelm_local.errors import ConfigError
 from medhelm_local.metrics.health_bench import HEALTH_BENCH_SCORE
 from medhelm_local.metrics.jury import is_jury_metric
-from medhelm_local.progress import NoProgress
+from medhelm_local.progress import BarProgress, NoProgress
 from medhelm_local.results.aggregates import aggregate_dict
 from medhelm_local.settings import Settings
 
@@ -147,7 +147,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
         from medhelm_local.run.judge import judge_stored
 
         settings = settings_from(ctx, output_dir=output)
-        progress = NoProgress() if (quiet or as_json) else BarProgress()
+        progress = NoProgress() if (quiet or as_json) else BarProgress(lambda: err.console)
         # The allowlist loaded with the settings: the one the guard enforces.
         done = judge_stored(settings, ctx.meta[ALLOWLIST], suite, runs=run, jury=jury, retry_failed=retry_failed,
                             store=store, progress=progress, runs_where="option --run",

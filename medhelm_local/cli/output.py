@@ -1,4 +1,5 @@
-"""Terminal output: progress bar, results tables and JSON. Progress goes to stderr, results to stdout."""
+"""Terminal output: results tables and JSON to stdout; progress (`medhelm_local.progress.BarProgress`, drawn on
+`err`) and messages to stderr."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # rich loads on first use: `run --quiet` and JSON output print nothing through it
     from rich.console import Console
-    from rich.progress import Progress, TaskID
     from rich.table import Table
     from rich.text import Text
 
@@ -49,86 +49,6 @@ class LazyConsole:
 
 out = LazyConsole()
 err = LazyConsole(stderr=True)
-
-
-class BarProgress:
-    """Rich progress bars: one per run entry, a total, and one per judge; done/total, rate, failures, ETA.
-
-    The bars stay open until `finish`, which the run and the judge pass call once the last rating is stored:
-    generation done is not the run done while its judges still rate.
-    """
-
-    def __init__(self, console: LazyConsole = err) -> None:
-        self._console = console
-        self._progress: Progress | None = None
-        self._tasks: list[TaskID] = []
-        self._total: TaskID | None = None
-        self._failed: list[int] = []
-        self._judges: dict[str, TaskID] = {}
-        self._judge_failed: dict[str, int] = {}
-
-    def start(self, runs: list[tuple[str, int, int]]) -> None:
-        """Open a bar per run and a total; instances done in an earlier invocation start them off."""
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("[cyan]{task.fields[rate]}"),
-            TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
-            TimeRemainingColumn(), console=self._console.console, transient=False, refresh_per_second=4,
-        )
-        self._progress.start()
-        self._tasks = [self._progress.add_task(label[:60], total=total, completed=done, failed=0, rate="")
-                       for label, total, done in runs]
-        self._failed = [0] * len(runs)
-        if len(runs) > 1:
-            self._total = self._progress.add_task("total", total=sum(t for _, t, _ in runs),
-                                                  completed=sum(d for _, _, d in runs), failed=0, rate="")
-
-    def advance(self, run: int, ok: bool) -> None:
-        """Run number `run` finished one instance (successfully or as a stored failure)."""
-        if self._progress is None:
-            return
-        if not ok:
-            self._failed[run] += 1
-        for task, failed in ((self._tasks[run], self._failed[run]), (self._total, sum(self._failed))):
-            if task is None:
-                continue
-            speed = self._progress.tasks[task].speed
-            self._progress.update(task, advance=1, failed=failed, rate=f"{speed:.1f}/s" if speed else "")
-
-    def judging(self, judge: str, more: int) -> None:
-        """A bar for the judge (opened on first use) expects `more` ratings."""
-        if self._progress is None:
-            return
-        task = self._judges.get(judge)
-        if task is None:
-            self._judges[judge] = self._progress.add_task(f"judge {judge}"[:60], total=more, failed=0, rate="")
-            self._judge_failed[judge] = 0
-        else:
-            self._progress.update(task, total=(self._progress.tasks[task].total or 0) + more)
-
-    def judged(self, judge: str, ok: bool) -> None:
-        """The judge's bar moves one rating on (a failed one counted as failed)."""
-        task = self._judges.get(judge)
-        if self._progress is None or task is None:
-            return
-        self._judge_failed[judge] += 0 if ok else 1
-        speed = self._progress.tasks[task].speed
-        self._progress.update(task, advance=1, failed=self._judge_failed[judge], rate=f"{speed:.1f}/s" if speed else "")
-
-    def finish(self) -> None:
-        """Close the bars."""
-        if self._progress is not None:
-            self._progress.stop()
-        self._progress = None
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

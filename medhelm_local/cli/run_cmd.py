@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from medhelm_local.cli import ALLOWLIST, STARTED
-from medhelm_local.cli.output import BarProgress, err, out, outcome_json, print_json, results_table
+from medhelm_local.cli.output import err, out, outcome_json, print_json, results_table
 from medhelm_local.errors import AllRequestsFailedError
-from medhelm_local.progress import NoProgress
+from medhelm_local.progress import BarProgress, NoProgress
 from medhelm_local.run.suite import SuiteRequest, run_suite, suite_request
 from medhelm_local.settings import Settings
 
@@ -97,7 +97,7 @@ def register(app: typer.Typer, settings_from: Callable[..., Settings]) -> None:
                                  max_eval_instances=max_eval_instances, concurrency=concurrency, shard=shard,
                                  store=store, jury=jury)
 
-        progress = NoProgress() if (quiet or as_json) else BarProgress()
+        progress = NoProgress() if (quiet or as_json) else BarProgress(lambda: err.console)
         result = run_suite(read_request, progress, _warn, STARTED)
         outcomes = list(result.outcomes)
         if as_json:

@@ -35,7 +35,7 @@ def evaluate(entries: str | Sequence[str | RunEntry] = (), *, suite_file: str | 
              confs: Sequence[str] = (), config: Settings | str | Path | None = None, suite: str | None = None,
              max_eval_instances: int | None = None, concurrency: int | None = None, store: str | Path | None = None,
              output_dir: str | Path | None = None, data_root: str | Path | None = None, jury: str | None = None,
-             progress: Progress | None = None) -> SuiteRun:
+             progress: Progress | bool | None = None) -> SuiteRun:
     """Evaluate run entries (or a suite file, or conf files) into the suite's encrypted store and return what the
     runs produced; calling it again with the same arguments resumes. Failed requests are stored and counted,
     not raised: see `SuiteRun.outcomes` (`all_failed`) and `SuiteRun.failed`. Errors are `MedhelmError`s."""

@@ -68,7 +68,7 @@ def _warn(message: str) -> None:
 @owner_only
 def judge(suite: str | None = None, *, config: Settings | str | Path | None = None, runs: Sequence[str] | None = None,
           jury: str | None = None, retry_failed: bool = False, store: str | Path | None = None,
-          output_dir: str | Path | None = None, progress: Progress | None = None) -> JudgeResult:
+          output_dir: str | Path | None = None, progress: Progress | bool | None = None) -> JudgeResult:
     """Rate the stored answers of a suite's jury-scored runs with a jury (`jury`, else a run's own, else the `jury`
     setting), as `medhelm-local judge SUITE` does; calling it again asks only what is still owed (`retry_failed`:
     also what a judge answered unusably). A failed rating is stored and counted, not raised."""
