@@ -15,6 +15,20 @@ CONNECTORS = frozenset("de del la las los el do da dos das di della van von der 
 # Suffixes that name a street written without its number after "on" or "at": "FOUND DOWN ON WASHINGTON ST".
 _NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
                                     "terrace", "parkway", "highway"})
+# Words that name a region before a place after a facility's "of": "ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW
+# ENGLAND", "HOSPITAL OF WESTERN MASS" (not "upper" or "lower", which name parts of a body).
+_REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "southern", "central", "north", "south", "east",
+                           "west", "new", "northeast", "northwest", "southeast", "southwest", "northeastern",
+                           "northwestern", "southeastern", "southwestern", "metro", "metrowest", "upstate", "coastal"})
+# Region names a note writes short or that a town list does not hold: "OF CENTRAL MASS", "of new england".
+_REGION_NAMES = frozenset({"mass", "england", "shore", "valley", "berkshires", "cape"})
+# Words a practice's name goes on with after its specialty and before its "of": "NEUROLOGY CENTER OF NEW ENGLAND".
+_PRACTICE_WORDS = frozenset({"center", "centre", "ctr", "associates", "assoc", "group", "clinic", "practice",
+                             "physicians", "specialists", "consultants", "partners", "institute"})
+# Facility words that only a name goes before ("VIBRA HOSPITAL"), unlike a clinic, a rehab or nursing, which a
+# service's short form does ("ophth clinic", "INPAT REHAB", "SUBAC REHAB").
+_NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "healthcare", "medical", "med",
+                                   "sanatorium", "sanitarium"})
 
 
 class PlaceRules(NameRules):
@@ -148,7 +162,7 @@ class PlaceRules(NameRules):
                 t = tokens[j - 1]
                 if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
                         and t.key not in self.words.cities and t.key not in facility \
-                        and not _after_university_of(tokens, j - 1):
+                        and not _after_university_of(tokens, j - 1) and not (j == i and self._named_before(tokens, i)):
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
@@ -156,10 +170,12 @@ class PlaceRules(NameRules):
                     break
                 j -= 1
             before = len(named)  # the words read before the facility word; those after it follow below
-            end = i + cue[1] - 1
+            end, region = i + cue[1] - 1, 0
             after = self._name_after_facility(tokens, end + 1) if tok.cased and not tok.text.isupper() else end + 1
             if after > end + 1 and any(t.key not in generic and self._distinctive(t) for t in tokens[end + 1:after]):
                 named, end = named + tokens[end + 1:after], after - 1  # "Hospital Universitario de La Princesa"
+            elif not tok.cased and self._region_after_of(tokens, end):  # "CARDIOLOGY ASSOCIATES OF GREATER LOWELL"
+                region = end = self._region_after_of(tokens, end)
             elif end + 2 < len(tokens) and (tokens[end + 1].key == "of" or (tokens[end + 1].key == "at" and named)) \
                     and self._place_word(tokens[end + 2]):  # "Hospital of Springfield"; not "went to rehab at home"
                 named.append(tokens[end + 2])
@@ -174,12 +190,57 @@ class PlaceRules(NameRules):
             # also a town's name does not make a practice's name on a line without case; after the facility word and
             # its "of" it does ("PULMONARY ASSOCIATES OF CENTRAL MASS", "HOSPITAL OF WESTERN MASSACHUSETTS").
             specialty = tok.key in generic and not tok.cased
-            if university or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
-                                 and not (specialty and k < before and self.tier(t) == Ambiguity.CLINICAL)
-                                 for k, t in enumerate(named)):
+            named_before = before > 0 and self._named_before(tokens, i)  # "VIBRA HOSPITAL"
+            if university or region or named_before \
+                    or any(t.key not in generic and t.key not in STOPWORDS and self._names_facility(t)
+                           and not (specialty and k < before and self.tier(t) == Ambiguity.CLINICAL)
+                           for k, t in enumerate(named)):
                 # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
+
+    def _named_before(self, tokens: list[Token], i: int) -> bool:
+        """Whether the word before facility word i names it on a line without case though a clinical list holds it:
+        "VIBRA HOSPITAL", where "vibra" is only the first letters of "vibration" (a short form no one writes before
+        "hospital"), unlike "CARDIAC REHAB" or "PULM REHAB", words clinical writing uses whole, or "COMMU HOSPITAL",
+        the start of a word that names a kind of facility."""
+        if i == 0 or tokens[i].first or tokens[i].key not in _NAMED_FACILITY_WORDS:
+            return False
+        t, words = tokens[i - 1], self.words
+        return (not t.cased and t.kind == "w" and len(t.key) >= 5 and tokens[i].start - t.end <= 2
+                and t.key in words.short_forms and t.key not in words.clinical and t.key not in words.clinical_terms
+                and t.key not in words.abbreviations and t.key not in words.everyday
+                and not any(kind.startswith(t.key) for kind in self._facility_any))  # "commu", "psychi", "pedia"
+
+    def _region_after_of(self, tokens: list[Token], end: int) -> int:
+        """Index of the last word of a region after a facility word ending at token `end`, its practice words and
+        "of" ("ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW ENGLAND", "OF SOUTHERN NEW HAMPSHIRE", "OF WESTERN
+        MASS"), or 0: a region word then a place, or a state or town of two words."""
+        k = end + 1
+        while k < len(tokens) and k - end <= 2 and tokens[k].key in _PRACTICE_WORDS and not tokens[k].first:
+            k += 1  # "NEUROLOGY CENTER OF"
+
+        def word(m: int) -> str:
+            ok = m < len(tokens) and tokens[m].kind == "w" and not tokens[m].first \
+                and tokens[m].start - tokens[m - 1].end <= 2
+            return tokens[m].key if ok else ""
+
+        if k >= len(tokens) or tokens[k].key != "of" or not word(k + 1) or not word(k + 2):
+            return 0
+        states, cities = self.rules.words("states"), self.words.cities
+        first, second, third = word(k + 1), word(k + 2), word(k + 3)
+        if f"{first} {second}" in states or f"{first} {second}" in cities:
+            return k + 2  # "OF NEW HAMPSHIRE"
+        if first not in _REGION_WORDS:
+            return 0
+        if third and (f"{second} {third}" in states or f"{second} {third}" in cities):
+            return k + 3  # "OF SOUTHERN NEW HAMPSHIRE"
+        place = tokens[k + 2]
+        if second in states or second in _REGION_NAMES or (
+                len(second) >= 4 and (second in cities or self._distinctive(place))
+                and self.tier(place) != Ambiguity.CLINICAL):
+            return k + 2  # "OF GREATER LOWELL", "OF WESTERN MASS"
+        return 0
 
     def _names_facility(self, tok: Token) -> bool:
         """A word that makes a facility name particular: distinctive, or on a line with case a capitalised

@@ -10,7 +10,7 @@ INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.969
 INDEPENDENT_PRECISION = 0.952
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.954, 0.967), "heldout3": (166, 0.960, 0.969), "heldout5": (120, 0.938, 0.964)}
+HELDOUT = {"heldout2": (130, 0.959, 0.968), "heldout3": (166, 0.960, 0.969), "heldout5": (120, 0.940, 0.964)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
 SAME_HAND = {"heldout4": (45, 0.956, 0.987)}
