@@ -197,6 +197,28 @@ class PlaceRules(NameRules):
                            for k, t in enumerate(named)):
                 # "from university of somewhere hospital": the form names it
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
+        return spans + self._practice_of_region(tokens)
+
+    def _practice_of_region(self, tokens: list[Token]) -> list[Span]:
+        """"HEART CENTER OF GREATER BOSTON", "orthopedic specialists of greater worcester", "Heart Center of Greater
+        Boston": a practice word that no facility word starts, named by the region after its "of", with up to two
+        words before it (its kind, clinical words too, since the region names it); with case, every word but "of"
+        capitalised."""
+        spans = []
+        for i, tok in enumerate(tokens):
+            if tok.key not in _PRACTICE_WORDS or tok.first or i == 0 or tokens[i - 1].key in _PRACTICE_WORDS:
+                continue
+            end = self._region_after_of(tokens, i - 1)
+            if not end or (tok.cased and not all(t.text[:1].isupper() for t in tokens[i:end + 1] if t.key != "of")):
+                continue
+            j = i
+            while j > 0 and i - j < 2 and not tokens[j].first and tokens[j - 1].kind == "w" \
+                    and tokens[j].start - tokens[j - 1].end <= 2 and tokens[j - 1].key not in STOPWORDS \
+                    and len(tokens[j - 1].key) >= 3 and not self.words.is_shorthand(tokens[j - 1].key) \
+                    and not (tok.cased and not tokens[j - 1].text[:1].isupper()):
+                j -= 1
+            if j < i:  # a kind before it: "CENTER OF NEW ENGLAND" alone is no name
+                spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
 
     def _named_before(self, tokens: list[Token], i: int) -> bool:

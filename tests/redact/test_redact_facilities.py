@@ -87,6 +87,8 @@ def test_a_clinical_word_after_the_facility_word_and_of_still_names_it(text: str
     ("f/u with Dermatology Associates of Central Maine next wk", "Dermatology Associates of Central Maine"),
     ("PT FROM PULMONARY ASSOCIATES OF WESTERN MASS", "PULMONARY ASSOCIATES OF WESTERN MASS"),
     ("discharged to Sunnyside Rehab on 3/4", "Sunnyside Rehab"),
+    ("Transferred from Heart Center of Greater Boston on 3/2", "Heart Center of Greater Boston"),
+    ("f/u with orthopedic specialists of greater worcester next wk", "orthopedic specialists of greater worcester"),
 ])
 @pytest.mark.parametrize("case", [str, str.upper, str.lower])
 def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, case: object) -> None:
@@ -107,6 +109,8 @@ def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, c
     "f/u ophth clinic and nephro clinic",
     "CENTER OF GREATER CONCERN IS THE WOUND",
     "rehab of greater trochanter bursitis",
+    "LESION IN CENTER OF LEFT LOBE, SMALL GROUP OF NEW LESIONS",
+    "pt seen, support group of new moms info given",
 ])
 @pytest.mark.parametrize("case", [str, str.upper, str.lower])
 def test_clinical_phrases_around_facility_words_stay_unflagged(text: str, case: object) -> None:
