@@ -35,6 +35,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
+import duckdb
+
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.parse import CONTENT_FAILURES
 from medhelm_local.client.completions import ModelClient
@@ -349,8 +351,11 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
             log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
             if suite_run.unsent:
                 # Nothing was asked of a model: a run that holds nothing is not kept as if it had been evaluated.
-                forgotten = forget_unstarted_runs(store.con, suite_run.unsent)
-                log.info("%d run(s) recorded before an endpoint failed, and holding nothing, removed", len(forgotten))
+                try:
+                    forgotten = forget_unstarted_runs(store.con, suite_run.unsent)
+                    log.info("%d run(s) recorded before an endpoint failed, holding nothing, removed", len(forgotten))
+                except duckdb.Error:  # the endpoint's error is the one to report; the empty runs stay listed
+                    log.warning("runs recorded before an endpoint failed could not be removed")
         return _conclude(suite_run.runs, store, summaries, suite_run.pool, judged)
 
 

@@ -18,13 +18,15 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import duckdb
+
 from medhelm_local.audit.log import audit_log_for
 from medhelm_local.errors import RunEntryError
 from medhelm_local.progress import NoProgress, Progress
 from medhelm_local.run.entries import RunEntry, parse_run_entry
 from medhelm_local.run.entry_sources import conf_path, entries_from_conf, read_suite
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
-from medhelm_local.store.database import connect, discard_store, open_store
+from medhelm_local.store.database import StoreHandle, connect, discard_store, open_store
 from medhelm_local.store.keys import load_kek
 from medhelm_local.store.queries import holds_runs
 
@@ -98,6 +100,15 @@ def _close_connection(done: Future[DuckDBPyConnection]) -> None:
         done.result().close()
 
 
+def _holds_runs(handle: StoreHandle) -> bool:
+    """Whether the store records a run; True when it cannot be read (the store's own error is being reported, and a
+    store in doubt is kept)."""
+    try:
+        return holds_runs(handle.con)
+    except duckdb.Error:
+        return True
+
+
 def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | None = None,
               on_warning: Callable[[str], None] = lambda _: None, started: float | None = None) -> SuiteRun:
     """Plan the runs `read_request` asks for, open the suite's store and evaluate them all into it; rerunning
@@ -146,7 +157,7 @@ def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | Non
         except BaseException:
             # A store this invocation made and left holding no run (an endpoint failed before any request) is
             # removed: a failed command leaves no empty suite behind for `runs list` and reports to show.
-            empty = created and not holds_runs(handle.con)
+            empty = created and not _holds_runs(handle)
             handle.close()
             if empty and discard_store(path):
                 log.info("store %s removed: made by this invocation, it holds no run", path.name)
