@@ -7,6 +7,7 @@ and wards after a transfer ("TRANSFERRED TO PHELPS", "to 7 feldman"). The clinic
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER
@@ -35,6 +36,9 @@ _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med",
                             "south", "campus", "clinic", "institute", "infirmary", "alliance", "lodge"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
 _TOWN_HOSPITAL = frozenset({"general", "memorial", "regional"})
+# Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing".
+_SPECIALTY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "associates", "assoc", "institute", "nursing",
+                              "group", "specialists", "consultants", "physicians"})
 # Words that go on a facility's name after "and": "rehab and nursing center", "maplewood nursing and rehab".
 _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healthcare", "health", "living", "wellness",
                                     "convalescent", "retirement", "hospice", "infants", "womens", "childrens"})
@@ -146,7 +150,27 @@ class FacilityRules(InitialsRules):
             return self._town_at(tokens, b + 1)  # "LAHEY BURLINGTON", "harvard vanguard kenmore"
         if first.kind == "w" and second is not None and second.key == "campus" and first.key not in STOPWORDS:
             return b + 2  # "lowell general saints campus"
+        if not facility_word and tokens[b].kind == "w":
+            return self._specialty_then_head(tokens, b, word)
         return b
+
+    def _specialty_then_head(self, tokens: list[Token], b: int, word: Callable[[int], Token | None]) -> int:
+        """Index of the facility word after one or two specialty words that go on a name ending at token b in
+        a bare name ("JOSLIN DIABETES CENTER", "harborview skilled nursing"), or b; only after a name already
+        read, so "DIABETES CENTER" or "SKILLED NURSING" alone is none, and never after a facility word ("MERCY
+        HOSPITAL SKILLED NURSING RECOMMENDED" reads as two things)."""
+        generic = self.rules.words("facility_generic")
+        for k in (b + 1, b + 2):
+            head = word(k)
+            if head is None or head.kind != "w":
+                return b
+            if head.key in _SPECIALTY_HEADS and k > b + 1:
+                return k
+            if head.key in STOPWORDS or len(head.key) < 3 or not (
+                    head.key in generic or self.tier(head) == Ambiguity.CLINICAL):
+                return b
+        head = word(b + 3)
+        return b + 3 if head is not None and head.key in _SPECIALTY_HEADS else b
 
     def _town_at(self, tokens: list[Token], k: int) -> int:
         """Index of the last word of a town of one or two words starting at token k (not a clinical word), or 0."""

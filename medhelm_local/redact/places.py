@@ -22,6 +22,14 @@ _REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "souther
                            "northwestern", "southeastern", "southwestern", "metro", "metrowest", "upstate", "coastal"})
 # Region names a note writes short or that a town list does not hold: "OF CENTRAL MASS", "of new england".
 _REGION_NAMES = frozenset({"mass", "england", "shore", "valley", "berkshires", "cape"})
+# Whom a named facility is for, which its name goes on with: "SHRINERS HOSPITAL FOR CHILDREN", "mercy hospital for
+# women", "LAKEVIEW HOSPITAL FOR SPECIAL SURGERY".
+_FOR_WHOM = (("children",), ("sick", "children"), ("women",), ("infants",), ("veterans",), ("special", "surgery"),
+             ("joint", "diseases"))
+# Words after a facility's "of" that on a line without case, with no place after them, read as a side or a part
+# ("CARDIAC REHAB OF LEFT SIDE", "HOSPITAL OF CENTRAL LINE", "rehab of north side"), not a place.
+_SIDE_WORDS = _REGION_WORDS | frozenset({"left", "right", "upper", "lower", "mid", "anterior", "posterior", "inferior",
+                                         "superior", "lateral", "medial", "proximal", "distal", "bilateral"})
 # Words a practice's name goes on with after its specialty and before its "of": "NEUROLOGY CENTER OF NEW ENGLAND".
 _PRACTICE_WORDS = frozenset({"center", "centre", "ctr", "associates", "assoc", "group", "clinic", "practice",
                              "physicians", "specialists", "consultants", "partners", "institute"})
@@ -177,7 +185,10 @@ class PlaceRules(NameRules):
             elif not tok.cased and self._region_after_of(tokens, end):  # "CARDIOLOGY ASSOCIATES OF GREATER LOWELL"
                 region = end = self._region_after_of(tokens, end)
             elif end + 2 < len(tokens) and (tokens[end + 1].key == "of" or (tokens[end + 1].key == "at" and named)) \
-                    and self._place_word(tokens[end + 2]):  # "Hospital of Springfield"; not "went to rehab at home"
+                    and self._place_word(tokens[end + 2]) \
+                    and not (not tok.cased and tokens[end + 2].key in _SIDE_WORDS):
+                # "Hospital of Springfield"; not "went to rehab at home", nor "REHAB OF LEFT SIDE" (a region word with
+                # a place after it was read above)
                 named.append(tokens[end + 2])
                 end += 2
                 while end + 1 < len(tokens) and end - i < 6 and not tokens[end + 1].first \
@@ -196,6 +207,7 @@ class PlaceRules(NameRules):
                            and not (specialty and k < before and self.tier(t) == Ambiguity.CLINICAL)
                            for k, t in enumerate(named)):
                 # "from university of somewhere hospital": the form names it
+                end = self._for_whom(tokens, end)  # "SHRINERS HOSPITAL FOR CHILDREN"
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans + self._practice_of_region(tokens)
 
@@ -220,6 +232,21 @@ class PlaceRules(NameRules):
             if j < i:  # a kind before it: "CENTER OF NEW ENGLAND" alone is no name
                 spans.append(Span(tokens[j].start, tokens[end].end, PhiType.HOSPITAL))
         return spans
+
+    @staticmethod
+    def _for_whom(tokens: list[Token], end: int) -> int:
+        """The last word of a named facility with whom it is for after it ("SHRINERS HOSPITAL FOR CHILDREN"), else
+        `end`; only after a name already found, so "HOSPITAL FOR 3 DAYS" or "rehab for strengthening" is never read."""
+        k = end + 1
+        if k >= len(tokens) or tokens[k].key != "for" or tokens[k].first:
+            return end
+        for whom in _FOR_WHOM:
+            last = k + len(whom)
+            if last < len(tokens) and all(tokens[k + 1 + n].key == w and not tokens[k + 1 + n].first
+                                          and tokens[k + n + 1].start - tokens[k + n].end <= 2
+                                          for n, w in enumerate(whom)):
+                return last
+        return end
 
     def _named_before(self, tokens: list[Token], i: int) -> bool:
         """Whether the word before facility word i names it on a line without case though a clinical list holds it:

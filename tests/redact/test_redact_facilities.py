@@ -116,3 +116,44 @@ def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, c
 def test_clinical_phrases_around_facility_words_stay_unflagged(text: str, case: object) -> None:
     assert callable(case)
     assert flagged(case(text)) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("TRANSFERRED FROM SHRINERS HOSPITAL FOR CHILDREN ON 3/2", "SHRINERS HOSPITAL FOR CHILDREN"),
+    ("pt came over from Lakeview Hospital for Special Surgery this am", "Lakeview Hospital for Special Surgery"),
+    ("Mother delivered at Mercy Hospital for Women, transferred here", "Mercy Hospital for Women"),
+    ("F/U AT JOSLIN DIABETES CENTER NEXT WK", "JOSLIN DIABETES CENTER"),
+    ("pt from providence cancer center for 2nd opinion", "providence cancer center"),
+])
+@pytest.mark.parametrize("case", [str, str.upper, str.lower])
+def test_whom_a_facility_is_for_and_its_specialty_are_its_name_too(text: str, value: str, case: object) -> None:
+    """After a name already read, 'for children' / 'for special surgery' goes on it, and so do one or two specialty
+    words before a facility word ("JOSLIN DIABETES CENTER")."""
+    assert callable(case)
+    assert _whole(case(text), case(value)), flagged(case(text))
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower])
+def test_a_name_reaches_across_skilled_to_nursing_without_case(case: object) -> None:
+    assert callable(case)
+    text = case("PT CAME OVER FROM HARBORVIEW SKILLED NURSING THIS AM")
+    assert _whole(text, case("HARBORVIEW SKILLED NURSING")), flagged(text)
+
+
+@pytest.mark.parametrize("text", [
+    "CARDIAC REHAB OF LEFT SIDE WEAKNESS",
+    "HOSPITAL OF CENTRAL LINE INFECTION UNCLEAR",
+    "rehab of north side of unit",
+    "hospital of western medicine vs herbal remedies",
+    "F/U DIABETES CENTER, CANCER CENTER CONSULT PENDING",
+    "WOUND CARE CENTER TO SEE, SKILLED NURSING FACILITY VS SKILLED NURSING AT HOME",
+    "REHAB FOR STRENGTHENING, IN HOSPITAL FOR 3 DAYS",
+    "CENTRAL LINE ON LEFT SIDE",
+    "FROM HOSPITAL FOR CHILDREN'S CLINIC",
+])
+@pytest.mark.parametrize("case", [str, str.upper, str.lower])
+def test_a_side_after_of_and_a_specialty_alone_stay_unflagged(text: str, case: object) -> None:
+    """"<facility word> of <region word>" with no place after it reads as a side or a kind of medicine; a specialty
+    and a facility word, and "for" after a facility word, with no name before them are no facility's name."""
+    assert callable(case)
+    assert flagged(case(text)) == []
