@@ -266,6 +266,12 @@ class FacilityRules(InitialsRules):
                 and self._unknown(tok) and not self.words.is_name(tok.key) and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)
 
+    def _names_nursing_facility(self, tok: Token) -> bool:
+        """A word that no list knows or a name that is not an everyday word: "HARBORVIEW", "maplecrest"."""
+        if tok.key in self.words.everyday or len(tok.key) < 4:
+            return False
+        return (len(tok.key) >= 5 and self._unknown(tok)) or self.tier(tok) == Ambiguity.NAME_ONLY
+
     @staticmethod
     def _facility_head(tokens: list[Token], j: int) -> bool:
         """Whether token j ends a facility's name ("HOSPITAL") or starts its last words ("MEDICAL CENTER")."""
@@ -315,9 +321,16 @@ class FacilityRules(InitialsRules):
         while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
                 and (self._common_place_word(tokens[j])
                      or (j > i and (tokens[j].key in states or (tokens[j].key in kinds and len(tokens[j].key) >= 4)))) \
-                and not self._facility_head(tokens, j):
+                and not self._facility_head(tokens, j) and not (tokens[j].key == "nursing" and j > i
+                                                                 and tokens[j - 1].key == "skilled"):
             j += 1
         if i < j < len(tokens) and not tokens[j].first and self._facility_head(tokens, j) \
                 and tokens[j].start - tokens[j - 1].end <= 2:
             return [Span(tokens[i].start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL)]
+        if i < j < len(tokens) and tokens[j].key == "nursing" and tokens[j - 1].key == "skilled" \
+                and not tokens[j].first and tokens[j].start - tokens[j - 1].end <= 2 \
+                and any(self._names_nursing_facility(t) for t in tokens[i:j - 1]):
+            # "TO HARBORVIEW SKILLED NURSING FOR REHAB": a word that names something before the kind; not "TO
+            # NEARBY SKILLED NURSING", "TO SHORT TERM SKILLED NURSING"
+            return [Span(tokens[i].start, tokens[j].end, PhiType.HOSPITAL)]
         return []

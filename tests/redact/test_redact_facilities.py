@@ -133,11 +133,18 @@ def test_whom_a_facility_is_for_and_its_specialty_are_its_name_too(text: str, va
     assert _whole(case(text), case(value)), flagged(case(text))
 
 
-@pytest.mark.parametrize("case", [str.upper, str.lower])
-def test_a_name_reaches_across_skilled_to_nursing_without_case(case: object) -> None:
+@pytest.mark.parametrize(("text", "value"), [
+    ("PT CAME OVER FROM HARBORVIEW SKILLED NURSING THIS AM", "HARBORVIEW SKILLED NURSING"),
+    ("Pt transferred to Harborview Skilled Nursing for rehab", "Harborview Skilled Nursing"),
+    ("d/c to maplecrest skilled nursing and rehab tomorrow", "maplecrest skilled nursing and rehab"),
+])
+@pytest.mark.parametrize("case", [str, str.upper, str.lower])
+def test_a_name_reaches_across_skilled_to_nursing(text: str, value: str, case: object) -> None:
     assert callable(case)
-    text = case("PT CAME OVER FROM HARBORVIEW SKILLED NURSING THIS AM")
-    assert _whole(text, case("HARBORVIEW SKILLED NURSING")), flagged(text)
+    assert _whole(case(text), case(value)), flagged(case(text))
+    for other in ("DISCHARGED TO SHORT TERM SKILLED NURSING", "PLAN TO SEND TO NEARBY SKILLED NURSING",
+                  "APPLYING TO SEVERAL SKILLED NURSING", "d/c to skilled nursing for rehab"):
+        assert flagged(case(other)) == []
 
 
 @pytest.mark.parametrize("text", [
