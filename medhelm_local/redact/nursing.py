@@ -181,6 +181,13 @@ class NursingRules(FacilityRules):
         after = tokens[i + 2]
         return not after.first and (after.key in self.rules.words("credentials") or after.key in _REPORTED)
 
+    def _reported_after(self, tokens: list[Token], j: int) -> bool:
+        """"E NORTH AWARE", "j lund rn": a report word or a credential right after the word at j, on its line."""
+        if j + 1 >= len(tokens) or tokens[j + 1].first or tokens[j + 1].start - tokens[j].end > 2:
+            return False
+        after = tokens[j + 1].key
+        return after in _REPORTED or after in self.rules.words("credentials")
+
     def _initial_then_name(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"E. NORTH AWARE", "T. HOLBROOK", "per k lund": an initial before a surname (one no list holds too), on
         lines without case (with case, "P. Mirabilis" and "2,4 g/24 h. Los" are what the name rules already weigh)."""
@@ -196,9 +203,11 @@ class NursingRules(FacilityRules):
             if i > 1 and tokens[i - 1].text == "." and len(tokens[i - 2].text) == 1 and tokens[i - 2].kind == "w":
                 continue  # "P.O. BID", "A.M.": letters with stops
             before = tokens[i - 1].key if i and not tok.first else ""
-            if not dotted and (before not in _CUE_BEFORE_INITIAL or tok.key in "rl"
-                               or tokens[j].key not in self.words.surnames):
-                continue  # "per k lund"; without a stop an initial needs a cue and a known surname ("WITH L SDH")
+            if not dotted and (tok.key in "rl" or tokens[j].key not in self.words.surnames
+                               or (before not in _CUE_BEFORE_INITIAL
+                                   and (tok.key == "x" or not self._reported_after(tokens, j)))):
+                continue  # "per k lund", "E NORTH AWARE"; without a stop an initial needs a cue before or a report
+                # word or credential after ("3 X DAILY RN AWARE": a times sign), and a known surname ("WITH L SDH")
             name = tokens[j]
             if name.key in self.non_names or len(name.key) < 3 or name.key in self.words.abbreviations:
                 continue

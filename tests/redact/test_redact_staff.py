@@ -1,0 +1,39 @@
+"""Staff named by an initial and a surname without a stop, in notes without case (issue 32): "E NORTH AWARE",
+"j lund notified", "k rider np paged". With no cue word before it, a lone letter is an initial only when a known
+surname follows and a report word or a credential follows that; the letters of clinical shorthand stay words.
+Every example is invented; each runs as written, in capitals and in lower case."""
+
+from __future__ import annotations
+
+import pytest
+from support.detected import covered, flagged
+
+_CASES = (str, str.upper, str.lower)
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize(("text", "value"), [
+    ("E NORTH AWARE OF K 3.2", "E NORTH"),
+    ("pt seen at 0200. j lund notified of uo", "j lund"),
+    ("covering: k rider np paged re bp", "k rider"),
+    ("bath given, s brown rn at bedside", "s brown"),
+])
+def test_an_initial_and_surname_before_a_report_word_or_credential(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value)), flagged(case(text))
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize("text", [
+    "STOOL C DIFF NEG, NP AWARE",
+    "A FIB, MD AWARE",
+    "V FIB RN AWARE",
+    "G TUBE RN AWARE",
+    "E COLI IN URINE, MD AWARE",
+    "H PYLORI RN AWARE",
+    "HR 110 S TACH MD AWARE",
+    "PT ON 2 L NC, MD AWARE",
+    "K 3.1 MD AWARE",
+    "RN AWARE, CHARGE RN NOTIFIED, NP PAGED",
+])
+def test_clinical_letters_before_a_report_word_stay_words(case, text: str) -> None:
+    assert flagged(case(text)) == [], flagged(case(text))
