@@ -37,3 +37,29 @@ def test_an_initial_and_surname_before_a_report_word_or_credential(case, text: s
 ])
 def test_clinical_letters_before_a_report_word_stay_words(case, text: str) -> None:
     assert flagged(case(text)) == [], flagged(case(text))
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize(("text", "value"), [
+    ("pt turned q2h. sue rn notified of temp", "sue"),
+    ("bp 84/50, jo np aware", "jo"),
+])
+def test_a_first_name_before_a_credential_and_a_report_word(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value)), flagged(case(text))
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize("text", [
+    "labs sent, rn aware",
+    "charge rn aware, night rn notified",
+    "dressing changed rn notified",
+    "oncoming rn updated at 1900",
+])
+def test_a_role_before_a_credential_and_a_report_word_stays_a_word(case, text: str) -> None:
+    assert flagged(case(text)) == [], flagged(case(text))
+
+
+def test_in_lower_case_only_a_first_name_before_the_credential_is_named() -> None:
+    """Lower-case "rn" mid-line vouches for a first name only: "heparin held rn aware" stays words."""
+    assert flagged("heparin held rn aware") == []
+    assert flagged("pain med given, rn aware") == []
