@@ -51,7 +51,7 @@ class NursingRules(FacilityRules):
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
-        found += self._bracketed_after_role(tokens)
+        found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
@@ -111,6 +111,19 @@ class NursingRules(FacilityRules):
                     or (tok.cased and (not tok.text[:1].isupper() or tok.text.isupper())):
                 continue  # with case, "therapy (ART)" is an abbreviation
             found.append((k, k + 1))
+        return found
+
+    def _word_name_after_credential(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"RN HOPE AT BEDSIDE", "np grace and dr lee in": a first name that is also a word, right after a credential,
+        is the name when what follows is said of a person, not a copula ("MD HOPE IS TO EXTUBATE"); "pt" is the
+        patient."""
+        found, credentials = [], self.rules.words("credentials")
+        for k in range(1, len(tokens)):
+            cue = tokens[k - 1]
+            if cue.key in credentials and cue.key not in ("pt", "do") and not tokens[k].first \
+                    and tokens[k].start - cue.end <= 2 and self._word_named(tokens, k) \
+                    and (k + 1 >= len(tokens) or tokens[k + 1].key not in ("is", "was", "has", "had")):
+                found.append((k, k + 1))
         return found
 
     def _named_by_its_verb(self, tokens: list[Token], k: int) -> bool:

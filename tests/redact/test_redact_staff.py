@@ -63,3 +63,21 @@ def test_in_lower_case_only_a_first_name_before_the_credential_is_named() -> Non
     """Lower-case "rn" mid-line vouches for a first name only: "heparin held rn aware" stays words."""
     assert flagged("heparin held rn aware") == []
     assert flagged("pain med given, rn aware") == []
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize(("text", "value"), [
+    ("RN Hope at bedside for turn", "Hope"),
+    ("rn faith, rn joy at bedside", "joy"),
+])
+def test_a_first_name_that_is_a_word_after_a_credential(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value)), flagged(case(text))
+
+
+@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@pytest.mark.parametrize("text", [
+    "MD hope is to extubate in am",
+    "RN and MD at bedside",
+])
+def test_a_word_after_a_credential_stays_a_word(case, text: str) -> None:
+    assert flagged(case(text)) == [], flagged(case(text))
