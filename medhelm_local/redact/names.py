@@ -29,10 +29,10 @@ ccu micu sicu neuro surgical trauma research clinical practice home visiting vna
 _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 # Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
 _PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
+# Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
+REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
 # as the nouns eponyms name: "antibody positive" is no eponym).
-# Words that report to the person a credential names just before them: "sue rn notified", "jo np aware".
-_REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
 # Endings of the infections and inflammations an organism or eponym names ("candida esophagitis"): read after a name
 # word only (so "-itis", which ends surnames too, is safe here); procedures and findings ("-ectomy", "-emia") follow
@@ -206,7 +206,7 @@ class NameRules:
                     i += length
                     continue  # "GINA (NIGHT RN)", "charge rn": which nurse, not who
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
-                reported = not ends_line and tokens[i + length].key in _REPORTED and j > 0 \
+                reported = not ends_line and tokens[i + length].key in REPORTED and j > 0 \
                     and tokens[j - 1].key in self.words.first_names  # "sue rn notified", not "heparin held rn aware"
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line or reported):  # "k lee rn"
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches

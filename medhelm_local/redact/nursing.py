@@ -11,6 +11,7 @@ import re
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
+from medhelm_local.redact.names import REPORTED
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -35,8 +36,6 @@ _NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
                           "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm"})
-# Words that report to a person named just before them: "BAKER AWARE", "j lund notified".
-_REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
@@ -170,7 +169,7 @@ class NursingRules(FacilityRules):
         """"BAKER AWARE", "o'hara notified": a known name that is not clinical right before a report word."""
         found = []
         for k, tok in enumerate(tokens):
-            if tok.key not in _REPORTED or k == 0 or tok.first:
+            if tok.key not in REPORTED or k == 0 or tok.first:
                 continue
             j = k - 1
             cand = tokens[j]
@@ -192,14 +191,14 @@ class NursingRules(FacilityRules):
                 or tokens[i + 1].kind != "w" or tokens[i + 1].key not in self.words.surnames:
             return False
         after = tokens[i + 2]
-        return not after.first and (after.key in self.rules.words("credentials") or after.key in _REPORTED)
+        return not after.first and (after.key in self.rules.words("credentials") or after.key in REPORTED)
 
     def _reported_after(self, tokens: list[Token], j: int) -> bool:
         """"E NORTH AWARE", "j lund rn": a report word or a credential right after the word at j, on its line."""
         if j + 1 >= len(tokens) or tokens[j + 1].first or tokens[j + 1].start - tokens[j].end > 2:
             return False
         after = tokens[j + 1].key
-        return after in _REPORTED or after in self.rules.words("credentials")
+        return after in REPORTED or after in self.rules.words("credentials")
 
     def _initial_then_name(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"E. NORTH AWARE", "T. HOLBROOK", "per k lund": an initial before a surname (one no list holds too), on
