@@ -56,6 +56,15 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,heldout5,
             "caps_negatives,synthetic")
 
 
+# The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
+HELDOUT_TITLES = {
+    "heldout2": "written without reading the rules",
+    "heldout3": "a third hand, without reading the rules or the other held-out sets",
+    "heldout4": "ICU nursing, issue 32's third round; written before that round's rules changed",
+    "heldout5": "ICU nursing, a fourth hand that read neither the rules nor the other sets' notes",
+}
+
+
 def detect_all(detector: Detector, texts: list[str]) -> tuple[list[list[tuple[int, int, str]]], float]:
     """Spans for every text, and notes per CPU-second (the set repeated until it took >= 1 CPU-second)."""
     spans, rounds, start = [], 0, time.process_time()
@@ -210,29 +219,12 @@ def main() -> None:
     if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
-    if "heldout2" in sets and (phi_sets.phi_notes.FOLDER / "heldout2.jsonl").exists():
-        recall, precision, _ = report("hand-annotated HELDOUT2 set (written without reading the rules; measured only, "
-                                      "never tuned on)", phi_sets.hand_annotated("heldout2"), detector)
-        per_style("heldout2", detector)
-        print(f"heldout2_recall {recall:.3f} heldout2_precision {precision:.3f}")
-    if "heldout3" in sets and (phi_sets.phi_notes.FOLDER / "heldout3.jsonl").exists():
-        title = ("hand-annotated HELDOUT3 set (a third hand, without reading the rules or the other held-out sets; "
-                 "measured only, never tuned on)")
-        recall, precision, _ = report(title, phi_sets.hand_annotated("heldout3"), detector)
-        per_style("heldout3", detector)
-        print(f"heldout3_recall {recall:.3f} heldout3_precision {precision:.3f}")
-    if "heldout4" in sets and (phi_sets.phi_notes.FOLDER / "heldout4.jsonl").exists():
-        title = ("hand-annotated HELDOUT4 set (ICU nursing, issue 32's third round; written before that round's rules "
-                 "changed; measured only, never tuned on)")
-        recall, precision, _ = report(title, phi_sets.hand_annotated("heldout4"), detector)
-        per_style("heldout4", detector)
-        print(f"heldout4_recall {recall:.3f} heldout4_precision {precision:.3f}")
-    if "heldout5" in sets and (phi_sets.phi_notes.FOLDER / "heldout5.jsonl").exists():
-        title = ("hand-annotated HELDOUT5 set (ICU nursing, a fourth hand that read neither the rules nor the other "
-                 "sets' notes; measured only, never tuned on)")
-        recall, precision, _ = report(title, phi_sets.hand_annotated("heldout5"), detector)
-        per_style("heldout5", detector)
-        print(f"heldout5_recall {recall:.3f} heldout5_precision {precision:.3f}")
+    for name, title in HELDOUT_TITLES.items():
+        if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
+            recall, precision, _ = report(f"hand-annotated {name.upper()} set ({title}; measured only, never tuned on)",
+                                          phi_sets.hand_annotated(name), detector)
+            per_style(name, detector)
+            print(f"{name}_recall {recall:.3f} {name}_precision {precision:.3f}")
     presidio = SHARED / "presidio_synth_pii" / "synth_dataset_v2.json"
     if presidio.exists() and "presidio" in sets:
         for half, docs in phi_sets.halves(phi_sets.presidio(presidio), by_parity=True).items():
