@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 import pytest
-from support.phi_notes import FOLDER, NEUTRAL, SETS, load, parse_markup, to_jsonl
+from support.phi_notes import FOLDER, NEUTRAL, SETS, PhiNote, load, parse_markup, to_jsonl
 from support.phi_scoring import Tally
 
 from medhelm_local.redact import detect
@@ -49,6 +49,14 @@ def test_independent_set_has_forty_notes_in_every_style() -> None:
     assert set(styles) == FIRST_STYLES and min(styles.values()) >= 8
 
 
+def _assert_in_its_case(note: PhiNote) -> None:
+    """A note of the capital or lower-case style is written wholly in that case."""
+    if note.style == "nursing_caps":
+        assert note.text == note.text.upper(), note.id
+    if note.style == "nursing_lower":
+        assert note.text == note.text.lower(), note.id
+
+
 def test_heldout2_is_weighted_to_icu_nursing_in_capitals_and_lower_case() -> None:
     notes = load("heldout2")
     styles = Counter(n.style for n in notes)
@@ -56,10 +64,7 @@ def test_heldout2_is_weighted_to_icu_nursing_in_capitals_and_lower_case() -> Non
     assert styles["nursing_caps"] >= 50 and styles["nursing_lower"] >= 50 and styles["hand_b"] >= 20
     assert set(styles) == {"nursing_caps", "nursing_lower", "hand_b"}
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
 
 
 def test_heldout3_is_icu_nursing_half_in_capitals_with_few_lines_carrying_phi() -> None:
@@ -72,10 +77,7 @@ def test_heldout3_is_icu_nursing_half_in_capitals_with_few_lines_carrying_phi() 
     assert styles["nursing_caps"] * 2 >= len(notes) and styles["nursing_lower"] > styles["nursing_mixed"]
     lines = marked = 0
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
         assert 3 <= note.text.count("\n") + 1 <= 40, note.id
         starts = [0] + [m.end() for m in re.finditer("\n", note.text)]
         lines += len(starts)
@@ -114,10 +116,7 @@ def test_heldout4_is_short_icu_nursing_notes_in_the_issues_miss_classes() -> Non
     styles = Counter(n.style for n in notes)
     assert len(notes) >= 40 and styles["nursing_caps"] >= 15 and styles["nursing_lower"] >= 15
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
     classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
     assert classes["HOSPITAL/ward"] >= 5 and classes["HOSPITAL/facility"] >= 15 and classes["DATE/year2"] >= 10
 
@@ -131,10 +130,7 @@ def test_heldout5_is_a_fourth_hands_icu_nursing_notes_in_three_cases() -> None:
     assert len(notes) >= 120 and set(styles) == {"nursing_caps", "nursing_lower", "nursing_mixed"}
     assert styles["nursing_caps"] >= 45 and styles["nursing_lower"] >= 45 and styles["nursing_mixed"] >= 15
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
         assert 4 <= note.text.count("\n") + 1 <= 12, note.id
     classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
     assert classes["HOSPITAL/ward"] >= 8 and classes["HOSPITAL/facility"] >= 30 and classes["DATE/year2"] >= 15
@@ -148,10 +144,7 @@ def test_dev4_reuses_no_number_or_full_name_of_the_heldout_sets() -> None:
     notes = load("dev4")
     assert len(notes) >= 30
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
 
 
 def test_dev3_is_nursing_notes_in_their_case() -> None:
@@ -160,10 +153,7 @@ def test_dev3_is_nursing_notes_in_their_case() -> None:
     styles = Counter(n.style for n in notes)
     assert len(notes) >= 60 and styles["nursing_caps"] >= 25 and styles["nursing_lower"] >= 25
     for note in notes:
-        if note.style == "nursing_caps":
-            assert note.text == note.text.upper(), note.id
-        if note.style == "nursing_lower":
-            assert note.text == note.text.lower(), note.id
+        _assert_in_its_case(note)
 
 
 def test_a_mark_left_open_is_refused() -> None:
