@@ -5,6 +5,7 @@ the town and the phone next to them are masked."""
 from __future__ import annotations
 
 import pytest
+from support.detected import Case, in_every_case
 
 from medhelm_local.redact.detector import detector_for
 from medhelm_local.settings import default_redaction_dir
@@ -19,17 +20,15 @@ Seen by Dr. Malta."""
 READABLE = ["Ukraine", "India", "Africa", "El Salvador", "Asia", "Candida esophagitis", "Candida osteomyelitis",
             "grew Candida", "central pulmonary", "normal pulmonary", "Nigerian"]
 PHI = ["Dmitri", "Kowalczyk", "617-555-0148", "Pelletier", "Lebanon", "Chad", "Jordan", "Cuba", "Malta"]
-CASES = {"as written": str, "capitals": str.upper, "lower case": str.lower}
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_countries_organisms_and_specialty_words_stay_while_people_town_and_phone_are_masked(case: str) -> None:
-    change = CASES[case]
-    text = change(NOTE)
+@in_every_case
+def test_countries_organisms_and_specialty_words_stay_while_people_town_and_phone_are_masked(case: Case) -> None:
+    text = case(NOTE)
     spans = detector_for(default_redaction_dir().resolve()).detect(text)
 
     def masked(words: str) -> bool:
-        start = text.index(change(words))
+        start = text.index(case(words))
         return any(s.start < start + len(words) and start < s.end for s in spans)
 
     assert [w for w in READABLE if masked(w)] == []
@@ -58,17 +57,16 @@ MOM + MARY CALLED, UPDATED.
 -PAM RN"""
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_a_sign_with_its_reading_and_an_organism_before_its_specimen_are_no_names(case: str) -> None:
+@in_every_case
+def test_a_sign_with_its_reading_and_an_organism_before_its_specimen_are_no_names(case: Case) -> None:
     """"+MURPHY'S" and "CANDIDA IN SPUTUM" stay readable; a relative after a plus, a sign-off after a minus do not."""
-    change = CASES[case]
-    text = change(SIGNS)
+    text = case(SIGNS)
     spans = detector_for(default_redaction_dir().resolve()).detect(text)
 
     def masked(word: str, nth: int = 0) -> bool:
         start = -1
         for _ in range(nth + 1):
-            start = text.index(change(word), start + 1)
+            start = text.index(case(word), start + 1)
         return any(s.start <= start < s.end for s in spans)
 
     assert [w for w in ("MURPHY", "HOMANS", "CANDIDA") if masked(w)] == []

@@ -5,7 +5,7 @@ them but are not. Every example is invented, apart from real hospitals' names as
 from __future__ import annotations
 
 import pytest
-from support.detected import flagged
+from support.detected import Case, flagged, in_every_case
 
 from medhelm_local.redact.detector import detector_for
 from medhelm_local.settings import default_redaction_dir
@@ -68,11 +68,10 @@ def test_the_facility_list_is_read_with_the_pack_and_its_one_word_names_need_a_p
     ("PT TRANSFERRED TO PULMONARY ASSOCIATES OF CENTRAL MASS FOR REHAB", "PULMONARY ASSOCIATES OF CENTRAL MASS"),
     ("pt came over from vibra hospital of western massachusetts this am", "vibra hospital of western massachusetts"),
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_a_clinical_word_after_the_facility_word_and_of_still_names_it(text: str, value: str, case: object) -> None:
+@in_every_case
+def test_a_clinical_word_after_the_facility_word_and_of_still_names_it(text: str, value: str, case: Case) -> None:
     """Round five stopped a clinical word before a specialty from making a practice's name ("CENTRAL PULMONARY
     ARTERIES"); the same word after "<facility> of" is the facility's region and stays masked."""
-    assert callable(case)
     assert _whole(case(text), case(value)), flagged(case(text))
     assert not flagged(case("CT: CENTRAL PULMONARY ARTERIES PATENT. NORMAL PULMONARY VASCULATURE."))
 
@@ -90,11 +89,10 @@ def test_a_clinical_word_after_the_facility_word_and_of_still_names_it(text: str
     ("Transferred from Heart Center of Greater Boston on 3/2", "Heart Center of Greater Boston"),
     ("f/u with orthopedic specialists of greater worcester next wk", "orthopedic specialists of greater worcester"),
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, case: object) -> None:
+@in_every_case
+def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, case: Case) -> None:
     """Without case the word before the facility word ("VIBRA", which a clinical list holds only as the start of
     "vibration") and a region after its "of" ("OF GREATER LOWELL", "OF NEW ENGLAND") are its name too."""
-    assert callable(case)
     assert _whole(case(text), case(value)), flagged(case(text))
 
 
@@ -112,9 +110,8 @@ def test_a_facility_name_is_covered_whole_in_every_case(text: str, value: str, c
     "LESION IN CENTER OF LEFT LOBE, SMALL GROUP OF NEW LESIONS",
     "pt seen, support group of new moms info given",
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_clinical_phrases_around_facility_words_stay_unflagged(text: str, case: object) -> None:
-    assert callable(case)
+@in_every_case
+def test_clinical_phrases_around_facility_words_stay_unflagged(text: str, case: Case) -> None:
     assert flagged(case(text)) == []
 
 
@@ -125,11 +122,10 @@ def test_clinical_phrases_around_facility_words_stay_unflagged(text: str, case: 
     ("F/U AT JOSLIN DIABETES CENTER NEXT WK", "JOSLIN DIABETES CENTER"),
     ("pt from providence cancer center for 2nd opinion", "providence cancer center"),
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_whom_a_facility_is_for_and_its_specialty_are_its_name_too(text: str, value: str, case: object) -> None:
+@in_every_case
+def test_whom_a_facility_is_for_and_its_specialty_are_its_name_too(text: str, value: str, case: Case) -> None:
     """After a name already read, 'for children' / 'for special surgery' goes on it, and so do one or two specialty
     words before a facility word ("JOSLIN DIABETES CENTER")."""
-    assert callable(case)
     assert _whole(case(text), case(value)), flagged(case(text))
 
 
@@ -138,9 +134,8 @@ def test_whom_a_facility_is_for_and_its_specialty_are_its_name_too(text: str, va
     ("Pt transferred to Harborview Skilled Nursing for rehab", "Harborview Skilled Nursing"),
     ("d/c to maplecrest skilled nursing and rehab tomorrow", "maplecrest skilled nursing and rehab"),
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_a_name_reaches_across_skilled_to_nursing(text: str, value: str, case: object) -> None:
-    assert callable(case)
+@in_every_case
+def test_a_name_reaches_across_skilled_to_nursing(text: str, value: str, case: Case) -> None:
     assert _whole(case(text), case(value)), flagged(case(text))
     for other in ("DISCHARGED TO SHORT TERM SKILLED NURSING", "PLAN TO SEND TO NEARBY SKILLED NURSING",
                   "APPLYING TO SEVERAL SKILLED NURSING", "d/c to skilled nursing for rehab"):
@@ -158,9 +153,8 @@ def test_a_name_reaches_across_skilled_to_nursing(text: str, value: str, case: o
     "CENTRAL LINE ON LEFT SIDE",
     "FROM HOSPITAL FOR CHILDREN'S CLINIC",
 ])
-@pytest.mark.parametrize("case", [str, str.upper, str.lower])
-def test_a_side_after_of_and_a_specialty_alone_stay_unflagged(text: str, case: object) -> None:
+@in_every_case
+def test_a_side_after_of_and_a_specialty_alone_stay_unflagged(text: str, case: Case) -> None:
     """"<facility word> of <region word>" with no place after it reads as a side or a kind of medicine; a specialty
     and a facility word, and "for" after a facility word, with no name before them are no facility's name."""
-    assert callable(case)
     assert flagged(case(text)) == []

@@ -6,23 +6,21 @@ Every example is invented; each runs as written, in capitals and in lower case."
 from __future__ import annotations
 
 import pytest
-from support.detected import covered, flagged
-
-_CASES = (str, str.upper, str.lower)
+from support.detected import Case, covered, flagged, in_every_case
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize(("text", "value"), [
     ("E NORTH AWARE OF K 3.2", "E NORTH"),
     ("pt seen at 0200. j lund notified of uo", "j lund"),
     ("covering: k rider np paged re bp", "k rider"),
     ("bath given, s brown rn at bedside", "s brown"),
 ])
-def test_an_initial_and_surname_before_a_report_word_or_credential(case, text: str, value: str) -> None:
+def test_an_initial_and_surname_before_a_report_word_or_credential(case: Case, text: str, value: str) -> None:
     assert covered(case(text), case(value)), flagged(case(text))
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize("text", [
     "STOOL C DIFF NEG, NP AWARE",
     "A FIB, MD AWARE",
@@ -35,27 +33,27 @@ def test_an_initial_and_surname_before_a_report_word_or_credential(case, text: s
     "K 3.1 MD AWARE",
     "RN AWARE, CHARGE RN NOTIFIED, NP PAGED",
 ])
-def test_clinical_letters_before_a_report_word_stay_words(case, text: str) -> None:
+def test_clinical_letters_before_a_report_word_stay_words(case: Case, text: str) -> None:
     assert flagged(case(text)) == [], flagged(case(text))
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize(("text", "value"), [
     ("pt turned q2h. sue rn notified of temp", "sue"),
     ("bp 84/50, jo np aware", "jo"),
 ])
-def test_a_first_name_before_a_credential_and_a_report_word(case, text: str, value: str) -> None:
+def test_a_first_name_before_a_credential_and_a_report_word(case: Case, text: str, value: str) -> None:
     assert covered(case(text), case(value)), flagged(case(text))
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize("text", [
     "labs sent, rn aware",
     "charge rn aware, night rn notified",
     "dressing changed rn notified",
     "oncoming rn updated at 1900",
 ])
-def test_a_role_before_a_credential_and_a_report_word_stays_a_word(case, text: str) -> None:
+def test_a_role_before_a_credential_and_a_report_word_stays_a_word(case: Case, text: str) -> None:
     assert flagged(case(text)) == [], flagged(case(text))
 
 
@@ -65,19 +63,19 @@ def test_in_lower_case_only_a_first_name_before_the_credential_is_named() -> Non
     assert flagged("pain med given, rn aware") == []
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize(("text", "value"), [
     ("RN Hope at bedside for turn", "Hope"),
     ("rn faith, rn joy at bedside", "joy"),
 ])
-def test_a_first_name_that_is_a_word_after_a_credential(case, text: str, value: str) -> None:
+def test_a_first_name_that_is_a_word_after_a_credential(case: Case, text: str, value: str) -> None:
     assert covered(case(text), case(value)), flagged(case(text))
 
 
-@pytest.mark.parametrize("case", _CASES, ids=("as_written", "upper", "lower"))
+@in_every_case
 @pytest.mark.parametrize("text", [
     "MD hope is to extubate in am",
     "RN and MD at bedside",
 ])
-def test_a_word_after_a_credential_stays_a_word(case, text: str) -> None:
+def test_a_word_after_a_credential_stays_a_word(case: Case, text: str) -> None:
     assert flagged(case(text)) == [], flagged(case(text))

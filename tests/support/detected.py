@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from medhelm_local.redact import detect
+
+Case = Callable[[str], str]  # str, str.upper or str.lower
+
+# A PHI test in the three cases a note reaches the detector in: as written, all capitals, all lower case (issue 32).
+# The test takes `case: Case` and applies it to its text and the value it expects.
+in_every_case = pytest.mark.parametrize("case", [str, str.upper, str.lower], ids=["as_written", "upper", "lower"])
 
 
 def found(text: str) -> dict[str, list[str]]:
