@@ -15,7 +15,7 @@ from medhelm_local.settings import settings_for
 from medhelm_local.store.database import StoreHandle, open_store
 from medhelm_local.store.keys import load_kek
 from medhelm_local.store.queries import instance_rows, list_runs, run_metric_names
-from medhelm_local.store.run_ids import SHOWN, matching_run_ids, stored_run_ids
+from medhelm_local.store.run_ids import resolve_run_id
 from medhelm_local.store.slices import run_slices
 from medhelm_local.store.suites import is_suite_name, suite_store_path
 
@@ -57,16 +57,9 @@ class SuiteResults:
     def _run_id(self, run_id: str) -> str:
         """The whole id of the run `run_id` names (the id, or a beginning of it that names one run, as the CLI
         takes them); an error that names the argument and says how to list the ids from Python, never a command."""
-        where = f"run_id argument (store {self.path})"
-        found = matching_run_ids(run_id, stored_run_ids(self._handle.con))
-        if len(found) == 1:
-            return found[0]
-        if not found:
-            raise RunEntryError(f"no run id in this store is or begins with '{run_id}'", where=where,
-                                fix="the `run_id` column of `.runs()` lists them")
-        listed = ", ".join(found[:SHOWN]) + (f" and {len(found) - SHOWN} more" if len(found) > SHOWN else "")
-        raise RunEntryError(f"'{run_id}' begins {len(found)} run ids: {listed}", where=where,
-                            fix="give more of the id, up to where it differs (`.runs()` gives them whole)")
+        return resolve_run_id(self._handle.con, run_id, f"run_id argument (store {self.path})",
+                              find_ids="the `run_id` column of `.runs()` lists them",
+                              whole="`.runs()` gives them whole")
 
     def _metric(self, metric: str, run_ids: list[str]) -> str:
         """`metric` itself when one of these runs has it; a misspelt name is an error listing the metrics there,

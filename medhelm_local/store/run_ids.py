@@ -14,6 +14,8 @@ from medhelm_local.errors import RunEntryError
 
 SHOWN = 8  # candidates listed in an ambiguity error; the rest are counted
 FIND_IDS = "list run ids with `medhelm-local runs list`"
+# Where a caller sees the ids whole: the CLI's table by default; a library caller passes its own (`.runs()`).
+WHOLE_IDS = "`medhelm-local runs list` shows them whole"
 
 
 def matching_run_ids(typed: str, known: Iterable[str]) -> list[str]:
@@ -24,18 +26,17 @@ def matching_run_ids(typed: str, known: Iterable[str]) -> list[str]:
     return sorted(i for i in ids if typed and i.startswith(typed))
 
 
-def ambiguous(typed: str, candidates: Sequence[str], where: str) -> RunEntryError:
-    """The error for a prefix that names more than one run, listing them."""
+def ambiguous(typed: str, candidates: Sequence[str], where: str, whole: str = WHOLE_IDS) -> RunEntryError:
+    """The error for a prefix that names more than one run, listing them (`whole`: where to see the ids whole)."""
     listed = ", ".join(candidates[:SHOWN]) + (f" and {len(candidates) - SHOWN} more" if len(candidates) > SHOWN else "")
     return RunEntryError(f"'{typed}' begins {len(candidates)} run ids: {listed}", where=where,
-                         fix="type more of the id, up to where it differs (`medhelm-local runs list` shows them "
-                             "whole)")
+                         fix=f"type more of the id, up to where it differs ({whole})")
 
 
-def one_run_id(typed: str, candidates: Sequence[str], where: str) -> str | None:
+def one_run_id(typed: str, candidates: Sequence[str], where: str, whole: str = WHOLE_IDS) -> str | None:
     """The single id among `candidates`, None when there is none, or an error naming them all."""
     if len(candidates) > 1:
-        raise ambiguous(typed, candidates, where)
+        raise ambiguous(typed, candidates, where, whole)
     return candidates[0] if candidates else None
 
 
@@ -44,11 +45,13 @@ def stored_run_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
 
 
-def resolve_run_id(con: duckdb.DuckDBPyConnection, typed: str, where: str = "store") -> str:
-    """The whole id of the run `typed` names in this store, or an error saying what to type."""
-    found = one_run_id(typed, matching_run_ids(typed, stored_run_ids(con)), where)
+def resolve_run_id(con: duckdb.DuckDBPyConnection, typed: str, where: str = "store", find_ids: str = FIND_IDS,
+                   whole: str = WHOLE_IDS) -> str:
+    """The whole id of the run `typed` names in this store, or an error saying what to type (`find_ids`, `whole`:
+    how the caller lists the ids, for a library caller that has no command line)."""
+    found = one_run_id(typed, matching_run_ids(typed, stored_run_ids(con)), where, whole)
     if found is None:
-        raise RunEntryError(f"no run id in this store is or begins with '{typed}'", where=where, fix=FIND_IDS)
+        raise RunEntryError(f"no run id in this store is or begins with '{typed}'", where=where, fix=find_ids)
     return found
 
 
