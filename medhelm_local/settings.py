@@ -13,7 +13,6 @@ an export uses must be the approved ones (`export/approval.py`).
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from contextvars import ContextVar
@@ -30,6 +29,7 @@ from pydantic_settings import (
 )
 
 from medhelm_local.errors import ConfigError, StoreKeyError
+from medhelm_local.field_errors import typo_first
 from medhelm_local.key_files import shared_with
 
 DEFAULT_SECRETS_DIR = Path("/run/secrets/medhelm-local")
@@ -259,12 +259,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: Path | None,
-            flags_are: str = "argument") -> str:
+            from_cli: bool = False) -> str:
     """Which source supplied a top-level setting, so the message sends the user to the right place: the
     overrides are the command's flags from the CLI, and keyword arguments from Python (`load_settings(x=...)`,
     `evaluate(output_dir=...)`), which have no command line to point at."""
     if top in flags:
-        return f"command-line option for {top}" if flags_are == "flags" else f"argument {top}="
+        return f"command-line option for {top}" if from_cli else f"argument {top}="
     prefix = f"MEDHELM_{top.upper()}"
     env = sorted(n for n in os.environ if n.upper() == prefix or n.upper().startswith(prefix + "__"))
     if env:
@@ -275,20 +275,13 @@ def _origin(top: str, flags: dict[str, Any], file_values: dict[str, Any], path: 
 
 
 def _describe(exc: ValidationError, origin_of: Any) -> ConfigError:
-    # A misspelt key shows up twice, as an unknown key and as a missing one ('base_ur' and 'base_url'): the
-    # unknown one is what to fix, so it comes first, with the closest known name as the suggestion.
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    errors, meant = typo_first(exc.errors(), Settings.model_fields)
     first = errors[0]
     loc = tuple(first["loc"])
     key = ".".join(str(p) for p in loc) or "(top level)"
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
-        missing = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
-        close = difflib.get_close_matches(str(loc[-1]), missing + (list(Settings.model_fields) if len(loc) == 1
-                                                                   else []), n=1)
-        msg = "unknown setting" + (f" (did you mean '{close[0]}'?)" if close else "")
-        if close and close[0] in missing:  # the missing name is the same mistake, not another one
-            errors = [e for e in errors if not (e["type"] == "missing" and tuple(e["loc"]) == (*loc[:-1], close[0]))]
+        msg = "unknown setting" + (f" (did you mean '{meant}'?)" if meant else "")
     return ConfigError(
         f"setting '{key}' is invalid: {msg}" + (f" ({len(errors) - 1} more)" if len(errors) > 1 else ""),
         where=origin_of(str(loc[0]) if loc else ""),
@@ -327,10 +320,10 @@ def _refuse_shared_secret_key(secrets_dir: Path) -> None:
                                     "as the Helm chart does)")
 
 
-def load_settings(config: str | Path | None = None, *, _flags_are: str = "arguments", **overrides: Any) -> Settings:
+def load_settings(config: str | Path | None = None, *, _from_cli: bool = False, **overrides: Any) -> Settings:
     """Build Settings from flags (`overrides`), environment, the config file and secrets. `config`: the TOML
-    config file (default: MEDHELM_CONFIG, else the user's config.toml if it exists). `_flags_are`: "flags" when
-    the overrides are a command's options (the CLI), so an error names the option rather than an argument."""
+    config file (default: MEDHELM_CONFIG, else the user's config.toml if it exists). `_from_cli`: the overrides
+    are a command's options, so an error names the option rather than a keyword argument."""
     config = None if config is None else Path(config)
     path = config or (Path(os.environ["MEDHELM_CONFIG"]) if os.environ.get("MEDHELM_CONFIG") else None)
     file_values: dict[str, Any] = {}
@@ -352,12 +345,12 @@ def load_settings(config: str | Path | None = None, *, _flags_are: str = "argume
             **values,
         )
     except ValidationError as exc:
-        raise _describe(exc, lambda top: _origin(top, values, file_values, path, _flags_are)) from None
+        raise _describe(exc, lambda top: _origin(top, values, file_values, path, _from_cli)) from None
     finally:
         _file_values.reset(token)
 
 
-def settings_for(config: Settings | str | Path | None = None, **overrides: object) -> Settings:
+def settings_for(config: Settings | str | Path | None = None, **overrides: Any) -> Settings:
     """Settings as a command builds them: `config` as a Settings object, or a TOML config file (default: the
     MEDHELM_CONFIG file, else the user's config.toml), with `overrides` (None: not given) on top."""
     if isinstance(config, Settings):
@@ -366,5 +359,4 @@ def settings_for(config: Settings | str | Path | None = None, **overrides: objec
     if config is not None and not isinstance(config, (str, Path)):
         raise ConfigError(f"config must be a Settings object or the path of a config file, not {type(config).__name__}",
                           where="config", fix="pass load_settings(...) or a path such as 'config.toml'")
-    passed: dict[str, Any] = dict(overrides)  # keyword arguments of a Python call, never a command's flags
-    return load_settings(None if config is None else Path(config), **passed)
+    return load_settings(None if config is None else Path(config), **overrides)

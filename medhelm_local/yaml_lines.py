@@ -8,7 +8,6 @@ once) and `load_located` reads the file.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from medhelm_local.errors import ConfigError, MedhelmError
+from medhelm_local.field_errors import typo_first
 from medhelm_local.safe_parse import (
     DEFAULT,
     YAML_LOADER,
@@ -154,20 +154,14 @@ def validate_located(model: type[BaseModel], doc: LocatedYaml, what: str, fix: s
     try:
         return model.model_validate(doc.data if doc.data is not None else {})
     except ValidationError as exc:
-        errors = _without_union_tags(exc.errors(), doc.lines)
-        # A misspelt key shows up twice: as an unknown key and as a missing one. The unknown key
-        # points at the line to fix, so report it first, with the missing name as the suggestion.
-        errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+        errors, meant = typo_first(_without_union_tags(exc.errors(), doc.lines))
         first = errors[0]
         loc = tuple(first["loc"])
         field = ".".join(str(p) for p in loc) or "(top level)"
         line = doc.line_of(loc)
         message = first["msg"].removeprefix("Value error, ")
         if first["type"] == "extra_forbidden":
-            siblings = [str(e["loc"][-1]) for e in errors
-                        if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
-            close = difflib.get_close_matches(str(loc[-1]), siblings, n=1)
-            message = "unknown field" + (f" (did you mean '{close[0]}'?)" if close else "")
+            message = "unknown field" + (f" (did you mean '{meant}'?)" if meant else "")
         more = f" ({len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
         where = f"{doc.path}, line {line}" if line else str(doc.path)
         raise ConfigError(f"{what} field '{field}': {message}{more}", where=where, fix=fix) from None

@@ -203,7 +203,7 @@ def test_a_bad_keyword_from_python_names_the_argument_not_a_command_line_option(
         load_settings(None, outputdir="/x")
     assert caught.value.where == "argument outputdir=" and "did you mean 'output_dir'?" in caught.value.what
     with pytest.raises(ConfigError) as flagged:
-        load_settings(None, _flags_are="flags", outputdir="/x")
+        load_settings(None, _from_cli=True, outputdir="/x")
     assert flagged.value.where == "command-line option for outputdir"
     assert load_settings(str(write_toml(tmp_path / "ok.toml", 'output_dir = "/r"\n'))).output_dir == Path("/r")
 

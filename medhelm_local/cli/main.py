@@ -47,7 +47,7 @@ def settings_from(ctx: typer.Context, **overrides: object) -> Settings:
     """Settings for a command: its flags over environment over the config file; logging set up; the
     policy loaded (a policy that does not validate stops the command) and its allowlist enforced."""
     root = ctx.find_root()
-    settings = load_settings(root.obj, _flags_are="flags", **overrides)
+    settings = load_settings(root.obj, _from_cli=True, **overrides)
     ctx.meta[ALLOWLIST] = in_force(settings)
     _loaded.append(settings)
     _set_up_logging(settings)
