@@ -35,8 +35,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-import duckdb
-
 from medhelm_local.annotate.judging import JudgedRun, JudgeItem, JudgePool
 from medhelm_local.annotate.parse import CONTENT_FAILURES
 from medhelm_local.client.completions import ModelClient
@@ -52,7 +50,6 @@ from medhelm_local.run.connections import Connected, connect_ahead
 from medhelm_local.run.plan import PlannedRun
 from medhelm_local.run.truncation import fit
 from medhelm_local.store.database import StoreHandle
-from medhelm_local.store.queries import forget_unstarted_runs
 from medhelm_local.store.ratings import Pending, pending_judgings
 from medhelm_local.store.rows import completion_row, instance_row, request_row, score_row
 from medhelm_local.store.writer import StoreWriter
@@ -102,7 +99,6 @@ class _Suite:
         self._arrived = asyncio.Event()  # an answer was added
         self._recorded = asyncio.Event()  # the recorder caught up to the waiting room: waiting workers may go on
         self._generated = False  # every worker has stopped: the recorder ends once the queue is empty
-        self.unsent: list[str] = []  # runs recorded, then stopped before a request went out (an endpoint failed)
 
     def _open_clients(self) -> None:
         """One client per deployment (built inside the event loop the client runs on); judges share them."""
@@ -233,8 +229,8 @@ class _Suite:
                 await asyncio.gather(*(client.check_reachable() for client in self.clients.values()))
             except BaseException:
                 await asyncio.wait([beginning])  # the store is that thread's until it is done
-                if not beginning.cancelled() and beginning.exception() is None:  # the endpoint's error is reported
-                    self.unsent = [run.plan.run_id for run in beginning.result()[0]]
+                if not beginning.cancelled():
+                    beginning.exception()  # retrieved: the endpoint's error is the one to report
                 raise
             self.runs, self.owed = await beginning
             self.progress.start([(r.plan.entry.canonical, r.plan.total, min(len(r.done), r.plan.total))
@@ -349,13 +345,6 @@ def _execute(planned: Sequence[PlannedRun], store: StoreHandle, allowlist: Polic
             finally:
                 progress.finish()
             log.info("store writes flushed in %.3f s", time.perf_counter() - flush_started)
-            if suite_run.unsent:
-                # Nothing was asked of a model: a run that holds nothing is not kept as if it had been evaluated.
-                try:
-                    forgotten = forget_unstarted_runs(store.con, suite_run.unsent)
-                    log.info("%d run(s) recorded before an endpoint failed, holding nothing, removed", len(forgotten))
-                except duckdb.Error:  # the endpoint's error is the one to report; the empty runs stay listed
-                    log.warning("runs recorded before an endpoint failed could not be removed")
         return _conclude(suite_run.runs, store, summaries, suite_run.pool, judged)
 
 

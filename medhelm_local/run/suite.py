@@ -28,7 +28,7 @@ from medhelm_local.run.entry_sources import conf_path, entries_from_conf, read_s
 from medhelm_local.run.plan import Shard, longest_text, plan, store_memory_for, store_path_for
 from medhelm_local.store.database import StoreHandle, connect, discard_store, open_store
 from medhelm_local.store.keys import load_kek
-from medhelm_local.store.queries import holds_runs
+from medhelm_local.store.queries import forget_unstarted_runs, holds_runs
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -100,13 +100,22 @@ def _close_connection(done: Future[DuckDBPyConnection]) -> None:
         done.result().close()
 
 
-def _holds_runs(handle: StoreHandle) -> bool:
-    """Whether the store records a run; True when it cannot be read (the store's own error is being reported, and a
-    store in doubt is kept)."""
+def _leave_nothing_empty(handle: StoreHandle, path: Path, created: bool, run_ids: list[str]) -> None:
+    """After a suite run failed: drop the rows of its runs that hold nothing (recorded before an endpoint failed),
+    then the store itself if this invocation made it and no run is left, so a failed command leaves no empty
+    suite or run behind for `runs list` and reports. A store it cannot read is kept whole: the run's own error is
+    the one to report."""
     try:
-        return holds_runs(handle.con)
+        forgotten = forget_unstarted_runs(handle.con, run_ids)
+        empty = created and not holds_runs(handle.con)
     except duckdb.Error:
-        return True
+        handle.close()
+        return
+    handle.close()
+    if forgotten:
+        log.info("%d run(s) that hold nothing removed", len(forgotten))
+    if empty and discard_store(path):
+        log.info("store %s removed: made by this invocation, it holds no run", path.name)
 
 
 def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | None = None,
@@ -155,12 +164,7 @@ def run_suite(read_request: Callable[[], SuiteRequest], progress: Progress | Non
             outcomes = execute(planned, handle, allowlist, request.suite, request.concurrency,
                                progress or NoProgress(), judging.judged, connected, audit_log_for(settings))
         except BaseException:
-            # A store this invocation made and left holding no run (an endpoint failed before any request) is
-            # removed: a failed command leaves no empty suite behind for `runs list` and reports to show.
-            empty = created and not _holds_runs(handle)
-            handle.close()
-            if empty and discard_store(path):
-                log.info("store %s removed: made by this invocation, it holds no run", path.name)
+            _leave_nothing_empty(handle, path, created, [p.run_id for p in planned])
             raise
         finally:
             closing = time.perf_counter()
