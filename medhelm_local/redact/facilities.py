@@ -12,6 +12,7 @@ from collections.abc import Callable
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER
 from medhelm_local.redact.initials import InitialsRules
+from medhelm_local.redact.places import PRACTICE_WORDS
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -37,8 +38,8 @@ _FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med",
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
 _TOWN_HOSPITAL = frozenset({"general", "memorial", "regional"})
 # Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing".
-_SPECIALTY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "associates", "assoc", "institute", "nursing",
-                              "group", "specialists", "consultants", "physicians"})
+# A practice's words (places.py), less the two a specialty never comes before, and "nursing".
+_SPECIALTY_HEADS = (PRACTICE_WORDS - {"practice", "partners"}) | {"nursing"}
 # Words that go on a facility's name after "and": "rehab and nursing center", "maplewood nursing and rehab".
 _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healthcare", "health", "living", "wellness",
                                     "convalescent", "retirement", "hospice", "infants", "womens", "childrens"})

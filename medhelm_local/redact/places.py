@@ -31,7 +31,7 @@ _FOR_WHOM = (("children",), ("sick", "children"), ("women",), ("infants",), ("ve
 _SIDE_WORDS = _REGION_WORDS | frozenset({"left", "right", "upper", "lower", "mid", "anterior", "posterior", "inferior",
                                          "superior", "lateral", "medial", "proximal", "distal", "bilateral"})
 # Words a practice's name goes on with after its specialty and before its "of": "NEUROLOGY CENTER OF NEW ENGLAND".
-_PRACTICE_WORDS = frozenset({"center", "centre", "ctr", "associates", "assoc", "group", "clinic", "practice",
+PRACTICE_WORDS = frozenset({"center", "centre", "ctr", "associates", "assoc", "group", "clinic", "practice",
                              "physicians", "specialists", "consultants", "partners", "institute"})
 # Facility words that only a name goes before ("VIBRA HOSPITAL"), unlike a clinic, a rehab or nursing, which a
 # service's short form does ("ophth clinic", "INPAT REHAB", "SUBAC REHAB").
@@ -218,7 +218,7 @@ class PlaceRules(NameRules):
         capitalised."""
         spans = []
         for i, tok in enumerate(tokens):
-            if tok.key not in _PRACTICE_WORDS or tok.first or i == 0 or tokens[i - 1].key in _PRACTICE_WORDS:
+            if tok.key not in PRACTICE_WORDS or tok.first or i == 0 or tokens[i - 1].key in PRACTICE_WORDS:
                 continue
             end = self._region_after_of(tokens, i - 1)
             if not end or (tok.cased and not all(t.text[:1].isupper() for t in tokens[i:end + 1] if t.key != "of")):
@@ -266,7 +266,7 @@ class PlaceRules(NameRules):
         "of" ("ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW ENGLAND", "OF SOUTHERN NEW HAMPSHIRE", "OF WESTERN
         MASS"), or 0: a region word then a place, or a state or town of two words."""
         k = end + 1
-        while k < len(tokens) and k - end <= 2 and tokens[k].key in _PRACTICE_WORDS and not tokens[k].first:
+        while k < len(tokens) and k - end <= 2 and tokens[k].key in PRACTICE_WORDS and not tokens[k].first:
             k += 1  # "NEUROLOGY CENTER OF"
 
         def word(m: int) -> str:
