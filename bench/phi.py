@@ -94,6 +94,8 @@ def report(name: str, docs: list[Doc], detector: Detector, show_errors: bool = F
     print("precision by detector type: " + ", ".join(
         f"{k} {tally.pred_ok[k] / tally.pred[k]:.2f} ({tally.pred[k]})" for k in sorted(tally.pred)))
     recall, precision = tally.recall(), tally.precision()
+    gold_density, false_density = tally.per_thousand()
+    print(f"per 1,000 tokens: {gold_density:.1f} PHI, {false_density:.2f} false alarms")
     print(f"overall recall {recall:.3f} precision {precision:.3f} ({sum(tally.pred.values())} predicted tokens), "
           f"{speed:.0f} notes per CPU-second")
     if show_errors:
