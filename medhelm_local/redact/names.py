@@ -31,6 +31,8 @@ _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "ca
 _PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
 REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
+# Words after which a person may be named before a credential on a line without case: "REPORT TO HOPE RN".
+_HANDED_TO = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
 # as the nouns eponyms name: "antibody positive" is no eponym).
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
@@ -208,6 +210,9 @@ class NameRules:
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
                 reported = not ends_line and tokens[i + length].key in REPORTED and j > 0 \
                     and tokens[j - 1].key in self.words.first_names  # "sue rn notified", not "heparin held rn aware"
+                if j == i and self._done_before_credential(tokens, j):
+                    i += length
+                    continue  # "HEPARIN HELD RN AWARE": what was done, then who was told
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line or reported):  # "k lee rn"
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     slashed = start == j - 2 and len(tokens[j - 1].text) == 1 and tokens[start].text == "/"
@@ -253,6 +258,17 @@ class NameRules:
                     found.append((start + 1, i - 1))
             i += length
         return with_other_mentions(self, tokens, found)
+
+    def _done_before_credential(self, tokens: list[Token], j: int) -> bool:
+        """On a line without case, a clinical word before a credential ("HELD", "GIVEN", "LOW") is what was done
+        when a known word that is no name stands before it on its line ("HEPARIN HELD RN AWARE", "LASIX GIVEN MD
+        AWARE"); "ANN WHITE RN", "SUJAI PARISH RN", "-STONE RN" and "REPORT TO HOPE RN" still name a nurse."""
+        word = tokens[j - 1]
+        if word.cased or word.first or j < 2 or self.tier(word) != Ambiguity.CLINICAL:
+            return False
+        prev = tokens[j - 2]
+        return prev.kind == "w" and not self.words.is_name(prev.key) and self.tier(prev) != Ambiguity.NAME_ONLY \
+            and prev.key not in _HANDED_TO
 
     def _verb_like(self, tokens: list[Token], j: int) -> bool:
         """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
