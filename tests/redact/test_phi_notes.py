@@ -101,7 +101,9 @@ def _identifiers(name: str) -> set[str]:
                                           ("heldout3", ("independent", "dev", "dev2", "dev3", "heldout2")),
                                           ("heldout4", ("independent", "dev", "dev2", "dev3", "heldout2", "heldout3")),
                                           ("heldout5", ("independent", "dev", "dev2", "dev3", "dev4", "heldout2",
-                                                        "heldout3", "heldout4"))])
+                                                        "heldout3", "heldout4")),
+                                          ("heldout6", ("independent", "dev", "dev2", "dev3", "dev4", "heldout2",
+                                                        "heldout3", "heldout4", "heldout5"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -136,6 +138,22 @@ def test_heldout5_is_a_fourth_hands_icu_nursing_notes_in_three_cases() -> None:
     assert classes["HOSPITAL/ward"] >= 8 and classes["HOSPITAL/facility"] >= 30 and classes["DATE/year2"] >= 15
     assert classes["DATE/partial"] >= 15 and classes["PHONE/pager"] + classes["PHONE/ext"] >= 8
     assert classes["AGE/"] >= 10
+
+
+def test_heldout6_is_full_shift_icu_notes_with_identifiers_as_sparse_as_real_notes() -> None:
+    """Precision depends on how dense the PHI is: 80 long notes in capitals or lower case, about one marked span
+    per 100 words and some notes with none, so its precision is the one a real nursing corpus would show."""
+    notes = load("heldout6")
+    styles = Counter(n.style for n in notes)
+    assert len(notes) == 80 and styles == {"nursing_caps": 45, "nursing_lower": 35}
+    words = 0
+    for note in notes:
+        _assert_in_its_case(note)
+        assert len(re.findall(r"[^\W_]+", note.text)) >= 150, note.id
+        words += len(re.findall(r"[^\W_]+", note.text))
+    spans = sum(len(n.spans) for n in notes)
+    assert words >= 18000 and 1000 * spans / words < 15
+    assert sum(1 for n in notes if not n.spans) >= 15
 
 
 def test_dev4_reuses_no_number_or_full_name_of_the_heldout_sets() -> None:
