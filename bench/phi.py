@@ -6,7 +6,8 @@ chosen by reading its errors; (b) the hand-annotated DEVELOPMENT set, same style
 used for tuning (`--show-errors dev` lists its misses and false alarms), DEV2, 44 ICU nursing notes written
 for issue 32's miss and false-alarm classes, and DEV3, 68 more written for its second round, tuned on too
 (`--show-errors dev2`, `--show-errors dev3`), and DEV4, 32 short ICU nursing notes for its third round
-(`--show-errors dev4`); (b2) HELDOUT2, 130 ICU notes (all
+(`--show-errors dev4`), and DEV5, 80 full-shift ICU nursing notes with identifiers as sparse as real notes hold them,
+by a hand that had not seen the rules, for the sixth round (`--show-errors dev5`); (b2) HELDOUT2, 130 ICU notes (all
 capitals, lower case, and mixed case in a second hand) written by someone who never read the rules, measured
 only, with figures per style and never a list of misses; (b3) HELDOUT3, 160 ICU nursing notes (half all capitals,
 most of the rest lower case) written by a third hand that read neither the rules nor the other held-out sets, measured
@@ -36,7 +37,7 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,
+       [--sets independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,
                vignettes,caps_negatives,synthetic] [--show-negatives]
 """
 
@@ -55,7 +56,7 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,vignettes,"
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,vignettes,"
             "caps_negatives,synthetic")
 
 
@@ -206,7 +207,7 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=400, help="synthetic notes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
-    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4"],
+    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5"],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -225,6 +226,9 @@ def main() -> None:
     if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
+    if "dev5" in sets and (phi_sets.phi_notes.FOLDER / "dev5.jsonl").exists():
+        report("hand-annotated DEVELOPMENT set 5, full-shift ICU nursing with sparse identifiers, sixth round (tuned on)",
+               phi_sets.hand_annotated("dev5"), detector, args.show_errors == "dev5")
     for name, title in HELDOUT_TITLES.items():
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             recall, precision, _ = report(f"hand-annotated {name.upper()} set ({title}; measured only, never tuned on)",

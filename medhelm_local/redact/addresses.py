@@ -209,7 +209,8 @@ class AddressRules(PlaceRules):
             compound = any(t.key.endswith(compounds) and len(t.key) > 6 for t in named)
             house = j > 0 and tokens[j - 1].kind == "d" and self._same_line(text, tokens[j - 1], tok) \
                 and not (tokens[j - 1].first and not tokens[j - 1].cased and len(tokens[j - 1].text) == 4)
-            if compound or (house and any(self._unusual(t) for t in named)):
+            if compound or (house and any(self._unusual(t) for t in named)
+                            and (tok.cased or self._street_name_without_case(named))):  # "1 RUN OF NSVT 7 BEATS"
                 spans.append(Span(tokens[j - 1 if house else j].start, tok.end, PhiType.STREET))
         return spans
 

@@ -30,6 +30,10 @@ EARLIEST_YEAR = 1920  # no patient's history starts earlier
 LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
 _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _TIMES = re.compile(r"x\d{1,2}")
+# Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
+_WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
+# Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
+_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching"})
 
 
 def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -45,6 +49,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         before = before[1:]  # "BM X2 4/10": how many times, then when
     if before and before[0] in _COUNTED and month < day <= 10:
         return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
+    if len(before) > 1 and before[0] in _WHERE:
+        before = before[1:]  # "LAST ADMIT HERE 3/2": the event, then where, then when
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
                             or "s/p" in before[1:3])  # "S/P WHIPPLE 2/3": a procedure and when
     scores, after = rules.words("score_words"), word_after(text, m.end())
@@ -53,8 +59,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
-    if day == 10 and not cue:
-        return None  # "a 6/10 prompting": a pain score
+    if day == 10 and (not cue or any(w in _PAIN for w in before[1:])):
+        return None  # "a 6/10 prompting", "relief to 3/10": a pain score
     if not cue:
         if before and before[0] in scores:
             return None

@@ -52,6 +52,12 @@ def mixed_abbreviation(text: str) -> bool:
     return not (text.islower() or text.isupper()) and _ABBREVIATION.search(text) is not None
 
 
+def verb_shaped(key: str) -> bool:
+    """A word no list knows that ends like a verb in the past ("trached", "desatted", "tol'd"): shorthand, not a
+    surname. Not "-eed" (Rasheed, Hameed) nor "-ing", which ends given names too (Xiaoling)."""
+    return len(key) >= 6 and (key.endswith("'d") or (key.endswith("ed") and not key.endswith("eed")))
+
+
 class NameRules:
     """The name half of the token rules; the place rules and the detector build on it."""
 
@@ -136,7 +142,8 @@ class NameRules:
             return level < 2 or tier < Ambiguity.CLINICAL - (level > 2)
         if level == 0 and tok.key in self.words.short_forms:
             return True  # "DR SATU": a title vouches for a word that is also a drug's first letters
-        return tier == Ambiguity.NAME_ONLY and len(tok.key) >= (2 if level == 0 else 3)
+        return tier == Ambiguity.NAME_ONLY and len(tok.key) >= (2 if level == 0 else 3) \
+            and (level == 0 or not verb_shaped(tok.key))
 
     def _run(self, tokens: list[Token], i: int, level: int, step: int = 1) -> int:
         """Index just past (or before, with step -1) a run of up to three name words from token i."""

@@ -11,7 +11,7 @@ import re
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.names import REPORTED
+from medhelm_local.redact.names import REPORTED, verb_shaped
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -21,6 +21,7 @@ _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior
 _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
                                "has", "had", "who", "(", ","})
+_MODALS = frozenset({"will", "would", "can", "could", "should", "may", "might", "must", "to", "ok", "okay"})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
@@ -65,7 +66,8 @@ class NursingRules(FacilityRules):
             return False
         if tok.cased and not tok.text[0].isupper():
             return False  # on a line with case, a lower-case word after "son" is a word
-        return key in self.words.first_names or (self.tier(tok) == Ambiguity.NAME_ONLY and len(key) >= 3)
+        return key in self.words.first_names or (self.tier(tok) == Ambiguity.NAME_ONLY and len(key) >= 3
+                                                 and not verb_shaped(key))
 
     def _after_relation(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"son tom called", "WIFE FERN AT BEDSIDE", "report given to joan": a first name right after a relation,
@@ -85,6 +87,10 @@ class NursingRules(FacilityRules):
                     or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
                 continue
+            if cue[0] in ("name_verbs", "name_labels") and not self._person_follows(tokens, k) \
+                    and ((cue[0] == "name_verbs" and self.tier(tokens[k]) == Ambiguity.CLINICAL)
+                         or (len(tokens[k].key) <= 3 and not self.words.is_name(tokens[k].key))):
+                continue  # "PER LONG DISCUSSION", "PCP DFA SENT": after a verb a word, after either an abbreviation
             if (tok.key == "rt" and self.tier(tokens[k]) == Ambiguity.CLINICAL) \
                     or (k + 1 < len(tokens) and tokens[k + 1].kind == "d" and tokens[k + 1].start == tokens[k].end):
                 continue  # "RT ART LINE": right, not the respiratory therapist; "PCA MSO4": a drug
@@ -135,6 +141,12 @@ class NursingRules(FacilityRules):
                 or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
             return False
         return tokens[k + 1].key in _PERSON_VERBS
+
+    def _person_follows(self, tokens: list[Token], k: int) -> bool:
+        """Whether what follows the word at k is said of a person ("STATES MAJOR WILL BRING", "per hope, ok to")."""
+        nxt = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
+        return nxt is not None and (nxt.key in _SAID_OF_A_PERSON or nxt.key in _MODALS or nxt.key in REPORTED
+                                    or self._named_by_its_verb(tokens, k))
 
     def _roles(self) -> frozenset[str]:
         """Words after which a bracketed first name is a person: name labels, credentials, departments (once)."""
