@@ -21,6 +21,11 @@ _LINE_INITIALS = re.compile(
 _TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}(-{1,2})[ \t]?([A-Za-z]{2,3})()[ \t]*$")
 _TRAILING_GATE = re.compile(r"[.!)][ \t]{1,3}-")
 _NEWLINE = re.compile("\n")
+# A line that is only dotted initials, after the note's first line: "t.r.", "-J.M.K." signing the note.
+_DOTTED_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*((?:[A-Za-z]\.[ \t]?){1,2}[A-Za-z]\.?)[ \t]*$")
+# Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
+_DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac", "pc",
+                           "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr", "qh", "gi"})
 # Words after which two or three letters name who was told or who decided: "per JM", "d/w kl", "spoke w/ rk".
 _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "checked with", "discussed with",
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",
@@ -40,7 +45,7 @@ class InitialsRules(InHouseRules):
 
     def _initials(self, text: str, tokens: list[Token]) -> list[Span]:
         """Both kinds of initials as NAME spans."""
-        return self._initials_lines(text, tokens) + self._initials_after_cue(tokens)
+        return self._initials_lines(text, tokens) + self._initials_after_cue(tokens) + _dotted_lines(text)
 
     def _initials_lines(self, text: str, tokens: list[Token]) -> list[Span]:
         """A line that is only initials ("KJB", "jrh/rn", "AB/cd") after the first line: the nurse signing. On a
@@ -116,3 +121,15 @@ class InitialsRules(InHouseRules):
             return False
         return len(key) == 2 or not (key in self.words.clinical or key in self.words.everyday
                                      or key in self.words.short_forms)
+
+
+def _dotted_lines(text: str) -> list[Span]:
+    """A line of dotted initials after the note's first line ("t.r.", "-J.M.K."), unless an abbreviation ("p.o.")."""
+    if ".\n" not in text and not text.rstrip().endswith("."):
+        return []
+    spans = []
+    for m in _DOTTED_LINE.finditer(text):
+        letters = re.sub(r"[^A-Za-z]", "", m.group(1)).lower()
+        if m.start() and text[:m.start()].strip() and letters not in _DOTTED_WORDS:
+            spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
+    return spans
