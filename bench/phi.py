@@ -17,9 +17,9 @@ only the same way; (b5) HELDOUT5, 120 ICU nursing notes (50 all capitals, 50 low
 fourth hand that read neither the rules nor the other sets' notes, measured the same way; (b6) HELDOUT6, 80 full-shift
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
-precision speaks for real notes, since the same false alarms cost more precision where there is less PHI; (c) presidio_synth_pii
-(general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a development half
-(even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
+precision speaks for real notes, since the same false alarms cost more precision where there is less PHI;
+(c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
+development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
 flag is a false alarm unless an age over 89); (f2) CAPS_NEGATIVES (bench/phi_negatives.py): public clinical text
 with no real PHI (MedBullets, MedXpertQA, SCT-Bench, MEDEC, MTSamples) in its own case, in capitals and in lower
@@ -56,8 +56,8 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,vignettes,"
-            "caps_negatives,synthetic")
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,"
+            "vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -227,8 +227,8 @@ def main() -> None:
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
     if "dev5" in sets and (phi_sets.phi_notes.FOLDER / "dev5.jsonl").exists():
-        report("hand-annotated DEVELOPMENT set 5, full-shift ICU nursing with sparse identifiers, sixth round (tuned on)",
-               phi_sets.hand_annotated("dev5"), detector, args.show_errors == "dev5")
+        report("hand-annotated DEVELOPMENT set 5, full-shift ICU nursing with sparse identifiers, sixth round "
+               "(tuned on)", phi_sets.hand_annotated("dev5"), detector, args.show_errors == "dev5")
     for name, title in HELDOUT_TITLES.items():
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             recall, precision, _ = report(f"hand-annotated {name.upper()} set ({title}; measured only, never tuned on)",

@@ -24,8 +24,9 @@ _NEWLINE = re.compile("\n")
 # A line that is only dotted initials, after the note's first line: "t.r.", "-J.M.K." signing the note.
 _DOTTED_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*((?:[A-Za-z]\.[ \t]?){1,2}[A-Za-z]\.?)[ \t]*$")
 # Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
-_DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac", "pc",
-                           "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr", "qh", "gi"})
+_DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
+                           "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
+                           "qh", "gi"})
 # Words after which two or three letters name who was told or who decided: "per JM", "d/w kl", "spoke w/ rk".
 _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "checked with", "discussed with",
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",

@@ -1,9 +1,9 @@
-"""What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated
-notes of tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl,
-heldout5.jsonl and heldout6.jsonl written by other hands without reading the rules (heldout6's long notes hold
-identifiers as sparsely as real ones, so its precision is the one to expect on a real corpus), and heldout4.jsonl
-(issue 32's third round, written before its rules changed), scored by bench/phi.py (token-level). A test checks these figures against the shipped
-rules, so a rule change that moves them must restate them."""
+"""What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated notes of
+tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl, heldout5.jsonl and
+heldout6.jsonl written by other hands without reading the rules (heldout6's long notes hold identifiers as sparsely
+as real ones, so its precision is the one to expect on a real corpus), and heldout4.jsonl (issue 32's third round,
+written before its rules changed), scored by bench/phi.py (token-level). A test checks these figures against the
+shipped rules, so a rule change that moves them must restate them."""
 
 from __future__ import annotations
 
