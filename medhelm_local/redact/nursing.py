@@ -21,6 +21,9 @@ _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior
 _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
                                "has", "had", "who", "(", ","})
+# Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
+# word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
+_BEFORE_A_THING = frozenset({"per", "consulted"})
 _MODALS = frozenset({"will", "would", "can", "could", "should", "may", "might", "must", "to", "ok", "okay"})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
@@ -87,10 +90,11 @@ class NursingRules(FacilityRules):
                     or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
                 continue
-            if cue[0] in ("name_verbs", "name_labels") and not self._person_follows(tokens, k) \
-                    and ((cue[0] == "name_verbs" and self.tier(tokens[k]) == Ambiguity.CLINICAL)
+            if cue[0] in ("name_verbs", "name_labels") and k == i + cue[1] and not self._person_follows(tokens, k) \
+                    and ((tok.key in _BEFORE_A_THING and self.tier(tokens[k]) == Ambiguity.CLINICAL)
                          or (len(tokens[k].key) <= 3 and not self.words.is_name(tokens[k].key))):
-                continue  # "PER LONG DISCUSSION", "PCP DFA SENT": after a verb a word, after either an abbreviation
+                continue  # "PER LONG DISCUSSION", "PCP DFA SENT" (not 'CALLED "BUD"'): a clinical word after "per",
+                # an abbreviation after any verb or label
             if (tok.key == "rt" and self.tier(tokens[k]) == Ambiguity.CLINICAL) \
                     or (k + 1 < len(tokens) and tokens[k + 1].kind == "d" and tokens[k + 1].start == tokens[k].end):
                 continue  # "RT ART LINE": right, not the respiratory therapist; "PCA MSO4": a drug
