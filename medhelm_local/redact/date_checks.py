@@ -30,6 +30,9 @@ EARLIEST_YEAR = 1920  # no patient's history starts earlier
 LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
 _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _TIMES = re.compile(r"x\d{1,2}")
+# Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
+_BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
+                            "after", "before"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
@@ -164,8 +167,7 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:
         before = words_before(text, m.start(), 1)
-        if _TIME_AFTER.match(text, m.end()) or (before and before[0] in {"at", "@", "by", "around", "approx",
-                                                                           "approximately", "until", "till", "q"}):
+        if _TIME_AFTER.match(text, m.end()) or (before and before[0] in _BEFORE_A_TIME):
             return None
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
