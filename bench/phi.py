@@ -17,7 +17,8 @@ only the same way; (b5) HELDOUT5, 120 ICU nursing notes (50 all capitals, 50 low
 fourth hand that read neither the rules nor the other sets' notes, measured the same way; (b6) HELDOUT6, 80 full-shift
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
-precision speaks for real notes, since the same false alarms cost more precision where there is less PHI;
+precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
+(b7) HELDOUT7, 80 more such notes by a sixth hand, measured the same way;
 (c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -37,8 +38,8 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,
-               vignettes,caps_negatives,synthetic] [--show-negatives]
+       [--sets independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,presidio,
+               meddocan,aci,vignettes,caps_negatives,synthetic] [--show-negatives]
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,presidio,meddocan,aci,"
-            "vignettes,caps_negatives,synthetic")
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,presidio,"
+            "meddocan,aci,vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -67,6 +68,7 @@ HELDOUT_TITLES = {
     "heldout4": "ICU nursing, issue 32's third round; written before that round's rules changed",
     "heldout5": "ICU nursing, a fourth hand that read neither the rules nor the other sets' notes",
     "heldout6": "full-shift ICU nursing notes with identifiers as sparse as in real notes, a fifth hand",
+    "heldout7": "the same kind of notes by a sixth hand, written after the sixth round's first rules",
 }
 
 
