@@ -61,9 +61,10 @@ def drop_countries(words: Dictionaries, states: frozenset[str], person_cues: fro
         if cue is not None and cue.key in person_cues:
             out.append(span)  # "WIFE CUBA", "Dr. Malta": a person whatever the word
             continue
-        if any(t.key in words.common_names for t in inside) and (before is None or before.key not in _PLACE_BEFORE) \
+        if any(t.key in words.common_names for t in inside) and (before is None or (
+                before.key not in _PLACE_BEFORE and before.key not in words.country_words)) \
                 and not any(t.key in _QUALIFIERS for t in inside):
-            out.append(span)  # "son Chad", "dr jordan": a person; "FROM JORDAN", "south india": a place
+            out.append(span)  # "son Chad", "dr jordan": a person; "FROM JORDAN", "south india", "PUERTO RICO": a place
     return out
 
 

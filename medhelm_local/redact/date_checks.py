@@ -30,9 +30,11 @@ EARLIEST_YEAR = 1920  # no patient's history starts earlier
 LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a clock time is one ("2145")
 _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _TIMES = re.compile(r"x\d{1,2}")
+# Another fraction on the same scale within two words after: "4/5 vs 5/5", "2/5 AND 1/5".
+_SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\d{1,2}/(\d{1,2})(?![\w/])")
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
-                            "after", "before"})
+                            "after", "before", "arrived"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
@@ -57,8 +59,10 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
                             or "s/p" in before[1:3])  # "S/P WHIPPLE 2/3": a procedure and when
     scores, after = rules.words("score_words"), word_after(text, m.end())
-    if day <= 10 and any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before):
-        return None  # "4/5 RUE and 5/5 LUE": scores share their scale; dates in a list ("5/2, 5/4") do not
+    same_scale = _SAME_SCALE_AFTER.match(text, m.end())
+    if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
+                      or (same_scale is not None and same_scale.group(1) == second)):
+        return None  # "4/5 RUE and 5/5 LUE", "(4/5 vs 5/5)": scores share their scale; a list of dates does not
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
@@ -167,8 +171,9 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:
         before = words_before(text, m.start(), 1)
-        if _TIME_AFTER.match(text, m.end()) or (before and before[0] in _BEFORE_A_TIME):
-            return None
+        if _TIME_AFTER.match(text, m.end()) or (before and before[0] in _BEFORE_A_TIME) \
+                or text[max(0, m.start() - 2):m.start()].rstrip(" ").endswith("@"):
+            return None  # "@2000", "@ 1930": a clock time
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
     return m.start(), m.end(), PhiType.DATE

@@ -121,8 +121,9 @@ class InHouseRules(AddressRules):
     def _ward_word(self, tok: Token, strong_cue: bool = False) -> bool:
         """A word that can name a ward: capitalised (any, without case), not clinical, a unit or shorthand; with a
         strong cue a surname that is also a common word ("TRANSFERRED TO WHITE 9")."""
-        if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()):
-            return False
+        if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()) or tok.key in _PLACE_BEFORE \
+                or tok.key in _WARD_CUES:
+            return False  # "FROM 12 WEST": the cue before a number, not a ward
         if tok.key in self._facility_words:
             return True  # "Clinic 6"
         if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations \

@@ -18,7 +18,8 @@ _LINE_INITIALS = re.compile(
     r"(?m)^[ \t]*(-{0,2})[ \t]*([A-Za-z]{2,4})(?:[ \t]*/[ \t]*([A-Za-z]{2,3}))?"
     r"(?:[ \t]*[/,]?[ \t]*(?:rn|md|np|pa|rrt|lpn|sn))?[ \t]*$", re.IGNORECASE)
 # Initials after a dash closing a note's last sentence: "WILL CONT TO MONITOR. -JT", "see flowsheet.  --kb"
-_TRAILING_INITIALS = re.compile(r"(?m)(?<=[.!)][ \t])[ \t]{0,2}(-{1,2})[ \t]?([A-Za-z]{2,3})()[ \t]*$")
+_TRAILING_INITIALS = re.compile(
+    r"(?m)(?<=[.!)][ \t])[ \t]{0,2}(-{1,2})[ \t]?([A-Za-z]{2,3})()(?:[ \t]{1,2}(?:rn|RN|md|MD|np|NP|rrt|RRT))?[ \t]*$")
 _TRAILING_GATE = re.compile(r"[.!)][ \t]{1,3}-")
 _NEWLINE = re.compile("\n")
 # A line that is only dotted initials, after the note's first line: "t.r.", "-J.M.K." signing the note.

@@ -24,13 +24,17 @@ _SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-
 _ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
 primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
 ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
-ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative""".split())
+ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative prior
+previous next other enterostomal apheresis""".split())
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
 _OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 # Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
 _PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
 REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
+# Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also
+# services, written before what they do ("SLP EVALS").
+_NAMING_CREDENTIALS = frozenset({"np", "md", "rn", "pa", "crna", "lpn", "rrt"})
 # Words after which a person may be named before a credential on a line without case: "REPORT TO HOPE RN".
 _HANDED_TO = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
@@ -204,8 +208,9 @@ class NameRules:
                 k += 1
             if kind == "credentials":
                 nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
-                if nxt is not None and self.words.is_name(nxt.key) and self.name_like(nxt, 1) \
-                        and self.tier(nxt) != Ambiguity.CLINICAL:
+                if nxt is not None and self.name_like(nxt, 1) and self.tier(nxt) != Ambiguity.CLINICAL and (
+                        self.words.is_name(nxt.key) or (tokens[i].key in _NAMING_CREDENTIALS
+                                                        and self._surname_unlisted(nxt))):
                     end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
                     found.append((k, end))
                     i = end
@@ -265,6 +270,13 @@ class NameRules:
                     found.append((start + 1, i - 1))
             i += length
         return with_other_mentions(self, tokens, found)
+
+    def _surname_unlisted(self, tok: Token) -> bool:
+        """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
+        ("BY NP DELACROIX") a surname the census lists miss, not shorthand ("NP NOTE" is a word, "NP RECS" short)."""
+        return len(tok.key) >= 5 and self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_shorthand(tok.key) \
+            and tok.key not in self.words.abbreviations and not verb_shaped(tok.key) \
+            and (tok.text.isupper() or tok.text[:1].isupper() or not tok.cased)
 
     def _done_before_credential(self, tokens: list[Token], j: int) -> bool:
         """On a line without case, a clinical word before a credential ("HELD", "GIVEN", "LOW") is what was done

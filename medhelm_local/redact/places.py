@@ -39,6 +39,15 @@ _NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "he
                                    "sanatorium", "sanitarium"})
 
 
+# Letters written on a house number: one letter ("221B"), or an ordinal's ("5th"); "h", "l", "g", "x" and "m" are units.
+_HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
+# Street suffixes that are common words in notes ("WALK", "CT", "GREEN", "RUN", "PARK"): on a line without case they
+# end a street only after a place cue ("LIVES AT") or before a comma, a unit or the line's end.
+_WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop", "row", "park", "point", "pt",
+                            "commons", "mall", "crossing", "ridge", "heights", "hts", "trail", "way", "place", "pl",
+                            "square", "sq", "terrace", "ter", "circle", "cir", "plaza", "alley", "crescent", "pike"})
+
+
 class PlaceRules(NameRules):
     """The place half of the token rules."""
 
@@ -107,9 +116,13 @@ class PlaceRules(NameRules):
         tok, suffixes, units = tokens[i], self.rules.words("street_suffixes"), self.rules.words("street_units")
         if tok.first and not tok.cased and len(tok.text) == 4 and int(tok.text[:2]) < 24 and int(tok.text[2:]) < 60:
             return []  # "0345 PAGED DR. SMITH": a nursing-note time, not a house number
+        if tok.text[0] == "0":
+            return []  # "SINCE 0500 REPEAT CT": no house number starts with a zero
         j, words, ordinal = i + 1, 0, False
-        if j < len(tokens) and tokens[j].kind == "w" and len(tokens[j].text) <= 2 and tokens[j].start == tok.end:
-            j += 1  # 221B, 5th
+        if j < len(tokens) and tokens[j].kind == "w" and tokens[j].start == tok.end:
+            if tokens[j].key not in _HOUSE_LETTERS:
+                return []  # "350cc", "24h": a measure, not "221B" or "5th"
+            j += 1
         distinct = False
         while j < len(tokens) and words < 4:
             t = tokens[j]
@@ -136,6 +149,8 @@ class PlaceRules(NameRules):
             boundary = after is None or after.text in ",#" or after.key in units or after.first
             if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):
                 return []
+            if suffix.key in _WORD_SUFFIXES and not (cue or boundary):
+                return []  # "REPLETED 20 PO. TOLERATED WALK TO", "HEAD CT NEG": a common word, not a street's end
         end = j
         k = j + 1 + (j + 1 < len(tokens) and tokens[j + 1].text in ".,")
         if k < len(tokens) and (tokens[k].key in units or tokens[k].text == "#"):

@@ -1,18 +1,18 @@
 """What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated notes of
-tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl, heldout5.jsonl and
-heldout6.jsonl written by other hands without reading the rules (heldout6's long notes hold identifiers as sparsely
-as real ones, so its precision is the one to expect on a real corpus), and heldout4.jsonl (issue 32's third round,
-written before its rules changed), scored by bench/phi.py (token-level). A test checks these figures against the
-shipped rules, so a rule change that moves them must restate them."""
+tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl, heldout5.jsonl,
+heldout6.jsonl and heldout7.jsonl written by other hands without reading the rules (heldout6's and heldout7's long
+notes hold identifiers as sparsely as real ones, so their precision is the one to expect on a real corpus), and
+heldout4.jsonl (issue 32's third round, written before its rules changed), scored by bench/phi.py (token-level). A
+test checks these figures against the shipped rules, so a rule change that moves them must restate them."""
 
 from __future__ import annotations
 
 INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.969
-INDEPENDENT_PRECISION = 0.952
+INDEPENDENT_PRECISION = 0.955
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.967, 0.971), "heldout3": (166, 0.960, 0.972), "heldout5": (120, 0.940, 0.964),
-           "heldout6": (80, 0.978, 0.857)}
+HELDOUT = {"heldout2": (130, 0.967, 0.975), "heldout3": (166, 0.960, 0.980), "heldout5": (120, 0.940, 0.976),
+           "heldout6": (80, 0.978, 0.908), "heldout7": (80, 0.941, 0.925)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
 SAME_HAND = {"heldout4": (45, 0.956, 0.987)}
