@@ -87,12 +87,17 @@ def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
 
 
 def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
-    """A two-digit year after an event ("MI 97", "CABG in 02"): the word before must be one."""
-    if m.group("w").lower().rstrip("'s") not in rules.words("event_words") or unit_follows(text, m.end(), rules):
+    """A two-digit year after an event ("MI 97", "CABG in 02", "HELLER MYOTOMY IN 97"): the word before must be
+    one, or a procedure's name with "in" before the year."""
+    word = m.group("w").lower().rstrip("'s")
+    procedure = word.endswith(_PROCEDURES) and re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
+    if (word not in rules.words("event_words") and not procedure) or unit_follows(text, m.end(), rules):
         return None
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+# Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
+_PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Words before a number with an apostrophe after it that make it feet or degrees, not a year: "AMBULATED 40'",
 # "HOB UP 30'", "TMAX 99'".
 _LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "walking", "ambulating", "feet", "ft",

@@ -382,13 +382,14 @@ class PlaceRules(NameRules):
             return state_after or (cue and tiers[0] == Ambiguity.EVERYDAY) or (two_before in cues and " " in two_before)
         if tiers[0] == Ambiguity.EVERYDAY and before in ("from", "in", "near") and self._ends_phrase(tokens, i + 1):
             return True  # "SON DRIVING FROM CANTON.", "sister in auburn called": a town closing its phrase
-        return state_after or (" " in two_before and two_before in cues and tiers[0] == Ambiguity.EVERYDAY)
+        return state_after or (" " in two_before and two_before in cues and (
+            tiers[0] == Ambiguity.EVERYDAY or self._ends_phrase(tokens, i + 1)))  # "DTR LIVES IN SANDWICH."
 
     @staticmethod
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
         return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;)" or tokens[k].key in (
-            "called", "visiting", "will", "is", "area", "and")
+            "called", "visiting", "will", "is", "area", "and", "at")
 
 
 def _after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:

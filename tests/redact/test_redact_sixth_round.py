@@ -29,7 +29,9 @@ from support.detected import covered, flagged
     "PT TRANSFERRED FROM 12 WEST AT 2100.", "FAMILY VISITING FROM PUERTO RICO.",
     "STABLE PER PRIOR RN. APHERESIS RN IN.",
     "pcp appt made. dangled at eob. ipap up to 14. ballard suction. sarna lotion. no janeway lesions.",
-    "S/P HELLER MYOTOMY, ON TPN.", "PT/OT/SLP EVALS DONE.",
+    "S/P HELLER MYOTOMY, ON TPN.", "PT/OT/SLP EVALS DONE.", "PT LIVES IN PAIN AT NIGHT.",
+    "CALLED FROM LAB AT 0400, K 5.9.",
+    "CRANIOTOMY 12 DAYS AGO.",
 ])
 def test_what_was_done_scores_tests_and_languages_are_not_phi(text: str) -> None:
     assert flagged(text) == []
@@ -58,6 +60,8 @@ def test_people_and_wards_written_the_same_way_are_still_masked(text: str, name:
     ("LABS SENT. - KT RN", "KT"), ("SON BRADY CALLED.", "BRADY"), ("DR ELISA PAGED.", "ELISA"),
     ("TO FARR 7 WHEN BED AVAILABLE", "FARR 7"), ("LIVES AT 12 DEER RUN, ANDOVER.", "12 DEER RUN"),
     ("BM 5/2, 5/4 AND 5/6.", "5/2"), ("SON RICO CALLED.", "RICO"),
+    ("DTR LIVES IN SANDWICH.", "SANDWICH"), ("son called from reading at 2200", "reading"),
+    ("S/P HELLER MYOTOMY IN 97.", "97"), ("colectomy in 03, no complications", "03"),
 ])
 def test_identifiers_beside_the_new_jargon_are_still_found(text: str, value: str) -> None:
     """What the round dropped is jargon only: a surname after "states" or "per", a year someone names, a phone
