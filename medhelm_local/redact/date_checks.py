@@ -37,6 +37,8 @@ _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately"
                             "after", "before", "arrived"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
+# Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
+_PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
 _PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching"})
 
@@ -96,8 +98,6 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
-# Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
-_PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Words before a number with an apostrophe after it that make it feet or degrees, not a year: "AMBULATED 40'",
 # "HOB UP 30'", "TMAX 99'".
 _LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "walking", "ambulating", "feet", "ft",

@@ -36,7 +36,7 @@ REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # services, written before what they do ("SLP EVALS").
 _NAMING_CREDENTIALS = frozenset({"np", "md", "rn", "pa", "crna", "lpn", "rrt"})
 # Words after which a person may be named before a credential on a line without case: "REPORT TO HOPE RN".
-_HANDED_TO = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
+_BEFORE_A_NURSE = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
 # How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
 # as the nouns eponyms name: "antibody positive" is no eponym).
 _SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
@@ -287,7 +287,7 @@ class NameRules:
             return False
         prev = tokens[j - 2]
         return prev.kind == "w" and not self.words.is_name(prev.key) and self.tier(prev) != Ambiguity.NAME_ONLY \
-            and prev.key not in _HANDED_TO
+            and prev.key not in _BEFORE_A_NURSE
 
     def _verb_like(self, tokens: list[Token], j: int) -> bool:
         """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
