@@ -18,7 +18,7 @@ fourth hand that read neither the rules nor the other sets' notes, measured the 
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
 precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
-(b7) HELDOUT7, 80 more such notes by a sixth hand, measured the same way;
+(b7) HELDOUT7 and (b8) HELDOUT8, 80 more such notes each by a sixth and a seventh hand, measured the same way;
 (c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -38,8 +38,8 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,
-               presidio,meddocan,aci,vignettes,caps_negatives,synthetic] [--show-negatives]
+       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,heldout2,heldout3,heldout4,heldout5,heldout6,
+               heldout7,heldout8,presidio,meddocan,aci,vignettes,caps_negatives,synthetic] [--show-negatives]
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,"
-            "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,heldout2,heldout3,heldout4,heldout5,heldout6,"
+            "heldout7,heldout8,presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -69,6 +69,7 @@ HELDOUT_TITLES = {
     "heldout5": "ICU nursing, a fourth hand that read neither the rules nor the other sets' notes",
     "heldout6": "full-shift ICU nursing notes with identifiers as sparse as in real notes, a fifth hand",
     "heldout7": "the same kind of notes by a sixth hand, written after the sixth round's first rules",
+    "heldout8": "the same kind of notes by a seventh hand, written after the round's second rules",
 }
 
 
@@ -209,7 +210,8 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=400, help="synthetic notes")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
-    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7"],
+    parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
+                                                  "dev9"],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -228,7 +230,7 @@ def main() -> None:
     if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
-    for name in ("dev5", "dev6", "dev7"):
+    for name in ("dev5", "dev6", "dev7", "dev8", "dev9"):
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with sparse identifiers, sixth "
                    "round (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
