@@ -35,8 +35,13 @@ _SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
                             "after", "before", "arrived"})
+# Words before a count of culture bottles: "BLD CX 2/2", "bcx 1/4", "MSSA 4/4".
+_BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa", "mrsa", "gpc", "gnr", "gpcs", "gnrs"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
+# Words right before a dash or stop month-day that make it a date: "ON 3-17", "SINCE 3-2", "HOSPITALIZED 11-02".
+_WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "discharged", "dated", "until", "till",
+                         "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
@@ -56,6 +61,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         before = before[1:]  # "BM X2 4/10": how many times, then when
     if before and before[0] in _COUNTED and month < day <= 10:
         return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
+    if before and before[0] in _BOTTLES and month <= day <= 4:
+        return None  # "BLD CX 2/2 GPC": two of two bottles grew
     if len(before) > 1 and before[0] in _WHERE:
         before = before[1:]  # "LAST ADMIT HERE 3/2": the event, then where, then when
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
@@ -77,6 +84,26 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
             return None
         if month <= 3 and day <= 4:  # 1/2, 2/3, 3/4: fractions far more often than dates
             return None
+    return m.start(), m.end(), PhiType.DATE
+
+
+def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Month-day written with a dash or a stop ("ON 3-17", "since 3-2", "ADMITTED 3.2.06", "S/P ORIF 5.14"): only
+    right after a word that says when, since the same shapes are ranges and values everywhere ("HR 80-90", "K 3.2")."""
+    parts = re.split(r"[-.]", m.group())
+    month, day = int(parts[0]), int(parts[1])
+    if not (1 <= month <= 12 and 1 <= day <= 31) or unit_follows(text, m.end(), rules):
+        return None
+    before = words_before(text, m.start(), 3)
+    if not text[:m.start()].rstrip(" \t:")[-1:].isalpha():
+        return None  # "ON ADMIT -> 2.9": an arrow or a value between the word and the number
+    if not before or (before[0] not in _WHEN_WORDS and "s/p" not in before[1:3]) \
+            or word_after(text, m.end()) in ("of", "to", "x", "times"):
+        return None  # "ON 12-14 OF PS", "ON 5-10 TO KEEP MAP": a setting or a dose range
+    if len(parts) == 2 and "." in m.group() and before[0] in ("on", "planned", "scheduled"):
+        return None  # "PT ON 2.5 OF NEO", "ON 0.5": a rate; a stop date needs a stronger word ("ADMITTED 3.2")
+    if len(parts) == 2 and "-" in m.group() and month < day <= month + 10 and parts[1][0] != "0":
+        return None  # "ON 2-4", "SINCE 8-12": read as a range, which rises by a little; "3-17", "10-3", "11-02" do not
     return m.start(), m.end(), PhiType.DATE
 
 
@@ -185,7 +212,7 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 
 
 DATE_CHECKS: dict[str, Validator] = {
-    "date_numeric": _date_numeric, "date_partial": _date_partial, "month_year": _month_year,
+    "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
     "month_alone": _month_alone, "year": _year, "month_year2": _month_year2, "event_year": _event_year,
     "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after, "date_stray_dot": _date_stray_dot,
 }

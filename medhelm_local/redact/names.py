@@ -165,6 +165,9 @@ class NameRules:
                 step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"
             if step > 0 and words and self._verb_like(tokens, j):
                 break  # "wife yvonne gave list": a word going on with the sentence, not a surname
+            if len(tok.text) == 1 and j + 1 < len(tokens) and tokens[j + 1].text == "/" \
+                    and tokens[j + 1].start == tok.end:
+                break  # "W/ OCC PVCS", "S/P": a letter before a slash is shorthand, not an initial
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):

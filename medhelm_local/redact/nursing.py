@@ -20,11 +20,15 @@ _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior
 # What follows a person's name and not a verb or a modal: "WIFE MAY IS AT", "wife hope and daughter".
 _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
-                               "has", "had", "who", "(", ","})
+                               "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
+                               "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
+                               "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took"})
 # Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
 _MODALS = frozenset({"will", "would", "can", "could", "should", "may", "might", "must", "to", "ok", "okay"})
+# What never follows a modal verb, so that "will" before it is a name: "BROTHER WILL IS CONTACT", "son will and dtr".
+_NO_VERB_AFTER = frozenset({"is", "was", "has", "had", "and", "who", "aware", "here", "at", "lives", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
@@ -165,10 +169,12 @@ class NursingRules(FacilityRules):
         """"WIFE MAY IS AT HEBREW REHAB", "wife hope and daughter faith": a first name that is also a word, after a
         relation, is the name when what follows is said of a person ("son will call" stays a verb)."""
         tok = tokens[k]
-        if tok.key not in self.words.first_names or tok.key in self.non_names - self.words.clinical_terms \
-                or (tok.cased and not tok.text[0].isupper()) or k + 1 >= len(tokens) or tokens[k + 1].first:
+        if tok.key not in self.words.first_names or (tok.cased and not tok.text[0].isupper()) or k + 1 >= len(tokens) \
+                or tokens[k + 1].first:
             return False
         nxt = tokens[k + 1]
+        if tok.key in self.non_names - self.words.clinical_terms:  # a stopword, a relation ("son"), the modal "will"
+            return tok.key == "will" and nxt.key in _NO_VERB_AFTER and nxt.start - tok.end <= 2  # "BROTHER WILL IS"
         possessive = nxt.text in "'’" and k + 2 < len(tokens) and tokens[k + 2].key == "s"
         return possessive or (nxt.key in _SAID_OF_A_PERSON and nxt.start - tok.end <= 2)
 

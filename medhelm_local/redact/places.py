@@ -349,7 +349,7 @@ class PlaceRules(NameRules):
                                                              or not place[i - 1]):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
-            if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) \
+            if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
                     and self.tier(tok) == Ambiguity.NAME_ONLY and _after_cue(tokens, i, cues):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
