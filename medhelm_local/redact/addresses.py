@@ -177,8 +177,8 @@ class AddressRules(PlaceRules):
         if k + 2 < len(tokens) and tokens[k].key == "s" and tokens[k + 1].text == "/" and tokens[k + 2].key == "n":
             return k + 3
         if k >= len(tokens) or tokens[k].kind != "d" or not self._same_line(text, tokens[j - 1], tokens[k]) \
-                or len(tokens[k].text) > 5:
-            return j
+                or len(tokens[k].text) > 5 or text[tokens[k].end:tokens[k].end + 1] == "/":
+            return j  # "RUE WEAKNESS 3/5": a score, not a house number
         end, units = k + 1, self.rules.words("street_units")
         while end < len(tokens) and end - k < 8 and self._same_line(text, tokens[k], tokens[end]):
             t = tokens[end]

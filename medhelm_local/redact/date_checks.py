@@ -204,8 +204,9 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
     if could_be_time:
         before = words_before(text, m.start(), 1)
         if _TIME_AFTER.match(text, m.end()) or (before and before[0] in _BEFORE_A_TIME) \
-                or text[max(0, m.start() - 2):m.start()].rstrip(" ").endswith("@"):
-            return None  # "@2000", "@ 1930": a clock time
+                or text[max(0, m.start() - 2):m.start()].rstrip(" ").endswith("@") \
+                or (before and before[0] == "since" and value % 100 in (0, 30)):
+            return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
     return m.start(), m.end(), PhiType.DATE

@@ -24,6 +24,10 @@ _TRAILING_GATE = re.compile(r"[.!)][ \t]{1,3}-")
 _NEWLINE = re.compile("\n")
 # A line that is only dotted initials, after the note's first line: "t.r.", "-J.M.K." signing the note.
 _DOTTED_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*((?:[A-Za-z]\.[ \t]?){1,2}[A-Za-z]\.?)[ \t]*$")
+# A line that is only a first name and an initial, perhaps a credential, after the note's first line: "CAROL B",
+# "meg o. rn" signing the note.
+_NAME_INITIAL_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,12}[ \t]{1,2}[A-Za-z]\.?)"
+                                r"(?:[ \t,]{1,3}(?:rn|RN|md|MD|np|NP|rrt|RRT|lpn|LPN))?[ \t]*$")
 # Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
 _DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
                            "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
@@ -47,7 +51,19 @@ class InitialsRules(InHouseRules):
 
     def _initials(self, text: str, tokens: list[Token]) -> list[Span]:
         """Both kinds of initials as NAME spans."""
-        return self._initials_lines(text, tokens) + self._initials_after_cue(tokens) + _dotted_lines(text)
+        return self._initials_lines(text, tokens) + self._initials_after_cue(tokens) + _dotted_lines(text) \
+            + self._name_initial_lines(text)
+
+    def _name_initial_lines(self, text: str) -> list[Span]:
+        """A line after the note's first that is only a first name and an initial ("CAROL B", "meg o. rn"): the nurse
+        signing; the first name must be one the census lists and no clinical word ("PLAN B", "HEP C" are not)."""
+        spans = []
+        for m in _NAME_INITIAL_LINE.finditer(text):
+            first = m.group(1).split()[0].lower()
+            if m.start() and text[:m.start()].strip() and first in self.words.first_names \
+                    and first not in self.words.clinical and first not in self.words.clinical_terms:
+                spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
+        return spans
 
     def _initials_lines(self, text: str, tokens: list[Token]) -> list[Span]:
         """A line that is only initials ("KJB", "jrh/rn", "AB/cd") after the first line: the nurse signing. On a

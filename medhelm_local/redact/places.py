@@ -39,6 +39,9 @@ _NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "he
                                    "sanatorium", "sanitarium"})
 
 
+# Places a person calls from or lives in that are no town, though a town somewhere has the name ("Home, PA").
+_NOT_A_TOWN = frozenset({"home", "work", "school", "church", "rehab", "bed", "lab", "floor", "there", "here", "clinic",
+                         "jail", "court", "hospital", "shelter", "office", "car", "hotel"})
 # Letters written on a house number: one letter ("221B"), or an ordinal's ("5th"); "h", "l", "g", "x" and "m" are units.
 _HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
 # Street suffixes that are common words in notes ("WALK", "CT", "GREEN", "RUN", "PARK"): on a line without case they
@@ -342,6 +345,8 @@ class PlaceRules(NameRules):
                 end += 1
             state_after = (end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].key in states
                            and tokens[end + 1].key not in credentials
+                           and not (end + 2 < len(tokens) and tokens[end + 2].start == tokens[end + 1].end
+                                    and tokens[end + 2].text in "'’/")  # "FOLEY, DC'D": a verb, not D.C.
                            and (tokens[end + 1].text.isupper() or tokens[end + 1].text[0].isupper()))
             zip_after = state_after and end + 2 < len(tokens) and tokens[end + 2].kind == "d" \
                 and len(tokens[end + 2].text) == 5
@@ -383,7 +388,8 @@ class PlaceRules(NameRules):
         if tiers[0] == Ambiguity.EVERYDAY and before in ("from", "in", "near") and self._ends_phrase(tokens, i + 1):
             return True  # "SON DRIVING FROM CANTON.", "sister in auburn called": a town closing its phrase
         return state_after or (" " in two_before and two_before in cues and (
-            tiers[0] == Ambiguity.EVERYDAY or self._ends_phrase(tokens, i + 1)))  # "DTR LIVES IN SANDWICH."
+            tiers[0] == Ambiguity.EVERYDAY or (self._ends_phrase(tokens, i + 1) and words[0].key not in _NOT_A_TOWN)))
+        # "DTR LIVES IN SANDWICH.", not "CALLED FROM HOME, FEELING BETTER"
 
     @staticmethod
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
