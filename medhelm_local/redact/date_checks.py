@@ -146,6 +146,8 @@ def _year_after(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
 
 _ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
 _AFTER_ORDINAL = frozenset("at of in by when until before after".split())
+# After "on the <ordinal>" a few more words close the date's phrase: "placed on the 2nd for long term abx".
+_AFTER_ON_THE_ORDINAL = frozenset("for and with to so but".split())
 
 
 def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -154,8 +156,10 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     if found is None or not 1 <= int(found.group(1)) <= 31:
         return None
     after = word_after(text, m.end())
-    if after and after not in _AFTER_ORDINAL and after[:3] not in _MONTHS:
-        return None
+    on_the = m.group().lower().startswith("on") or text[max(0, m.start() - 3):m.start()].lower().endswith("on ")
+    if after and after not in _AFTER_ORDINAL and after[:3] not in _MONTHS \
+            and not (on_the and after in _AFTER_ON_THE_ORDINAL):
+        return None  # "the 2nd dose"; but "placed on the 2nd for long term abx"
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
