@@ -44,6 +44,9 @@ _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "di
                          "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
+# Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
+# "AICD PLACED 05", "PACER PLACED IN 04"; "NGT PLACED 16" stays a number.
+_IMPLANTED = frozenset({"placed", "inserted", "implanted"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
 _PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching"})
 
@@ -120,7 +123,10 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     one, or a procedure's name with "in" before the year."""
     word = m.group("w").lower().rstrip("'s")
     procedure = word.endswith(_PROCEDURES) and re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
-    if (word not in rules.words("event_words") and not procedure) or unit_follows(text, m.end(), rules):
+    value = m.group("v")
+    implanted = word in _IMPLANTED and (value[0] == "0" or int(value) >= 60)  # "AICD PLACED 05", not "NGT PLACED 16"
+    if (word not in rules.words("event_words") and not procedure and not implanted) \
+            or unit_follows(text, m.end(), rules):
         return None
     return m.start("v"), m.end("v"), PhiType.DATE
 

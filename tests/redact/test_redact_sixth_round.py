@@ -41,7 +41,7 @@ from support.detected import covered, flagged
     "GIRLFRIEND IN, TEARFUL. CARDS FELLOW IN.", "DAUGHTER AND SON HERE.",
     "GU: FOLEY, DC'D AT 0600.", "WIFE CALLED FROM HOME, FEELING BETTER.", "NO BM SINCE 2000.", "RUE WEAKNESS 3/5.",
     "ON MERO, VANCO. SINUS BRADY W/ OSBORN WAVES.", "PLAN:\nPLAN B\nHX:\nHEP C", "ON THE 3RD FLOOR.",
-    "ON THE 2ND DOSE.",
+    "ON THE 2ND DOSE.", "NGT PLACED 16, CXR PENDING.",
 ])
 def test_what_was_done_scores_tests_and_languages_are_not_phi(text: str) -> None:
     assert flagged(text) == []
@@ -81,6 +81,7 @@ def test_people_and_wards_written_the_same_way_are_still_masked(text: str, name:
     ("D/C HOME IN AM.\nCAROL B\nADDENDUM: SLEPT.", "CAROL"), ("tomorrow.\nmeg o. rn", "meg"),
     ("FROM NEWBRIDGE ON THE CHARLES.", "NEWBRIDGE ON THE CHARLES"), ("rue de la paix 12, paris", "rue de la paix 12"),
     ("picc placed on the 2nd for long term abx.", "2nd"),
+    ("AICD PLACED 05 FOR VT.", "05"), ("PACER PLACED IN 04.", "04"), ("S/P TAH/BSO 89.", "89"),
 ])
 def test_identifiers_beside_the_new_jargon_are_still_found(text: str, value: str) -> None:
     """What the round dropped is jargon only: a surname after "states" or "per", a year someone names, a phone
