@@ -48,6 +48,9 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
                                  "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
 _MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
+# Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
+_WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
+                                "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
                        "good", "sacred"})
 
@@ -140,7 +143,7 @@ class FacilityRules(InitialsRules):
             k = b + 2 + (second.key == "the")
             end = k
             while end < len(tokens) and end - k < 3 and word(end) is not None and tokens[end].kind == "w" \
-                    and tokens[end].key not in STOPWORDS \
+                    and tokens[end].key not in STOPWORDS and tokens[end].key not in _WHEN_AFTER_A_NAME \
                     and (self._common_place_word(tokens[end]) or tokens[end].key in self.rules.words("states")):
                 end += 1
             return end - 1 if end > k else b  # "LIFE CARE CENTER OF THE PIONEER VALLEY"

@@ -11,12 +11,12 @@ INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.969
 INDEPENDENT_PRECISION = 0.957
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.972, 0.979), "heldout3": (166, 0.965, 0.982), "heldout5": (120, 0.940, 0.985),
-           "heldout6": (80, 0.983, 0.938), "heldout7": (80, 0.946, 0.938), "heldout8": (80, 0.951, 0.956),
+HELDOUT = {"heldout2": (130, 0.972, 0.979), "heldout3": (166, 0.966, 0.982), "heldout5": (120, 0.951, 0.984),
+           "heldout6": (80, 0.983, 0.938), "heldout7": (80, 0.946, 0.938), "heldout8": (80, 0.976, 0.957),
            "heldout9": (80, 0.957, 0.940)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
-SAME_HAND = {"heldout4": (45, 0.956, 0.987)}
+SAME_HAND = {"heldout4": (45, 0.959, 0.987)}
 
 
 def residual_risk() -> str:

@@ -82,8 +82,17 @@ def test_people_and_wards_written_the_same_way_are_still_masked(text: str, name:
     ("FROM NEWBRIDGE ON THE CHARLES.", "NEWBRIDGE ON THE CHARLES"), ("rue de la paix 12, paris", "rue de la paix 12"),
     ("picc placed on the 2nd for long term abx.", "2nd"),
     ("AICD PLACED 05 FOR VT.", "05"), ("PACER PLACED IN 04.", "04"), ("S/P TAH/BSO 89.", "89"),
+    ("TRANSFERRED FROM CARNEY HOSPITAL.", "CARNEY HOSPITAL"), ("to hebrew rehabilitation center in am", "hebrew"),
+    ("DIALYSIS AT FRESENIUS OF TAUNTON.", "FRESENIUS"), ("FROM LINDEN PONDS, SON AT BEDSIDE.", "LINDEN PONDS"),
 ])
 def test_identifiers_beside_the_new_jargon_are_still_found(text: str, value: str) -> None:
     """What the round dropped is jargon only: a surname after "states" or "per", a year someone names, a phone
     after "is", a short date after "here", facilities and a signature of dotted initials are still masked."""
     assert covered(text, value)
+
+
+def test_a_facility_of_a_town_ends_at_the_town() -> None:
+    """"... HOSPITAL OF PORTLAND NEXT WEEK": the name and its town are masked, the week stays readable."""
+    text = "PT GOING TO NEW ENGLAND REHABILITATION HOSPITAL OF PORTLAND NEXT WEEK."
+    assert covered(text, "NEW ENGLAND REHABILITATION HOSPITAL OF PORTLAND")
+    assert not any("NEXT" in found for found in flagged(text))
