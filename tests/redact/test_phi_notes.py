@@ -109,7 +109,8 @@ def _identifiers(name: str) -> set[str]:
                                           ("heldout8", ("independent", "dev", "dev2", "dev3", "dev4", "dev5", "dev6",
                                                         "dev7", "heldout2", "heldout3", "heldout4", "heldout5",
                                                         "heldout6", "heldout7")),
-                                          ("heldout9", tuple(s for s in SETS if s != "heldout9"))])
+                                          ("heldout9", tuple(s for s in SETS if s != "heldout9")),
+                                          ("heldout10", tuple(s for s in SETS if s != "heldout10"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -153,7 +154,7 @@ def test_sparse_sets_are_full_shift_icu_notes_with_identifiers_as_sparse_as_real
     per 100 words and some notes with none, so their precision is the one a real nursing corpus would show."""
     notes = load(name)
     styles = Counter(n.style for n in notes)
-    assert len(notes) == 80 and styles == {"nursing_caps": 45, "nursing_lower": 35}
+    assert len(notes) == 80 and styles == {"nursing_caps": 45, "nursing_lower": 35}, name
     words = 0
     for note in notes:
         _assert_in_its_case(note)
@@ -162,6 +163,16 @@ def test_sparse_sets_are_full_shift_icu_notes_with_identifiers_as_sparse_as_real
     spans = sum(len(n.spans) for n in notes)
     assert words >= 18000 and 1000 * spans / words < 15
     assert sum(1 for n in notes if not n.spans) >= 10
+
+
+def test_heldout10_is_a_ninth_hands_sparse_notes_cut_short_at_its_deadline() -> None:
+    """Its author stopped at 72 notes (12,000 words) when its time ran out: whole notes only, in their case."""
+    notes = load("heldout10")
+    assert len(notes) == 72 and Counter(n.style for n in notes) == {"nursing_caps": 39, "nursing_lower": 33}
+    for note in notes:
+        _assert_in_its_case(note)
+    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
+    assert words >= 12000 and 1000 * sum(len(n.spans) for n in notes) / words < 15
 
 
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9"])
