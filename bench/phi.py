@@ -39,8 +39,8 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,heldout2,heldout3,heldout4,
-               heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
+       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,heldout2,heldout3,
+               heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -59,8 +59,9 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,heldout2,heldout3,heldout4,heldout5,"
-            "heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,heldout2,heldout3,"
+            "heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,"
+            "caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -215,7 +216,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
-                                                  "dev9", "dev10", "dev11"],
+                                                  "dev9", "dev10", "dev11", "dev12", "dev13"],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -234,7 +235,7 @@ def main() -> None:
     if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
-    for name in ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11"):
+    for name in ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13"):
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with sparse identifiers, sixth "
                    "round (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)

@@ -250,6 +250,9 @@ class NameRules:
             if kind == "name_labels" and (not colon or any(t.key in STOPWORDS for t in tokens[k:k + 4])):
                 i += length
                 continue
+            if kind == "titles_abbrev" and k < len(tokens) and tokens[k].first and not tokens[i].cased:
+                i += length
+                continue  # "HR 60S SR.\nRESP: 2L NC": sinus rhythm ends its line; no name starts the next one
             if kind == "titles_word" and tokens[i].key in self._relations:
                 kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
                 k += k < len(tokens) and tokens[k].text == ","

@@ -42,6 +42,8 @@ from support.detected import covered, flagged
     "GU: FOLEY, DC'D AT 0600.", "WIFE CALLED FROM HOME, FEELING BETTER.", "NO BM SINCE 2000.", "RUE WEAKNESS 3/5.",
     "ON MERO, VANCO. SINUS BRADY W/ OSBORN WAVES.", "PLAN:\nPLAN B\nHX:\nHEP C", "ON THE 3RD FLOOR.",
     "ON THE 2ND DOSE.", "NGT PLACED 16, CXR PENDING.",
+    "HR 60S SR.\nRESP: 2L NC.", "CEFTRIAXONE + AZITHRO + VANCO.", "home w/ daughter, adm w/ hip fx.",
+    "SISTER CALLED FROM COLLEGE, UPDATED.",
 ])
 def test_what_was_done_scores_tests_and_languages_are_not_phi(text: str) -> None:
     assert flagged(text) == []
