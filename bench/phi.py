@@ -18,8 +18,8 @@ fourth hand that read neither the rules nor the other sets' notes, measured the 
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
 precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
-(b7) HELDOUT7, (b8) HELDOUT8, (b9) HELDOUT9 and (b10) HELDOUT10, 80 more such notes each (72 in the last) by a
-sixth, seventh, eighth and ninth hand, measured the same way;
+(b7) HELDOUT7 to (b11) HELDOUT11, more such notes by a sixth to a tenth hand (72 notes in HELDOUT10), measured the
+same way;
 (c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -40,7 +40,8 @@ precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in mill
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,heldout2,heldout3,
-               heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
+               heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,presidio,meddocan,aci,vignettes,
+               caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -60,7 +61,7 @@ from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
 ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,heldout2,heldout3,"
-            "heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,presidio,meddocan,aci,vignettes,"
+            "heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,presidio,meddocan,aci,vignettes,"
             "caps_negatives,synthetic")
 
 
@@ -75,6 +76,7 @@ HELDOUT_TITLES = {
     "heldout8": "the same kind of notes by a seventh hand, written after the round's second rules",
     "heldout9": "the same kind of notes by an eighth hand, written after the round's third rules",
     "heldout10": "72 such notes by a ninth hand, written after the round's last rules but one",
+    "heldout11": "the same kind of notes by a tenth hand, written after the round's last rules, outside the repository",
 }
 
 

@@ -110,7 +110,8 @@ def _identifiers(name: str) -> set[str]:
                                                         "dev7", "heldout2", "heldout3", "heldout4", "heldout5",
                                                         "heldout6", "heldout7")),
                                           ("heldout9", tuple(s for s in SETS if s != "heldout9")),
-                                          ("heldout10", tuple(s for s in SETS if s != "heldout10"))])
+                                          ("heldout10", tuple(s for s in SETS if s != "heldout10")),
+                                          ("heldout11", tuple(s for s in SETS if s != "heldout11"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -173,6 +174,16 @@ def test_heldout10_is_a_ninth_hands_sparse_notes_cut_short_at_its_deadline() -> 
         _assert_in_its_case(note)
     words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
     assert words >= 12000 and 1000 * sum(len(n.spans) for n in notes) / words < 15
+
+
+def test_heldout11_is_a_tenth_hands_sparse_notes_written_after_the_rounds_last_rules() -> None:
+    """Written outside the repository (its author had no git history to read), 80 shorter notes in their case."""
+    notes = load("heldout11")
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 45, "nursing_lower": 35}
+    for note in notes:
+        _assert_in_its_case(note)
+    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
+    assert words >= 11000 and 1000 * sum(len(n.spans) for n in notes) / words < 15
 
 
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9"])
