@@ -7,7 +7,8 @@ import re
 from bisect import bisect_left, bisect_right
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.places import CONNECTORS, PlaceRules
+from medhelm_local.redact.place_words import CONNECTORS
+from medhelm_local.redact.places import PlaceRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 

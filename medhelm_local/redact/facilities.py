@@ -12,7 +12,7 @@ from collections.abc import Callable
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER
 from medhelm_local.redact.initials import InitialsRules
-from medhelm_local.redact.places import PRACTICE_WORDS
+from medhelm_local.redact.place_words import PRACTICE_WORDS
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 

@@ -10,7 +10,7 @@ import re
 
 from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
-from medhelm_local.redact.names import MEMO_LIMIT
+from medhelm_local.redact.name_words import MEMO_LIMIT
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span

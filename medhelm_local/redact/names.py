@@ -9,57 +9,13 @@ from __future__ import annotations
 
 import re
 
+from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.mentions import with_other_mentions
+from medhelm_local.redact.name_words import MEMO_LIMIT, REPORTED, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
-
-# What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
-_SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ':,?"',
-                   "relations": ':,;(-"', "greetings": ",", "credentials": ""}
-
-
-# Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".
-_ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
-primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
-ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
-ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative prior
-previous next other enterostomal apheresis""".split())
-# Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
-_OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
-# Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
-_PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
-# Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
-REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
-# Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also
-# services, written before what they do ("SLP EVALS").
-_NAMING_CREDENTIALS = frozenset({"np", "md", "rn", "pa", "crna", "lpn", "rrt"})
-# Words after which a person may be named before a credential on a line without case: "REPORT TO HOPE RN".
-_BEFORE_A_NURSE = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
-# How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
-# as the nouns eponyms name: "antibody positive" is no eponym).
-_SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
-# Endings of the infections and inflammations an organism or eponym names ("candida esophagitis"): read after a name
-# word only (so "-itis", which ends surnames too, is safe here); procedures and findings ("-ectomy", "-emia") follow
-# a clinician's or patient's name in notes too often.
-_DISEASE_ENDINGS = ("itis", "osis", "iasis")
-_NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "hypnosis"})  # "NAME: ANN LEE DIAGNOSIS: ..."
-_ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
-# How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
-# alone; a long export meets new identifiers without end, so the memo is bounded).
-MEMO_LIMIT = 1 << 16
-
-
-def mixed_abbreviation(text: str) -> bool:
-    """Capitals after a small letter ("MoCA", "HbA1c", "FiO2"): a word in one case never is (asked of every word)."""
-    return not (text.islower() or text.isupper()) and _ABBREVIATION.search(text) is not None
-
-
-def verb_shaped(key: str) -> bool:
-    """A word no list knows that ends like a verb in the past ("trached", "desatted", "tol'd"): shorthand, not a
-    surname. Not "-eed" (Rasheed, Hameed) nor "-ing", which ends given names too (Xiaoling)."""
-    return len(key) >= 6 and (key.endswith("'d") or (key.endswith("ed") and not key.endswith("eed")))
 
 
 class NameRules:
@@ -206,20 +162,20 @@ class NameRules:
                 continue
             kind, length = cue
             k = i + length
-            skip = _SKIP_AFTER_CUE[kind]
+            skip = name_words.SKIP_AFTER_CUE[kind]
             while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
                 k += 1
             if kind == "credentials":
                 nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
                 if nxt is not None and self.name_like(nxt, 1) and self.tier(nxt) != Ambiguity.CLINICAL and (
-                        self.words.is_name(nxt.key) or (tokens[i].key in _NAMING_CREDENTIALS
+                        self.words.is_name(nxt.key) or (tokens[i].key in name_words.NAMING_CREDENTIALS
                                                         and self._surname_unlisted(nxt))):
                     end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
                     found.append((k, end))
                     i = end
                     continue
                 j = i - 1 if i and tokens[i - 1].text == "," else i
-                if j > 0 and tokens[j - 1].key in _ROLE_WORDS:
+                if j > 0 and tokens[j - 1].key in name_words.ROLE_WORDS:
                     i += length
                     continue  # "GINA (NIGHT RN)", "charge rn": which nurse, not who
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
@@ -293,7 +249,7 @@ class NameRules:
             return False
         prev = tokens[j - 2]
         return prev.kind == "w" and not self.words.is_name(prev.key) and self.tier(prev) != Ambiguity.NAME_ONLY \
-            and prev.key not in _BEFORE_A_NURSE
+            and prev.key not in name_words.BEFORE_A_NURSE
 
     def _verb_like(self, tokens: list[Token], j: int) -> bool:
         """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
@@ -391,12 +347,12 @@ class NameRules:
         j = end
         while j < len(tokens) and tokens[j].text in ("'", "’", "s", "S") and j - end < 2:  # "MURPHY'S SIGN"
             j += 1
-        if j > end and j < len(tokens) and tokens[j].key in _OWNED:
+        if j > end and j < len(tokens) and tokens[j].key in name_words.OWNED:
             return True  # "BRIANNA'S CELL", "wife's bag": what a person has, not an eponym
         if j + 1 < len(tokens) and tokens[j].key in ("cell", "phone") and not tokens[j + 1].first \
                 and (tokens[j + 1].kind == "d" or tokens[j + 1].text in "#:-("):
             return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
-        if j < len(tokens) and tokens[j].key in _SIGN_READ and not tokens[j].cased:
+        if j < len(tokens) and tokens[j].key in name_words.SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
         if j < len(tokens) and (tokens[j].key in self._eponym_followers
                                 or (not tokens[j].first and self._names_disease(tokens[j]))):
@@ -407,8 +363,8 @@ class NameRules:
         """An infection's or inflammation's name after the candidate on its line ("CANDIDA ESOPHAGITIS", "candida
         osteomyelitis", "lyme arthritis", "Hashimoto thyroiditis"): an organism or an eponym."""
         key = tok.key
-        return tok.kind == "w" and len(key) >= 7 and key not in _NOT_DISEASES and key not in self._never_names \
-            and key.endswith(_DISEASE_ENDINGS)
+        return tok.kind == "w" and len(key) >= 7 and key not in name_words.NOT_DISEASES \
+            and key not in self._never_names and key.endswith(name_words.DISEASE_ENDINGS)
 
     def _eponym_pair(self, tokens: list[Token], j: int) -> bool:
         """Whether the candidate is the first of two or three joined eponyms before what they name: "TAY-SACHS
@@ -418,7 +374,7 @@ class NameRules:
                 tokens[k].text in ("-", "–") or tokens[k].key == "and") and tokens[k + 1].kind == "w":
             k, joins = k + 2, joins + 1
         return bool(joins) and k < len(tokens) and tokens[k].key in self._eponym_followers \
-            and tokens[k].key not in _OWNED and tokens[k].key not in _PERSONAL
+            and tokens[k].key not in name_words.OWNED and tokens[k].key not in name_words.PERSONAL
 
 def _with_initial(tokens: list[Token], start: int) -> int:
     """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""

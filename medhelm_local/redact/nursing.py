@@ -11,7 +11,7 @@ import re
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.names import REPORTED, verb_shaped
+from medhelm_local.redact.name_words import REPORTED, verb_shaped
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 

@@ -166,24 +166,18 @@ def test_sparse_sets_are_full_shift_icu_notes_with_identifiers_as_sparse_as_real
     assert sum(1 for n in notes if not n.spans) >= 10
 
 
-def test_heldout10_is_a_ninth_hands_sparse_notes_cut_short_at_its_deadline() -> None:
-    """Its author stopped at 72 notes (12,000 words) when its time ran out: whole notes only, in their case."""
-    notes = load("heldout10")
-    assert len(notes) == 72 and Counter(n.style for n in notes) == {"nursing_caps": 39, "nursing_lower": 33}
-    for note in notes:
+@pytest.mark.parametrize("name, notes, caps, lower, min_words", [("heldout10", 72, 39, 33, 12000),
+                                                                    ("heldout11", 80, 45, 35, 11000)])
+def test_the_last_sparse_sets_are_shorter_whole_notes_in_their_case(name: str, notes: int, caps: int, lower: int,
+                                                                     min_words: int) -> None:
+    """heldout10's author stopped at 72 notes when its time ran out; heldout11's, writing outside the repository
+    after every rule of the round, wrote 80 shorter ones. Whole notes only, each in its case, identifiers sparse."""
+    loaded = load(name)
+    assert len(loaded) == notes and Counter(n.style for n in loaded) == {"nursing_caps": caps, "nursing_lower": lower}
+    for note in loaded:
         _assert_in_its_case(note)
-    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
-    assert words >= 12000 and 1000 * sum(len(n.spans) for n in notes) / words < 15
-
-
-def test_heldout11_is_a_tenth_hands_sparse_notes_written_after_the_rounds_last_rules() -> None:
-    """Written outside the repository (its author had no git history to read), 80 shorter notes in their case."""
-    notes = load("heldout11")
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 45, "nursing_lower": 35}
-    for note in notes:
-        _assert_in_its_case(note)
-    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
-    assert words >= 11000 and 1000 * sum(len(n.spans) for n in notes) / words < 15
+    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in loaded)
+    assert words >= min_words and 1000 * sum(len(n.spans) for n in loaded) / words < 15
 
 
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9"])

@@ -1,0 +1,52 @@
+"""Words and word tests the name rules read: what stands between a cue and a name, who a credential names, what
+reports to a person, and the shapes of words that are shorthand rather than names (issue 32)."""
+
+from __future__ import annotations
+
+import re
+
+# What may stand between a cue and the name: "Dr. Lee", "Name: Lee", "wife (Mary)", "hi, Martha".
+SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-", "name_verbs": ':,?"',
+                   "relations": ':,;(-"', "greetings": ",", "credentials": ""}
+
+
+# Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".
+ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
+primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
+ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
+ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative prior
+previous next other enterostomal apheresis""".split())
+# Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
+OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
+# Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
+PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
+# Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
+REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
+# Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also
+# services, written before what they do ("SLP EVALS").
+NAMING_CREDENTIALS = frozenset({"np", "md", "rn", "pa", "crna", "lpn", "rrt"})
+# Words after which a person may be named before a credential on a line without case: "REPORT TO HOPE RN".
+BEFORE_A_NURSE = frozenset({"to", "by", "with", "w", "per", "from", "and", "called", "paged", "notified", "informed"})
+# How a sign read, after its eponym (kept out of rules.yaml's eponym_followers, which the vocabulary build reads
+# as the nouns eponyms name: "antibody positive" is no eponym).
+SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
+# Endings of the infections and inflammations an organism or eponym names ("candida esophagitis"): read after a name
+# word only (so "-itis", which ends surnames too, is safe here); procedures and findings ("-ectomy", "-emia") follow
+# a clinician's or patient's name in notes too often.
+DISEASE_ENDINGS = ("itis", "osis", "iasis")
+NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "hypnosis"})  # "NAME: ANN LEE DIAGNOSIS: ..."
+_ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
+# How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
+# alone; a long export meets new identifiers without end, so the memo is bounded).
+MEMO_LIMIT = 1 << 16
+
+
+def mixed_abbreviation(text: str) -> bool:
+    """Capitals after a small letter ("MoCA", "HbA1c", "FiO2"): a word in one case never is (asked of every word)."""
+    return not (text.islower() or text.isupper()) and _ABBREVIATION.search(text) is not None
+
+
+def verb_shaped(key: str) -> bool:
+    """A word no list knows that ends like a verb in the past ("trached", "desatted", "tol'd"): shorthand, not a
+    surname. Not "-eed" (Rasheed, Hameed) nor "-ing", which ends given names too (Xiaoling)."""
+    return len(key) >= 6 and (key.endswith("'d") or (key.endswith("ed") and not key.endswith("eed")))
