@@ -8,40 +8,40 @@ CONNECTORS = frozenset("de del la las los el do da dos das di della van von der 
 
 
 # Suffixes that name a street written without its number after "on" or "at": "FOUND DOWN ON WASHINGTON ST".
-_NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
+NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
                                     "terrace", "parkway", "highway"})
 # Words that name a region before a place after a facility's "of": "ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW
 # ENGLAND", "HOSPITAL OF WESTERN MASS" (not "upper" or "lower", which name parts of a body).
-_REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "southern", "central", "north", "south", "east",
+REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "southern", "central", "north", "south", "east",
                            "west", "new", "northeast", "northwest", "southeast", "southwest", "northeastern",
                            "northwestern", "southeastern", "southwestern", "metro", "metrowest", "upstate", "coastal"})
 # Region names a note writes short or that a town list does not hold: "OF CENTRAL MASS", "of new england".
-_REGION_NAMES = frozenset({"mass", "england", "shore", "valley", "berkshires", "cape"})
+REGION_NAMES = frozenset({"mass", "england", "shore", "valley", "berkshires", "cape"})
 # Whom a named facility is for, which its name goes on with: "SHRINERS HOSPITAL FOR CHILDREN", "mercy hospital for
 # women", "LAKEVIEW HOSPITAL FOR SPECIAL SURGERY".
-_FOR_WHOM = (("children",), ("sick", "children"), ("women",), ("infants",), ("veterans",), ("special", "surgery"),
+FOR_WHOM = (("children",), ("sick", "children"), ("women",), ("infants",), ("veterans",), ("special", "surgery"),
              ("joint", "diseases"))
 # Words after a facility's "of" that on a line without case, with no place after them, read as a side or a part
 # ("CARDIAC REHAB OF LEFT SIDE", "HOSPITAL OF CENTRAL LINE", "rehab of north side"), not a place.
-_SIDE_WORDS = _REGION_WORDS | frozenset({"left", "right", "upper", "lower", "mid", "anterior", "posterior", "inferior",
+SIDE_WORDS = REGION_WORDS | frozenset({"left", "right", "upper", "lower", "mid", "anterior", "posterior", "inferior",
                                          "superior", "lateral", "medial", "proximal", "distal", "bilateral"})
 # Words a practice's name goes on with after its specialty and before its "of": "NEUROLOGY CENTER OF NEW ENGLAND".
 PRACTICE_WORDS = frozenset({"center", "centre", "ctr", "associates", "assoc", "group", "clinic", "practice",
                              "physicians", "specialists", "consultants", "partners", "institute"})
 # Facility words that only a name goes before ("VIBRA HOSPITAL"), unlike a clinic, a rehab or nursing, which a
 # service's short form does ("ophth clinic", "INPAT REHAB", "SUBAC REHAB").
-_NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "healthcare", "medical", "med",
+NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "healthcare", "medical", "med",
                                    "sanatorium", "sanitarium"})
 
 
 # Places a person calls from or lives in that are no town, though a town somewhere has the name ("Home, PA").
-_NOT_A_TOWN = frozenset({"home", "work", "school", "church", "rehab", "bed", "lab", "floor", "there", "here", "clinic",
+NOT_A_TOWN = frozenset({"home", "work", "school", "church", "rehab", "bed", "lab", "floor", "there", "here", "clinic",
                          "jail", "court", "hospital", "shelter", "office", "car", "hotel", "college", "university",
                          "camp"})
 # Letters written on a house number: one letter ("221B"), or an ordinal's ("5th"); "h", "l", "g", "x" and "m" are units.
-_HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
+HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
 # Street suffixes that are common words in notes ("WALK", "CT", "GREEN", "RUN", "PARK"): on a line without case they
 # end a street only after a place cue ("LIVES AT") or before a comma, a unit or the line's end.
-_WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop", "row", "park", "point", "pt",
+WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop", "row", "park", "point", "pt",
                             "commons", "mall", "crossing", "ridge", "heights", "hts", "trail", "way", "place", "pl",
                             "square", "sq", "terrace", "ter", "circle", "cir", "plaza", "alley", "crescent", "pike"})

@@ -7,17 +7,17 @@ from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
 from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
-    _FOR_WHOM,
-    _HOUSE_LETTERS,
-    _NAMED_FACILITY_WORDS,
-    _NAMED_STREET_SUFFIXES,
-    _NOT_A_TOWN,
-    _REGION_NAMES,
-    _REGION_WORDS,
-    _SIDE_WORDS,
-    _WORD_SUFFIXES,
     CONNECTORS,
+    FOR_WHOM,
+    HOUSE_LETTERS,
+    NAMED_FACILITY_WORDS,
+    NAMED_STREET_SUFFIXES,
+    NOT_A_TOWN,
     PRACTICE_WORDS,
+    REGION_NAMES,
+    REGION_WORDS,
+    SIDE_WORDS,
+    WORD_SUFFIXES,
 )
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -63,7 +63,7 @@ class PlaceRules(NameRules):
                     j -= 1
                 if j < i and any(self._distinctive(t) for t in tokens[j:i]):
                     spans.append(Span(tokens[j].start, tok.end, PhiType.STREET))
-            elif tok.kind == "w" and tok.key in _NAMED_STREET_SUFFIXES and not tok.cased and i >= 2:
+            elif tok.kind == "w" and tok.key in NAMED_STREET_SUFFIXES and not tok.cased and i >= 2:
                 spans += self._street_after_cue(tokens, i)
             if tok.kind == "d" and len(tok.text) <= 6 and not (i and tokens[i - 1].end == tok.start):
                 spans += self._numbered_street(tokens, i)
@@ -95,7 +95,7 @@ class PlaceRules(NameRules):
             return []  # "SINCE 0500 REPEAT CT": no house number starts with a zero
         j, words, ordinal = i + 1, 0, False
         if j < len(tokens) and tokens[j].kind == "w" and tokens[j].start == tok.end:
-            if tokens[j].key not in _HOUSE_LETTERS:
+            if tokens[j].key not in HOUSE_LETTERS:
                 return []  # "350cc", "24h": a measure, not "221B" or "5th"
             j += 1
         distinct = False
@@ -124,7 +124,7 @@ class PlaceRules(NameRules):
             boundary = after is None or after.text in ",#" or after.key in units or after.first
             if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):
                 return []
-            if suffix.key in _WORD_SUFFIXES and not (cue or boundary):
+            if suffix.key in WORD_SUFFIXES and not (cue or boundary):
                 return []  # "REPLETED 20 PO. TOLERATED WALK TO", "HEAD CT NEG": a common word, not a street's end
         end = j
         k = j + 1 + (j + 1 < len(tokens) and tokens[j + 1].text in ".,")
@@ -176,7 +176,7 @@ class PlaceRules(NameRules):
                 region = end = self._region_after_of(tokens, end)
             elif end + 2 < len(tokens) and (tokens[end + 1].key == "of" or (tokens[end + 1].key == "at" and named)) \
                     and self._place_word(tokens[end + 2]) \
-                    and not (not tok.cased and tokens[end + 2].key in _SIDE_WORDS):
+                    and not (not tok.cased and tokens[end + 2].key in SIDE_WORDS):
                 # "Hospital of Springfield"; not "went to rehab at home", nor "REHAB OF LEFT SIDE" (a region word with
                 # a place after it was read above)
                 named.append(tokens[end + 2])
@@ -230,7 +230,7 @@ class PlaceRules(NameRules):
         k = end + 1
         if k >= len(tokens) or tokens[k].key != "for" or tokens[k].first:
             return end
-        for whom in _FOR_WHOM:
+        for whom in FOR_WHOM:
             last = k + len(whom)
             if last < len(tokens) and all(tokens[k + 1 + n].key == w and not tokens[k + 1 + n].first
                                           and tokens[k + n + 1].start - tokens[k + n].end <= 2
@@ -243,7 +243,7 @@ class PlaceRules(NameRules):
         "VIBRA HOSPITAL", where "vibra" is only the first letters of "vibration" (a short form no one writes before
         "hospital"), unlike "CARDIAC REHAB" or "PULM REHAB", words clinical writing uses whole, or "COMMU HOSPITAL",
         the start of a word that names a kind of facility."""
-        if i == 0 or tokens[i].first or tokens[i].key not in _NAMED_FACILITY_WORDS:
+        if i == 0 or tokens[i].first or tokens[i].key not in NAMED_FACILITY_WORDS:
             return False
         t, words = tokens[i - 1], self.words
         return (not t.cased and t.kind == "w" and len(t.key) >= 5 and tokens[i].start - t.end <= 2
@@ -270,12 +270,12 @@ class PlaceRules(NameRules):
         first, second, third = word(k + 1), word(k + 2), word(k + 3)
         if f"{first} {second}" in states or f"{first} {second}" in cities:
             return k + 2  # "OF NEW HAMPSHIRE"
-        if first not in _REGION_WORDS:
+        if first not in REGION_WORDS:
             return 0
         if third and (f"{second} {third}" in states or f"{second} {third}" in cities):
             return k + 3  # "OF SOUTHERN NEW HAMPSHIRE"
         place = tokens[k + 2]
-        if second in states or second in _REGION_NAMES or (
+        if second in states or second in REGION_NAMES or (
                 len(second) >= 4 and (second in cities or self._distinctive(place))
                 and self.tier(place) != Ambiguity.CLINICAL):
             return k + 2  # "OF GREATER LOWELL", "OF WESTERN MASS"
@@ -360,7 +360,7 @@ class PlaceRules(NameRules):
         if tiers[0] == Ambiguity.EVERYDAY and before in ("from", "in", "near") and self._ends_phrase(tokens, i + 1):
             return True  # "SON DRIVING FROM CANTON.", "sister in auburn called": a town closing its phrase
         return state_after or (" " in two_before and two_before in cues and (
-            tiers[0] == Ambiguity.EVERYDAY or (self._ends_phrase(tokens, i + 1) and words[0].key not in _NOT_A_TOWN)))
+            tiers[0] == Ambiguity.EVERYDAY or (self._ends_phrase(tokens, i + 1) and words[0].key not in NOT_A_TOWN)))
         # "DTR LIVES IN SANDWICH.", not "CALLED FROM HOME, FEELING BETTER"
 
     @staticmethod
