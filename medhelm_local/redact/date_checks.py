@@ -47,6 +47,12 @@ _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "op
 # Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
 # "AICD PLACED 05", "PACER PLACED IN 04"; "NGT PLACED 16" stays a number.
 _IMPLANTED = frozenset({"placed", "inserted", "implanted"})
+# Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
+# 02", "HIP FX IN 98", "stent to rca in 99", "PREDNISONE SINCE 99".
+_HISTORY = frozenset({"admit", "admitted", "admission", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
+                      "fx", "fracture", "fractured", "stroke", "seizure", "seizures", "arrest", "mvc", "fall", "injury",
+                      "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
+                      "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
 _PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching"})
 
@@ -122,9 +128,13 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     """A two-digit year after an event ("MI 97", "CABG in 02", "HELLER MYOTOMY IN 97"): the word before must be
     one, or a procedure's name with "in" before the year."""
     word = m.group("w").lower().rstrip("'s")
-    procedure = word.endswith(_PROCEDURES) and re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
     value = m.group("v")
-    implanted = word in _IMPLANTED and (value[0] == "0" or int(value) >= 60)  # "AICD PLACED 05", not "NGT PLACED 16"
+    year_like = value[0] == "0" or int(value) >= 60
+    with_in = re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
+    # "AICD PLACED 05", not "NGT PLACED 16"; "CABG in 02" or "last admit in 02", not "HR in 40"
+    implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word == "since"))
+                 or (with_in and value[0] == "0")) and year_like
+    procedure = word.endswith(_PROCEDURES) and with_in
     if (word not in rules.words("event_words") and not procedure and not implanted) \
             or unit_follows(text, m.end(), rules):
         return None
@@ -204,6 +214,18 @@ def _month_alone(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     return m.start(), m.end(), PhiType.DATE
 
 
+# Month abbreviations that are also words ("in dec uop", "may"): a month only where no word follows ("1.0 IN DEC)",
+# "SINCE MAY."). "mar" (the medication record: "documented in mar.") and "sep" are never read alone.
+_MONTHS_ALSO_WORDS = frozenset({"dec", "may"})
+
+
+def _month_abbrev(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A month's abbreviation after a time word ("CREAT 1.0 IN JAN", "since oct", "LAST NOV")."""
+    if m.group("v").lower() in _MONTHS_ALSO_WORDS and word_after(text, m.end()):
+        return None
+    return m.start("v"), m.end("v"), PhiType.DATE
+
+
 def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     if unit_follows(text, m.end(), rules):
         return None
@@ -224,6 +246,6 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 
 DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
-    "month_alone": _month_alone, "year": _year, "month_year2": _month_year2, "event_year": _event_year,
-    "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after, "date_stray_dot": _date_stray_dot,
+    "month_alone": _month_alone, "month_abbrev": _month_abbrev, "year": _year, "month_year2": _month_year2,
+    "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after, "date_stray_dot": _date_stray_dot,
 }

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER
+from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER, _WARD_AFTER
 from medhelm_local.redact.initials import InitialsRules
 from medhelm_local.redact.place_words import PRACTICE_WORDS
 from medhelm_local.redact.tokens import STOPWORDS, Token
@@ -31,12 +31,14 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": (),
                    "hospice": ()}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
-_FACILITY_TAIL = frozenset({"general", "regional", "memorial", "medical", "med", "center", "ctr", "centre", "hospital",
-                            "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
+_FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
+                            "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
                             "north",
                             "south", "campus", "clinic", "institute", "infirmary", "alliance", "lodge"})
+# What ends a facility's name begun by a town and a specialty: "CAMBRIDGE EATING DISORDER CENTER", "quincy pain clinic".
+_TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
-_TOWN_HOSPITAL = frozenset({"general", "memorial", "regional"})
+_TOWN_HOSPITAL = frozenset({"general", "gen", "memorial", "mem", "regional"})
 # Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing".
 # A practice's words (places.py), less the two a specialty never comes before, and "nursing".
 _SPECIALTY_HEADS = (PRACTICE_WORDS - {"practice", "partners"}) | {"nursing"}
@@ -47,6 +49,8 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anesthesia", "appearance", "condition",
                                  "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
 _MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
+# Letters of a ward code that are oxygen, dextrose, a vitamin or a blocker instead: "back to O2", "to D5", "B12".
+_NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
@@ -231,6 +235,11 @@ class FacilityRules(InitialsRules):
                 and tok.key not in self.rules.words("units") and tok.key not in self.rules.words("facility_generic")
                 and tok.key not in self.rules.words("states"))
 
+    def _specialty_word(self, tok: Token) -> bool:
+        """A clinical word that can stand inside a facility's name after its town ("JEWISH", "EATING", "DISORDER")."""
+        return (tok.kind == "w" and len(tok.key) >= 4 and tok.text.isalpha()
+                and tok.key not in self.rules.words("units") and tok.key not in self.rules.words("facility_generic"))
+
     def _stretch_right(self, tokens: list[Token], b: int) -> int:
         """Index of the last word of a hospital name starting before token b: over "general", "west", "medical
         center" ("saint agnes general", "MERCY WEST")."""
@@ -251,16 +260,61 @@ class FacilityRules(InitialsRules):
         return known and tok.key not in self.words.first_names \
             and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
 
-    def _ward_after_number(self, tokens: list[Token], j: int) -> bool:
-        """A named word after a ward's number and a place cue ("to 7 feldman"): a name or unknown word, not a unit,
-        shorthand or a direction ("TO 2 L", "ON 2 PRESSORS", "to 6 north")."""
-        tok = tokens[j]
-        if tok.kind != "w" or tok.first or tok.start - tokens[j - 1].end != 1 or len(tok.key) < 4 or tok.cased \
-                or not tok.text.isalpha() \
-                or tok.key in self.rules.words("units") or self.words.is_shorthand(tok.key) or tok.key in _DIRECTIONS:
+    def _ward_number_first(self, tokens: list[Token], i: int) -> bool:
+        """A ward written number first, token i its number: after a place cue ("to 7 feldman", "ON 9 FELDBERG"), in
+        brackets after a move ("TO FLOOR (7 FARR)"), or a surname that is also a word between a move and a time
+        ("FROM 12 STONE TODAY"). Not a unit, shorthand, a first name or a direction ("TO 2 L", "ON 2 PRESSORS",
+        "to 6 north")."""
+        tok, before = tokens[i], tokens[i - 1]
+        if tok.kind != "d" or len(tok.text) > 2 or not 1 <= int(tok.text) <= 30 or i + 1 >= len(tokens):
             return False
-        return self._unknown(tok) or (self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
-                                      and tok.key not in self.words.first_names)
+        word = tokens[i + 1]
+        if word.kind != "w" or word.first or word.start - tok.end != 1 or len(word.key) < 4 \
+                or not word.text.isalpha() or (word.cased and not word.text[0].isupper()) \
+                or word.key in self.rules.words("units") or self.words.is_shorthand(word.key) \
+                or word.key in _DIRECTIONS or word.key in self.words.first_names:
+            return False
+        named = self._unknown(word) or (self.words.is_name(word.key) and self.tier(word) != Ambiguity.CLINICAL)
+        if word.cased and not self._unknown(word):
+            return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
+        if before.text == "(":  # "TO FLOOR (7 FARR)", "FROM FLOOR (11 REISMAN)"
+            return named and i >= 2 and tokens[i - 2].key in _MOVES | {"floor", "to", "from"}
+        if before.key == "on":  # "MICU BOARDER ON 9 FELDBERG", not "ON 2 PRESSORS" nor "ON 4 BAGS"
+            return named and word.key not in self.words.everyday
+        if before.key not in _MOVED_FROM:
+            return False
+        after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
+        moved = (i >= 2 and tokens[i - 2].key in _MOVES) or (after is not None and after.key in _WARD_AFTER)
+        return named or (moved and self.words.is_name(word.key))  # "TRANSFERRED FROM 12 STONE TODAY"
+
+    @staticmethod
+    def _childrens(tokens: list[Token], i: int) -> bool:
+        """"AT CHILDREN'S", "transferred to children's": the children's hospital, with its possessive, after "at",
+        "from" or a move (not "SPOKE TO CHILDREN'S FATHER")."""
+        if tokens[i].first or i + 2 >= len(tokens) or tokens[i + 1].text not in "'’" or tokens[i + 2].key != "s":
+            return False
+        before = tokens[i - 1].key
+        return before in ("at", "from") or (before == "to" and i >= 2 and tokens[i - 2].key in _MOVES)
+
+    def _ward_code(self, tokens: list[Token], i: int) -> int:
+        """The index of a ward code's number after a move, or 0: one or two letters and a number, run together or
+        with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow"), but not
+        oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
+        tok = tokens[i]
+        if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS \
+                or tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in _MOVES:
+            return 0
+        number = tokens[i + 1]
+        if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
+            return 0
+        if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
+            return 0  # "TO F2L"
+        glued = number.start == tok.end
+        after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
+        if glued and not self.words.is_shorthand(tok.key + number.text) \
+                and tok.key not in self.rules.words("units"):
+            return i + 1
+        return i + 1 if after in _WARD_AFTER or after == "in" else 0
 
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
@@ -288,8 +342,22 @@ class FacilityRules(InitialsRules):
         """A hospital named by a word that names hospitals ("AT MERCY WEST", "from providence"), and common words
         between a place cue and a facility word ("AT CAPE COD HOSPITAL")."""
         spans, names = [], self.rules.words("facility_names") | self.words.facility_names_one
+        anywhere = self.rules.words("facility_names_anywhere")
         for i, tok in enumerate(tokens[1:], 1):
             cue = i - 1 - (tokens[i - 1].key == "the" and i > 1 and not tokens[i - 1].first)  # "AT THE HOPE LODGE"
+            if tok.key in anywhere and not (tok.cased and not tok.text[0].isupper()):  # "PREFERS KINDRED IN PEABODY"
+                spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
+                continue
+            if tok.key == "children" and self._childrens(tokens, i):  # "A NURSE AT CHILDREN'S"
+                spans.append(Span(tok.start, tokens[i + 2].end, PhiType.HOSPITAL))
+                continue
+            if not tok.first and self._ward_number_first(tokens, i):  # "CALLED OUT TO 7 FELDMAN", "(11 REISMAN)"
+                spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
+                continue
+            code_end = 0 if tok.first else self._ward_code(tokens, i)
+            if code_end:  # "back to f6 when stable"
+                spans.append(Span(tok.start, tokens[code_end].end, PhiType.HOSPITAL))
+                continue
             by = tokens[cue].key == "by"  # "FOLLOWED BY SEACOAST CARDIOLOGY ASSOCIATES": only a whole facility name
             if tok.first or (tokens[cue].key not in _PLACE_BEFORE and not by) or tokens[cue].key in ("on", "off"):
                 continue
@@ -300,10 +368,6 @@ class FacilityRules(InitialsRules):
                 and not tokens[i + 1].first and self._common_place_word(tokens[i + 1])
             if mount:  # "from mt auburn ed", "AT MOUNT SINAI"
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i + 1)].end, PhiType.HOSPITAL))
-                continue
-            if tok.kind == "d" and len(tok.text) <= 2 and i + 1 < len(tokens) \
-                    and self._ward_after_number(tokens, i + 1):
-                spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))  # "CALLED OUT TO 7 FELDMAN"
                 continue
             if self._ward_named(tokens, i):  # "TRANSFERRED TO PHELPS", "called out to ashby"
                 spans.append(Span(tok.start, tok.end, PhiType.HOSPITAL))
@@ -322,14 +386,17 @@ class FacilityRules(InitialsRules):
         words from token i, then a facility word (a state, or a word a facility's kind is named with, may stand
         inside once the name has begun: "TO SOUTHERN NH MEDICAL CENTER")."""
         j, states, kinds = i, self.rules.words("states"), self.rules.words("facility_generic")
+        town = tokens[i].key in self.words.cities  # "CHELSEA JEWISH NURSING HOME", "CAMBRIDGE EATING DISORDER CENTER"
         while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
-                and (self._common_place_word(tokens[j])
+                and (self._common_place_word(tokens[j]) or (town and j > i and self._specialty_word(tokens[j]))
                      or (j > i and (tokens[j].key in states or (tokens[j].key in kinds and len(tokens[j].key) >= 4)))) \
                 and not self._facility_head(tokens, j) and not (tokens[j].key == "nursing" and j > i
-                                                                 and tokens[j - 1].key == "skilled"):
+                                                                 and tokens[j - 1].key == "skilled") \
+                and not (town and j > i + 1 and tokens[j].key in _TOWN_FACILITY_HEADS):
             j += 1
-        if i < j < len(tokens) and not tokens[j].first and self._facility_head(tokens, j) \
-                and tokens[j].start - tokens[j - 1].end <= 2:
+        head = j < len(tokens) and (self._facility_head(tokens, j)
+                                    or (town and j > i + 1 and tokens[j].key in _TOWN_FACILITY_HEADS))
+        if i < j < len(tokens) and not tokens[j].first and head and tokens[j].start - tokens[j - 1].end <= 2:
             return [Span(tokens[i].start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL)]
         if i < j < len(tokens) and tokens[j].key == "nursing" and tokens[j - 1].key == "skilled" \
                 and not tokens[j].first and tokens[j].start - tokens[j - 1].end <= 2 \

@@ -64,6 +64,7 @@ class ContextWords(BaseModel):
     place_cues: list[str]
     facility_words: list[str]
     facility_names: list[str] = []
+    facility_names_anywhere: list[str] = []
     facility_generic: list[str]
     street_suffixes: list[str]
     street_units: list[str]
