@@ -247,5 +247,6 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
 DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
     "month_alone": _month_alone, "month_abbrev": _month_abbrev, "year": _year, "month_year2": _month_year2,
-    "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after, "date_stray_dot": _date_stray_dot,
+    "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after,
+    "date_stray_dot": _date_stray_dot,
 }

@@ -32,9 +32,9 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "hospice": ()}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
-                            "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west", "east",
-                            "north",
-                            "south", "campus", "clinic", "institute", "infirmary", "alliance", "lodge"})
+                            "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
+                            "east", "north", "south", "campus", "clinic", "institute", "infirmary", "alliance",
+                            "lodge"})
 # What ends a facility's name begun by a town and a specialty: "CAMBRIDGE EATING DISORDER CENTER", "quincy pain clinic".
 _TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
