@@ -78,8 +78,8 @@ HELDOUT_TITLES = {
     "heldout9": "the same kind of notes by an eighth hand, written after the round's third rules",
     "heldout10": "72 such notes by a ninth hand, written after the round's last rules but one",
     "heldout11": "the same kind of notes by a tenth hand, written after the round's last rules, outside the repository",
-    "heldout12": "the same kind of notes by an eleventh hand, written before the seventh round's rules, measured once on arrival",
-    "heldout13": "the same kind of notes by a twelfth hand, written before the seventh round's rules, measured once on arrival",
+    "heldout12": "the same kind of notes by an eleventh hand, written before the seventh round's rules",
+    "heldout13": "the same kind of notes by a twelfth hand, written before the seventh round's rules",
 }
 
 
