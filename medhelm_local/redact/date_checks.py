@@ -44,9 +44,9 @@ _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "di
                          "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
-# Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
-# "AICD PLACED 05", "PACER PLACED IN 04"; "NGT PLACED 16" stays a number.
-_IMPLANTED = frozenset({"placed", "inserted", "implanted"})
+# Verbs and devices before a two-digit year that read as one only when no size or length can be meant (00-09,
+# 60-99): "AICD PLACED 05", "PACER PLACED IN 04", "pacer 02 for chb"; "NGT PLACED 16" stays a number.
+_IMPLANTED = frozenset({"placed", "inserted", "implanted", "pacer", "pacemaker", "defibrillator"})
 # Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
 # 02", "HIP FX IN 98", "stent to rca in 99", "PREDNISONE SINCE 99".
 _HISTORY = frozenset({"admit", "admitted", "admission", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
@@ -151,9 +151,10 @@ _LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "wa
 
 def _year_after(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     """A two-digit year with the apostrophe after it, as history lists write it ("CABG X3 97'", "chole 81'"):
-    not feet walked ("AMBULATED 40'"), and after a word, not after another number ("5 10'")."""
+    not feet walked ("AMBULATED 40'"), and after a word or a year, not after another number ("5 10'")."""
     before = words_before(text, m.start(), 1)
-    if not before or before[0] in _LENGTH_WORDS or before[0].replace(".", "").isdigit():
+    after_a_year = bool(before) and re.fullmatch(r"(?:19|20)\d\d", before[0]) is not None  # "(2003, 06')"
+    if not before or before[0] in _LENGTH_WORDS or (before[0].replace(".", "").isdigit() and not after_a_year):
         return None
     if text[m.end():m.end() + 1].isdigit():
         return None  # "5'10": a height
@@ -231,7 +232,8 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None
     value = int(m.group())
     could_be_time = value % 100 < 60 and value < 2400
-    if could_be_time and (value > LATEST_YEAR or value < EARLIEST_YEAR):
+    born = words_before(text, m.start(), 1) in (["born"], ["b"])  # "born 1914 per face sheet": a year of birth
+    if could_be_time and (value > LATEST_YEAR or (value < EARLIEST_YEAR and not (born and value >= 1890))):
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:
         before = words_before(text, m.start(), 1)

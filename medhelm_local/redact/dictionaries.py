@@ -16,6 +16,7 @@ FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt",
          "clinical_terms.txt", "icu_terms.txt")
 COUNTRIES = "countries.txt"  # not PHI under Safe Harbor: read apart (the detector drops a bare country span)
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
+LOCAL_PLACES = "places_local.txt"  # the region's villages, neighbourhoods and landmarks: read apart for the same reason
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
 # "Manduria", "Karpathy" once its accent is folded).
@@ -63,7 +64,8 @@ class Dictionaries:
     (words joined by one space), `facility_firsts` the first words of those of several words and
     `facility_names_one` those of one word; `countries` country and continent names (words joined by one space),
     `country_words` the words that name them ("salvador" of "el salvador"), `common_names` the first names and
-    the 20,000 commoner surnames.
+    the 20,000 commoner surnames; `local_places` the region's villages, neighbourhoods and landmarks (in `cities`
+    too), whose names of several words are places wherever they stand ("CASTLE ISLAND", "fields corner").
     """
 
     first_names: frozenset[str]
@@ -85,6 +87,7 @@ class Dictionaries:
     countries: frozenset[str] = frozenset()
     country_words: frozenset[str] = frozenset()
     common_names: frozenset[str] = frozenset()
+    local_places: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -191,8 +194,10 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
     words = {name: read_words(folder / name, read) for name in FILES}
     facilities = frozenset(" ".join(f.replace("-", " ").replace(".", " ").split())
                            for f in read_words(folder / FACILITIES, read))
+    local_places = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
+                             for c in read_words(folder / LOCAL_PLACES, read))
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
-                       for c in words["cities_us.txt"] | words["cities_world.txt"])
+                       for c in words["cities_us.txt"] | words["cities_world.txt"]) | local_places
     names = words["first_names.txt"] | words["surnames.txt"]
     hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
     surnames_in_order = read_words_in_order(folder / "surnames.txt", read)
@@ -212,6 +217,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],
         cities=cities,
+        local_places=local_places,
         everyday=words["everyday_words.txt"] | common_names,
         clinical=learned | hand_listed | abbreviations | eponyms,
         clinical_terms=hand_listed,

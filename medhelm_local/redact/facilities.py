@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.inhouse import _PLACE_BEFORE, _UNIT_AFTER, _WARD_AFTER
+from medhelm_local.redact.inhouse import _CHANGE_BEFORE_TO, _PLACE_BEFORE, _UNIT_AFTER, _WARD_AFTER
 from medhelm_local.redact.initials import InitialsRules
 from medhelm_local.redact.place_words import PRACTICE_WORDS
 from medhelm_local.redact.tokens import STOPWORDS, Token
@@ -33,8 +33,8 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
-                            "east", "north", "south", "campus", "clinic", "institute", "infirmary", "alliance",
-                            "lodge"})
+                            "east", "north", "south", "northshore", "southshore", "metrowest", "campus", "clinic",
+                            "institute", "infirmary", "alliance", "lodge"})
 # What ends a facility's name begun by a town and a specialty: "CAMBRIDGE EATING DISORDER CENTER", "quincy pain clinic".
 _TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
@@ -51,6 +51,7 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 _MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
 # Letters of a ward code that are oxygen, dextrose, a vitamin or a blocker instead: "back to O2", "to D5", "B12".
 _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og"})
+_BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
@@ -301,8 +302,7 @@ class FacilityRules(InitialsRules):
         with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow"), but not
         oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
         tok = tokens[i]
-        if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS \
-                or tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in _MOVES:
+        if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS:
             return 0
         number = tokens[i + 1]
         if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
@@ -310,6 +310,12 @@ class FacilityRules(InitialsRules):
         if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
             return 0  # "TO F2L"
         glued = number.start == tok.end
+        if tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in _MOVES:
+            # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
+            # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
+            bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
+                and tokens[i - 2].key not in _CHANGE_BEFORE_TO  # not "INCREASED TO M3"
+            return i + 1 if bare else 0
         after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
         if glued and not self.words.is_shorthand(tok.key + number.text) \
                 and tok.key not in self.rules.words("units"):

@@ -163,6 +163,9 @@ class InHouseRules(AddressRules):
         if j >= len(tokens) or tokens[j].kind != "w" or tokens[j].start - tokens[j - 1].end > 1:
             return []
         name = tokens[j]
+        if len(name.key) == 1 and name.text.isalpha() and j + 2 < len(tokens) and tokens[j + 1].text in "'’" \
+                and tokens[j + 2].key == "s" and tokens[j + 1].start == name.end:
+            return [Span(tokens[i].start, tokens[j + 2].end, PhiType.HOSPITAL)]  # "FROM ST. E'S": a saint by initial
         if (name.cased and not name.text[0].isupper()) or not (self.words.is_name(name.key) or self._unknown(name)
                                                                or name.key.rstrip("s") in self.words.first_names):
             return []

@@ -21,6 +21,10 @@ _LINE_INITIALS = re.compile(
 _TRAILING_INITIALS = re.compile(
     r"(?m)(?<=[.!)][ \t])[ \t]{0,2}(-{1,2})[ \t]?([A-Za-z]{2,3})()(?:[ \t]{1,2}(?:rn|RN|md|MD|np|NP|rrt|RRT))?[ \t]*$")
 _TRAILING_GATE = re.compile(r"[.!)][ \t]{1,3}-")
+# Dotted initials after a dash closing a note's last sentence: "READY FOR AM. -- j.p.", "gas. -- c.o'b rn".
+_TRAILING_DOTTED = re.compile(
+    r"(?m)(?<=[.!)][ \t])[ \t]{0,2}-{1,2}[ \t]?((?:[A-Za-z]\.[ \t]?){1,2}[A-Za-z](?:['’][A-Za-z]{1,2}|\.)?)"
+    r"(?:[ \t,]{1,2}(?:rn|RN|md|MD|np|NP|rrt|RRT))?[ \t]*$")
 _NEWLINE = re.compile("\n")
 # A line that is only dotted initials, after the note's first line: "t.r.", "-J.M.K." signing the note.
 _DOTTED_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*((?:[A-Za-z]\.[ \t]?){1,2}[A-Za-z]\.?)[ \t]*$")
@@ -75,6 +79,10 @@ class InitialsRules(InHouseRules):
         found = matches_at(_LINE_INITIALS, text, lines)
         if _TRAILING_GATE.search(text):
             found += _TRAILING_INITIALS.finditer(text)
+            for m in _TRAILING_DOTTED.finditer(text):
+                letters = re.sub(r"[^a-z]", "", m.group(1).lower())
+                if letters not in _DOTTED_WORDS and m.group(1).count(".") + m.group(1).count("'") >= 1:
+                    spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
         if not found:
             return spans
         starts = [t.start for t in tokens]

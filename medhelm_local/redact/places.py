@@ -336,7 +336,9 @@ class PlaceRules(NameRules):
             for n in range(longest, 0, -1):
                 key = " ".join([t.key for t in words[:n]]) if n > 1 else tok.key
                 if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_after, cues):
-                    spans.append(Span(tok.start, words[n - 1].end, PhiType.CITY))
+                    compass = i and not tok.first and tokens[i - 1].key in _COMPASS \
+                        and tok.start - tokens[i - 1].end == 1  # "SOUTH WEYMOUTH", "east falmouth"
+                    spans.append(Span(tokens[i - 1].start if compass else tok.start, words[n - 1].end, PhiType.CITY))
                     break
         return spans
 
@@ -347,10 +349,14 @@ class PlaceRules(NameRules):
             return False
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
+        if two_before == "is in" and not (self._ends_phrase(tokens, i + len(words))
+                                          and " ".join(t.key for t in words) not in NOT_A_TOWN):
+            return False  # "HOME IS IN SANDWICH.", not "pt is in union with" nor "IS IN BED."
         cue = before in cues or two_before in cues
         tiers = [self.tier(t) for t in words]
         if len(words) > 1:
-            return words[0].cased or min(tiers) == Ambiguity.NAME_ONLY or cue
+            local = " ".join(t.key for t in words) in self.words.local_places  # "NEAR CASTLE ISLAND ~0500"
+            return words[0].cased or min(tiers) == Ambiguity.NAME_ONLY or cue or local
         if len(words[0].key) < 4:
             return False
         if tiers[0] == Ambiguity.NAME_ONLY:
@@ -366,8 +372,13 @@ class PlaceRules(NameRules):
     @staticmethod
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
-        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;)" or tokens[k].key in (
-            "called", "visiting", "will", "is", "area", "and", "at")
+        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()" or tokens[k].key in (
+            "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
+            "tomorrow")
+
+
+# A compass word before a town names a village of it: "SOUTH WEYMOUTH", "east falmouth", "West Newbury".
+_COMPASS = frozenset({"north", "south", "east", "west"})
 
 
 def _after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:
