@@ -139,8 +139,6 @@ def _borrowed_private_names() -> list[str]:
 KNOWN_BORROWED = {
     "medhelm_local/metrics/calibration.py: _interval from medhelm_local.metrics.aggregate",
     "medhelm_local/metrics/calibration.py: _resamples from medhelm_local.metrics.aggregate",
-    "medhelm_local/redact/facilities.py: _PLACE_BEFORE from medhelm_local.redact.inhouse",
-    "medhelm_local/redact/facilities.py: _UNIT_AFTER from medhelm_local.redact.inhouse",
 }
 
 

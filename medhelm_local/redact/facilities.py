@@ -10,9 +10,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.inhouse import _CHANGE_BEFORE_TO, _PLACE_BEFORE, _UNIT_AFTER, _WARD_AFTER
 from medhelm_local.redact.initials import InitialsRules
-from medhelm_local.redact.place_words import PRACTICE_WORDS
+from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -48,7 +47,7 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 # What makes a listed name words of a sentence: "ABD MASS GENERAL SURGERY AWARE", "general appearance".
 _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anesthesia", "appearance", "condition",
                                  "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
-_MOVED_FROM = _PLACE_BEFORE - {"on", "off"}
+_MOVED_FROM = PLACE_BEFORE - {"on", "off"}
 # Letters of a ward code that are oxygen, dextrose, a vitamin or a blocker instead: "back to O2", "to D5", "B12".
 _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
@@ -75,7 +74,7 @@ class FacilityRules(InitialsRules):
                 continue
             after = tokens[b + 1].key if b + 1 < len(tokens) and not tokens[b + 1].first else ""
             town_hospital = after in _TOWN_HOSPITAL and span.type is PhiType.CITY  # "LOWELL GENERAL"
-            if span.type is PhiType.HOSPITAL or ((after in _UNIT_AFTER or town_hospital)
+            if span.type is PhiType.HOSPITAL or ((after in UNIT_AFTER or town_hospital)
                                                  and span.type in (PhiType.CITY, PhiType.NAME)):
                 a2, b2 = self._stretch_left(tokens, a), self._grow_right(tokens, b)
                 if span.type is not PhiType.HOSPITAL and not town_hospital \
@@ -213,11 +212,11 @@ class FacilityRules(InitialsRules):
         while j > 0 and a - j < 3 and not tokens[j].first:
             t = tokens[j - 1]
             university_of = t.key == "of" and j > 1 and tokens[j - 2].key in ("university", "univ")
-            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in _PLACE_BEFORE \
+            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in PLACE_BEFORE \
                     or (t.key in self._never_names and not university_of):
                 break
             j -= 1  # "univ of vermont med ctr": over "of" only after "university"
-        cue = j > 0 and not tokens[j].first and tokens[j - 1].key in _PLACE_BEFORE
+        cue = j > 0 and not tokens[j].first and tokens[j - 1].key in PLACE_BEFORE
         start = a
         for k in range(a - 1, j - 1, -1):
             t = tokens[k]
@@ -285,7 +284,7 @@ class FacilityRules(InitialsRules):
         if before.key not in _MOVED_FROM:
             return False
         after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
-        moved = (i >= 2 and tokens[i - 2].key in _MOVES) or (after is not None and after.key in _WARD_AFTER)
+        moved = (i >= 2 and tokens[i - 2].key in _MOVES) or (after is not None and after.key in WARD_AFTER)
         return named or (moved and self.words.is_name(word.key))  # "TRANSFERRED FROM 12 STONE TODAY"
 
     @staticmethod
@@ -314,13 +313,13 @@ class FacilityRules(InitialsRules):
             # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
             bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
-                and tokens[i - 2].key not in _CHANGE_BEFORE_TO  # not "INCREASED TO M3"
+                and tokens[i - 2].key not in CHANGE_BEFORE_TO  # not "INCREASED TO M3"
             return i + 1 if bare else 0
         after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
         if glued and not self.words.is_shorthand(tok.key + number.text) \
                 and tok.key not in self.rules.words("units"):
             return i + 1
-        return i + 1 if after in _WARD_AFTER or after == "in" else 0
+        return i + 1 if after in WARD_AFTER or after == "in" else 0
 
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
@@ -365,7 +364,7 @@ class FacilityRules(InitialsRules):
                 spans.append(Span(tok.start, tokens[code_end].end, PhiType.HOSPITAL))
                 continue
             by = tokens[cue].key == "by"  # "FOLLOWED BY SEACOAST CARDIOLOGY ASSOCIATES": only a whole facility name
-            if tok.first or (tokens[cue].key not in _PLACE_BEFORE and not by) or tokens[cue].key in ("on", "off"):
+            if tok.first or (tokens[cue].key not in PLACE_BEFORE and not by) or tokens[cue].key in ("on", "off"):
                 continue
             if by:
                 spans += self._common_words_then_head(tokens, i)

@@ -12,20 +12,12 @@ from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT
 from medhelm_local.redact.patterns import Rules
+from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
-# Before a hospital abbreviation or a ward: "from KMC", "to BLAKE 12", "ON WANG 3", "From: Phillips 5".
-_PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off"})
-# After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
-_UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
-                         "floor", "unit", "rehab", "clinic", "ward"})
 # "ON IABP", "OFF NEO", "SWITCHED TO CVVHD": a device or a drug, not a hospital, after these.
 _NOT_A_MOVE = frozenset({"on", "off"})
-_CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",
-                               "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
-                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached",
-                               "connected"})
 # Cues that a named word with a number is a ward even when the word is also common ("TRANSFERRED TO WHITE 9",
 # "DISPO: FELDMAN 6", "CALLED OUT TO ..."); and what follows a ward ("... 4 WHEN BED AVAILABLE").
 _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "dispo", "callout", "moved", "bed",
@@ -35,7 +27,6 @@ _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", 
 _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port"})
-_WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight", "later", "bed"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
@@ -90,11 +81,11 @@ class InHouseRules(AddressRules):
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
         two_before = tokens[i - 2].key if i > 1 and not tokens[i - 1].first else ""
-        moved = before in _PLACE_BEFORE and before not in _NOT_A_MOVE and not (
-            before == "to" and two_before in _CHANGE_BEFORE_TO)
+        moved = before in PLACE_BEFORE and before not in _NOT_A_MOVE and not (
+            before == "to" and two_before in CHANGE_BEFORE_TO)
         cue = ((moved and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
                                                   and tok.key not in self.words.everyday)))
-               or after in _UNIT_AFTER)
+               or after in UNIT_AFTER)
         return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []
 
     def _abbreviation_word(self, tok: Token) -> bool:
@@ -116,12 +107,12 @@ class InHouseRules(AddressRules):
         before = [t.key for t in tokens[max(0, i - 3):i] if not tokens[i].first]
         j = i + 2
         after = tokens[j].key if j < len(tokens) and not tokens[j].first else ""
-        return any(k in _WARD_CUES for k in before) or after in _WARD_AFTER
+        return any(k in _WARD_CUES for k in before) or after in WARD_AFTER
 
     def _ward_word(self, tok: Token, strong_cue: bool = False) -> bool:
         """A word that can name a ward: capitalised (any, without case), not clinical, a unit or shorthand; with a
         strong cue a surname that is also a common word ("TRANSFERRED TO WHITE 9")."""
-        if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()) or tok.key in _PLACE_BEFORE \
+        if len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()) or tok.key in PLACE_BEFORE \
                 or tok.key in _WARD_CUES:
             return False  # "FROM 12 WEST": the cue before a number, not a ward
         if tok.key in self._facility_words:
@@ -150,9 +141,9 @@ class InHouseRules(AddressRules):
         if nxt is not None and nxt.key in self.rules.words("units"):
             return []
         before = tokens[i - 1] if i and not tok.first else None
-        cue = before is not None and (before.key in _PLACE_BEFORE or (  # "From: Phillips 5", "DISPO: FELDMAN 6"
-            before.text == ":" and i >= 2 and tokens[i - 2].key in _PLACE_BEFORE | _WARD_CUES))
-        if not (cue or self._ward_cue(tokens, i) or (nxt is not None and nxt.key in _UNIT_AFTER)):
+        cue = before is not None and (before.key in PLACE_BEFORE or (  # "From: Phillips 5", "DISPO: FELDMAN 6"
+            before.text == ":" and i >= 2 and tokens[i - 2].key in PLACE_BEFORE | _WARD_CUES))
+        if not (cue or self._ward_cue(tokens, i) or (nxt is not None and nxt.key in UNIT_AFTER)):
             return []
         return [Span(tok.start, number.end, PhiType.HOSPITAL)]
 
@@ -176,7 +167,7 @@ class InHouseRules(AddressRules):
         nxt = tokens[end + 1].key if end + 1 < len(tokens) else ""
         if nxt in _SAINT_THINGS or nxt in self.rules.words("eponym_followers"):
             return []
-        cue = i and tokens[i - 1].key in _PLACE_BEFORE | {"hospitalized", "admitted", "transferred"}
+        cue = i and tokens[i - 1].key in PLACE_BEFORE | {"hospitalized", "admitted", "transferred"}
         if not (cue or possessive or name.key.endswith("s") or nxt in self.rules.words("facility_words")):
             return []
         return [Span(tokens[i].start, tokens[end].end, PhiType.HOSPITAL)]

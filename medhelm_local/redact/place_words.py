@@ -1,5 +1,6 @@
 """Words the place rules read: connectors inside names, street suffixes, region words after a facility's "of",
-whom a facility is for, practice and facility words, places that are no town, and what a house number may carry."""
+whom a facility is for, practice and facility words, places that are no town, what a house number may carry, and
+the words around a hospital's abbreviation or a ward."""
 
 from __future__ import annotations
 
@@ -45,3 +46,16 @@ HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
 WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop", "row", "park", "point", "pt",
                             "commons", "mall", "crossing", "ridge", "heights", "hts", "trail", "way", "place", "pl",
                             "square", "sq", "terrace", "ter", "circle", "cir", "plaza", "alley", "crescent", "pike"})
+# Before a hospital abbreviation or a ward: "from KMC", "to BLAKE 12", "ON WANG 3", "From: Phillips 5".
+PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off"})
+# After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
+UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
+                        "floor", "unit", "rehab", "clinic", "ward"})
+# Words before "to" that change a dose or a setting, so that what follows is no place: "SWITCHED TO CVVHD",
+# "INCREASED TO M3".
+CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",
+                              "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
+                              "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached",
+                              "connected"})
+# What follows a ward's name: "... 4 WHEN BED AVAILABLE", "FROM 12 STONE TODAY".
+WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight", "later", "bed"})
