@@ -70,6 +70,11 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         before = before[1:]  # "BM X2 4/10": how many times, then when
     if before and before[0] in _COUNTED and month < day <= 10:
         return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
+    if before and before[0] == "pod":
+        return None  # "now pod 6/4": a day after an operation counted, not a date after it
+    signed = _SIGNED_SCORE_BEFORE.search(text, max(0, m.start() - 40), m.start())
+    if day <= 10 and signed is not None and signed.group(1) == second:
+        return None  # "4+/5 THIS AM VS 5/5": a strength grade after a signed one
     if before and before[0] in _BOTTLES and month <= day <= 4:
         return None  # "BLD CX 2/2 GPC": two of two bottles grew
     if len(before) > 1 and before[0] in _WHERE:
@@ -88,6 +93,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "a 6/10 prompting", "relief to 3/10": a pain score
     if not cue:
         if before and before[0] in scores:
+            return None
+        if day == 5 and any(w in _STRENGTH for w in before):
             return None
         if day <= 10 and any(w in scores and w not in _SCORE_LINKS for w in before):
             return None
@@ -180,7 +187,16 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
-_COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction"})
+_COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction", "days", "cycles",
+                      "doses", "weeks"})
+# A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
+# Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
+# "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
+_STRENGTH = frozenset({"weak", "weaker", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le", "rue",
+                       "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities", "otherwise",
+                       "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee", "ankle",
+                       "foot", "shoulder", "wrist"})
+_SIGNED_SCORE_BEFORE = re.compile(r"\d[+-]/(\d{1,2})(?!\d)[^\n]{0,30}$")
 _SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 
@@ -192,9 +208,13 @@ def _date_stray_dot(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
 
 
 def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
-    """Two month/day dates run together ("XRT 9/14/9/15", "9/14-9/15"): both must be real."""
+    """Two month/day dates run together ("XRT 9/14/9/15", "9/14-9/15"): both must be real, and not two scores on
+    one scale after a score word ("tof 1/4-2/4", "STRENGTH 4/5-5/5")."""
     parts = [int(p) for p in re.split(r"[/-]", m.group())]
     if not all(1 <= parts[k] <= 12 and 1 <= parts[k + 1] <= 31 for k in (0, 2)):
+        return None
+    before = words_before(text, m.start(), 1)
+    if parts[1] == parts[3] <= 10 and before and before[0] in rules.words("score_words"):
         return None
     return m.start(), m.end(), PhiType.DATE
 

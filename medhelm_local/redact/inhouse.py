@@ -23,10 +23,11 @@ _NOT_A_MOVE = frozenset({"on", "off"})
 _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "dispo", "callout", "moved", "bed",
                         "floor", "back", "return", "returned", "go", "going", "sent", "send", "report", "admit",
                         "admitted", "accepted"})
-# Rooms and parts of a building are numbered too: "TO ROOM 12", "FLOOR 4", "BAY 3".
+# Rooms and parts of a building are numbered too, and counts: "TO ROOM 12", "FLOOR 4", "BAY 3", "(DOSE 3 TODAY)".
 _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
-                     "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port"})
+                     "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
+                     "dose", "cycle", "round", "week", "session", "trial", "fraction"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})

@@ -99,6 +99,16 @@ class NursingRules(FacilityRules):
                          or (len(tokens[k].key) <= 3 and not self.words.is_name(tokens[k].key))):
                 continue  # "PER LONG DISCUSSION", "PCP DFA SENT" (not 'CALLED "BUD"'): a clinical word after "per",
                 # an abbreviation after any verb or label
+            if cue[0] in ("relations", "titles_word") and k + 2 < len(tokens) and tokens[k + 1].key == "at" \
+                    and tokens[k + 2].kind == "d" and len(tokens[k + 2].text) <= 2 \
+                    and (tokens[k].key not in self.words.first_names or tokens[k].key in self.words.caps_names):
+                continue  # "FATHER MI AT 50": a family history, what the relative had and at what age (not "son
+                # joe at 1400")
+            if cue[0] == "name_labels" and k > i + cue[1] and self.tier(tokens[k]) != Ambiguity.NAME_ONLY \
+                    and k + 1 < len(tokens) \
+                    and not tokens[k + 1].first and tokens[k + 1].kind == "w" \
+                    and self.tier(tokens[k + 1]) == Ambiguity.CLINICAL and tokens[k + 1].key not in REPORTED:
+                continue  # "BY FELLOW, MANUAL PRESSURE", "by fellow: small residual effusion": what they did
             if (tok.key == "rt" and self.tier(tokens[k]) == Ambiguity.CLINICAL) \
                     or (k + 1 < len(tokens) and tokens[k + 1].kind == "d" and tokens[k + 1].start == tokens[k].end):
                 continue  # "RT ART LINE": right, not the respiratory therapist; "PCA MSO4": a drug

@@ -24,7 +24,8 @@ _CUES_TWO = frozenset({("infected", "with"), ("infection", "with"), ("infections
                        ("urine", "+"), ("yeast", "(")})
 # Specimens an organism is found in or on: "CANDIDA IN URINE", "candida on skin".
 _SPECIMENS = frozenset({"urine", "sputum", "blood", "stool", "wound", "bal", "culture", "cultures", "cx", "swab",
-                        "skin", "groin", "mouth", "tongue", "throat", "esophagus", "bcx", "ucx", "trach", "aspirate"})
+                        "skin", "groin", "mouth", "tongue", "throat", "esophagus", "bcx", "ucx", "trach", "aspirate",
+                        "bile", "peritoneal", "fluid", "drain", "line", "tip"})
 _READINGS = frozenset({"+", "-"})
 
 

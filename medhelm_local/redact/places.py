@@ -335,7 +335,11 @@ class PlaceRules(NameRules):
             longest = min(len(words), self.words.city_max_words) if tok.key in self._city_firsts else 1
             for n in range(longest, 0, -1):
                 key = " ".join([t.key for t in words[:n]]) if n > 1 else tok.key
-                if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_after, cues):
+                # the state must follow these words, not a longer run ("ADVANCE TF SLOWLY, CT"); on a line without
+                # case, after an English word only a state's whole name ("TIME, OK" is no Oklahoma town)
+                state_here = state_after and i + n == end and (
+                    tok.cased or len(tokens[end + 1].key) > 2 or self.tier(tok) == Ambiguity.NAME_ONLY or n > 1)
+                if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_here, cues):
                     compass = i and not tok.first and tokens[i - 1].key in _COMPASS \
                         and tok.start - tokens[i - 1].end == 1  # "SOUTH WEYMOUTH", "east falmouth"
                     spans.append(Span(tokens[i - 1].start if compass else tok.start, words[n - 1].end, PhiType.CITY))
