@@ -18,9 +18,10 @@ fourth hand that read neither the rules nor the other sets' notes, measured the 
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
 precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
-(b7) HELDOUT7 to (b13) HELDOUT13, more such notes by a sixth to a twelfth hand (72 notes in HELDOUT10), measured the
-same way; DEV6 to DEV13, more such notes for tuning, and DEV14 and DEV15, 80 full-shift notes each holding identifiers
-densely (about 25 per 1,000 words: places, and numbers, dates and people in loose shapes) for the seventh round;
+(b7) HELDOUT7 to (b15) HELDOUT15, more such notes by a sixth to a fourteenth hand (72 notes in HELDOUT10), measured
+the same way; DEV6 to DEV13, more such notes for tuning, and DEV14 to DEV17, 80 full-shift notes each holding
+identifiers densely (about 25 per 1,000 words: places; numbers, dates and people in loose shapes; people; wards,
+transfers and dates) for the seventh round;
 (c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -40,9 +41,9 @@ Targets on independent clinical text: recall >= 0.95 overall, >= 0.98 for dates,
 precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in milliseconds.
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
-       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,
-               heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,
-               heldout13,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
+       [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
+               dev17,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
+               heldout12,heldout13,heldout14,heldout15,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -61,9 +62,9 @@ from support.phi_scoring import GROUPS, TOKEN, Tally
 from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
-ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,"
-            "heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,heldout12,"
-            "heldout13,presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
+ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,"
+            "dev17,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,"
+            "heldout12,heldout13,heldout14,heldout15,presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -80,6 +81,8 @@ HELDOUT_TITLES = {
     "heldout11": "the same kind of notes by a tenth hand, written after the round's last rules, outside the repository",
     "heldout12": "the same kind of notes by an eleventh hand, written before the seventh round's rules",
     "heldout13": "the same kind of notes by a twelfth hand, written before the seventh round's rules",
+    "heldout14": "the same kind of notes by a thirteenth hand, written during the seventh round",
+    "heldout15": "the same kind of notes by a fourteenth hand, written during the seventh round",
 }
 
 
@@ -221,7 +224,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
-                                                  "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15"],
+                                                  "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
+                                                  "dev17"],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -240,9 +244,11 @@ def main() -> None:
     if "dev4" in sets and (phi_sets.phi_notes.FOLDER / "dev4.jsonl").exists():
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
-    for name in ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15"):
+    for name in ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
+                 "dev17"):
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
-            kind = "dense identifiers, seventh" if name in ("dev14", "dev15") else "sparse identifiers, sixth"
+            dense = name in ("dev14", "dev15", "dev16", "dev17")
+            kind = "dense identifiers, seventh" if dense else "sparse identifiers, sixth"
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with {kind} round (tuned on)",
                    phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for name, title in HELDOUT_TITLES.items():
