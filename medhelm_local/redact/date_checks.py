@@ -41,7 +41,8 @@ _BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa",
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
 # Words right before a dash or stop month-day that make it a date: "ON 3-17", "SINCE 3-2", "HOSPITALIZED 11-02".
 _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "discharged", "dated", "until", "till",
-                         "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated"})
+                         "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated", "placed",
+                         "inserted", "removed", "started", "stopped", "done", "seen"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Verbs and devices before a two-digit year that read as one only when no size or length can be meant (00-09,
@@ -68,8 +69,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     before = words_before(text, m.start(), 3)
     if before and _TIMES.fullmatch(before[0]):
         before = before[1:]  # "BM X2 4/10": how many times, then when
-    if before and before[0] in _COUNTED and month < day <= 10:
-        return None  # "IVIG DAY 3/5", "cycle 2/6": the third of five, not a date
+    if before and before[0] in _COUNTED and month <= day and (day <= 10 or before[0] != "day" or month <= 7):
+        return None  # "IVIG DAY 3/5", "cycle 2/6", "abx day 4/14", "day 5/5": the third of five, not a date
     if before and before[0] == "pod":
         return None  # "now pod 6/4": a day after an operation counted, not a date after it
     signed = _SIGNED_SCORE_BEFORE.search(text, max(0, m.start() - 40), m.start())
@@ -79,8 +80,15 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "BLD CX 2/2 GPC": two of two bottles grew
     if len(before) > 1 and before[0] in _WHERE:
         before = before[1:]  # "LAST ADMIT HERE 3/2": the event, then where, then when
+    if m.group() == "2/2" and re.match(r"[ \t]{1,2}[a-z]", text[m.end():m.end() + 3], re.IGNORECASE) \
+            and word_after(text, m.end()) not in _AFTER_A_DATE \
+            and not (before and before[0] in ("on", "since", "from", "until", "of")):
+        return None  # "DILTIAZEM HELD 2/2 BP": "secondary to", the commonest fraction a nurse writes
+    if before and before[0] in _WEANED and _VENT_AFTER.match(text, m.end()):
+        return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
-                            or "s/p" in before[1:3])  # "S/P WHIPPLE 2/3": a procedure and when
+                            or "s/p" in before[1:3]  # "S/P WHIPPLE 2/3": a procedure and when
+                            or (len(before) > 1 and before[1] in _IMAGING))  # "CT ABD 3/3": a study and its part
     scores, after = rules.words("score_words"), word_after(text, m.end())
     same_scale = _SAME_SCALE_AFTER.match(text, m.end())
     if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
@@ -113,6 +121,8 @@ def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Phi
     before = words_before(text, m.start(), 3)
     if not text[:m.start()].rstrip(" \t:")[-1:].isalpha():
         return None  # "ON ADMIT -> 2.9": an arrow or a value between the word and the number
+    if len(before) > 1 and before[0] in _WHERE:
+        before = before[1:]  # "TRANSFERRED HERE 10-24"
     if not before or (before[0] not in _WHEN_WORDS and "s/p" not in before[1:3]) \
             or word_after(text, m.end()) in ("of", "to", "x", "times"):
         return None  # "ON 12-14 OF PS", "ON 5-10 TO KEEP MAP": a setting or a dose range
@@ -192,10 +202,23 @@ _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
-_STRENGTH = frozenset({"weak", "weaker", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le", "rue",
-                       "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities", "otherwise",
-                       "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee", "ankle",
-                       "foot", "shoulder", "wrist"})
+_STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
+                       "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
+                       "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
+                       "ankle", "foot", "shoulder", "wrist"})
+# Labs whose values run into the thousands, which a four-digit number after them is: "ALT 1980", "CK 2010".
+_LAB_VALUES = frozenset({"alt", "ast", "sgot", "sgpt", "ck", "cpk", "ldh", "bnp", "probnp", "ferritin", "lipase",
+                         "amylase", "trig", "trigs", "tg", "ggt", "alk", "plt", "plts", "fibrinogen", "ddimer",
+                         "d-dimer", "lactate", "ammonia", "osm", "tsh", "cortisol", "iv", "uop", "uo", "ebl", "ivf",
+                         "intake", "output", "out", "ins", "outs", "total", "net", "tf", "tfs"})
+# Words after a date, not after "2/2" read "secondary to": "PLACED 2/2 AT BEDSIDE", "PRESENTED 2/2 W/ HA".
+_AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "by", "from", "am", "pm", "after",
+                           "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
+# Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
+_IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
+# What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".
+_WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on"})
+_VENT_AFTER = re.compile(r"[ \t]{1,2}(?:\.\d{2}|[2-9]0%|x[ \t]?\d{3})")
 _SIGNED_SCORE_BEFORE = re.compile(r"\d[+-]/(\d{1,2})(?!\d)[^\n]{0,30}$")
 _SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
@@ -252,7 +275,10 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None
     value = int(m.group())
     could_be_time = value % 100 < 60 and value < 2400
-    born = words_before(text, m.start(), 1) in (["born"], ["b"])  # "born 1914 per face sheet": a year of birth
+    before_one = words_before(text, m.start(), 1)
+    if before_one and before_one[0] in _LAB_VALUES:
+        return None  # "AST 1420 ALT 1980": a lab value in the thousands, not a year
+    born = before_one in (["born"], ["b"])  # "born 1914 per face sheet": a year of birth
     if could_be_time and (value > LATEST_YEAR or (value < EARLIEST_YEAR and not (born and value >= 1890))):
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:

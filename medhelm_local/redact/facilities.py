@@ -28,7 +28,7 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
                    "assisted": ("living",), "senior": ("living", "center"),
                    "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": (),
-                   "hospice": ()}
+                   "hospice": (), "mental": ("health",), "behavioral": ("health",)}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",

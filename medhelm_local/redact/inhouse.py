@@ -27,7 +27,7 @@ _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", 
 _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
-                     "dose", "cycle", "round", "week", "session", "trial", "fraction"})
+                     "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
@@ -139,8 +139,8 @@ class InHouseRules(AddressRules):
         if (after[:1] in ".,/%:-x" and after[1:2].isalnum()) or after[:1].isalnum():
             return []  # "LEVO 0.15", "CPAP 5/5", "VT 450-500", "WANG 3x"
         nxt = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
-        if nxt is not None and nxt.key in self.rules.words("units"):
-            return []
+        if nxt is not None and nxt.key in self.rules.words("units") and nxt.key != "per":
+            return []  # "WANG 3 MG"; but "TRANSFER TO REISMAN 7 PER DR": who decided, not a rate
         before = tokens[i - 1] if i and not tok.first else None
         cue = before is not None and (before.key in PLACE_BEFORE or (  # "From: Phillips 5", "DISPO: FELDMAN 6"
             before.text == ":" and i >= 2 and tokens[i - 2].key in PLACE_BEFORE | _WARD_CUES))
@@ -152,8 +152,8 @@ class InHouseRules(AddressRules):
         """"seen at st agnes", "ST LUKES IN NEW BEDFORD", "St. Elizabeth's": a saint's hospital, after a place
         cue or written with its possessive."""
         j = i + 1 + (i + 1 < len(tokens) and tokens[i + 1].text == ".")
-        if j >= len(tokens) or tokens[j].kind != "w" or tokens[j].start - tokens[j - 1].end > 1:
-            return []
+        if j >= len(tokens) or tokens[j].kind != "w" or tokens[j].start - tokens[j - 1].end > 1 or tokens[j].first:
+            return []  # "CAMBRIDGE ST.\nLINES:": a street's suffix ends its line, no saint's hospital
         name = tokens[j]
         if len(name.key) == 1 and name.text.isalpha() and j + 2 < len(tokens) and tokens[j + 1].text in "'’" \
                 and tokens[j + 2].key == "s" and tokens[j + 1].start == name.end:

@@ -126,6 +126,8 @@ class NameRules:
             if len(tok.text) == 1 and j + 1 < len(tokens) and tokens[j + 1].text == "/" \
                     and tokens[j + 1].start == tok.end:
                 break  # "W/ OCC PVCS", "S/P": a letter before a slash is shorthand, not an initial
+            if len(tok.text) == 1 and j and tokens[j - 1].kind == "d" and tokens[j - 1].end == tok.start:
+                break  # "RESP: 4L NP": a unit after its number, not an initial
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
                                                   else 2 if follows_first or unlisted_first else 3):

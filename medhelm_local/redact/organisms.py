@@ -2,10 +2,11 @@
 
 An organism after what a culture or an infection is said to grow, or before the specimen it grew in, is no person:
 "URINE GREW CANDIDA", "infected with candida", "UCX + CANDIDA", "CANDIDA IN SPUTUM". A sign with its reading mark is no
-person either: "+MURPHY'S", "(-) HOMANS", "murphy's +". A genus that is a first name too ("Candida") and a sign that is
-a common surname ("Murphy", "Allen") are names to the token rules when they stand bare, as no eponym noun follows; a
-one-word name span in one of these places is dropped, whatever the case. A name with its surname ("spoke with Candida
-Lopez") and a name after a relation written with a plus ("DTR + SON", "mom + dad") are left alone.
+person either: "+MURPHY'S", "(-) HOMANS", "murphy's +"; nor an eponymous disease written by its possessive alone
+("(BARRETT'S HX)", "?wilson's vs"), nor Boston's "TRIPLE-DECKER". A genus that is a first name too ("Candida") and a
+sign that is a common surname ("Murphy", "Allen") are names to the token rules when they stand bare, as no eponym noun
+follows; a one-word name span in one of these places is dropped, whatever the case. A name with its surname ("spoke
+with Candida Lopez") and a name after a relation written with a plus ("DTR + SON", "mom + dad") are left alone.
 """
 
 from __future__ import annotations
@@ -27,6 +28,22 @@ _SPECIMENS = frozenset({"urine", "sputum", "blood", "stool", "wound", "bal", "cu
                         "skin", "groin", "mouth", "tongue", "throat", "esophagus", "bcx", "ucx", "trach", "aspirate",
                         "bile", "peritoneal", "fluid", "drain", "line", "tip"})
 _READINGS = frozenset({"+", "-"})
+# Diseases and signs notes write by their eponym's possessive alone: "(BARRETT'S HX)", "?wilson's vs autoimmune",
+# "FOURNIER'S GANGRENE" (a surname written so is a person's only before what is theirs: "BARRETT'S WIFE").
+_EPONYM_DISEASES = frozenset({"barrett", "fournier", "wilson", "cushing", "addison", "graves", "crohn", "hashimoto",
+                              "parkinson", "alzheimer", "hodgkin", "guillain", "raynaud", "sjogren", "whipple",
+                              "zenker", "meckel", "paget", "kaposi", "cullen", "homan", "kernig", "brudzinski",
+                              "babinski", "trousseau", "chvostek", "murphy", "mcburney", "virchow", "ludwig",
+                              "charcot", "wernicke", "korsakoff", "marfan", "tourette", "huntington", "bell",
+                              "buerger", "peyronie", "dupuytren", "still", "reiter", "kawasaki", "takayasu", "behcet",
+                              "wegener", "goodpasture", "conn", "cullens", "turner", "grey", "kussmaul", "cheyne",
+                              "beck", "levine", "osler", "janeway", "roth", "quincke", "horner", "todd", "broca",
+                              "bickerstaff", "ogilvie", "hirschsprung", "boerhaave", "mallory"})
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "rev", "fr", "prof", "np", "rn", "md", "pa"})
+# What a person owns or is to others after their possessive: "BARRETT'S WIFE", "wilson's cell".
+_PERSONAL = frozenset({"wife", "husband", "son", "daughter", "mother", "father", "mom", "dad", "sister", "brother",
+                       "family", "cell", "phone", "house", "home", "car", "room", "friend", "partner", "children",
+                       "kids", "number", "office", "nurse", "patient", "pt"})
 
 
 def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
@@ -39,10 +56,31 @@ def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
         a = bisect_left(starts, span.start)
         if span.type == PhiType.NAME and a < len(tokens) and tokens[a].start == span.start \
                 and tokens[a].end == span.end and (_after_cue(tokens, a) or _before_specimen(tokens, a)
-                                                   or _sign_read(tokens, a)):
+                                                   or _sign_read(tokens, a) or _disease_possessive(tokens, a)
+                                                   or _triple_decker(tokens, a)):
             continue
         out.append(span)
     return out
+
+
+def _disease_possessive(tokens: list[Token], a: int) -> bool:
+    """"(BARRETT'S), NEOADJUVANT", "?wilson's vs autoimmune": an eponymous disease's possessive, with no person's
+    thing after it."""
+    if tokens[a].key not in _EPONYM_DISEASES or a + 2 >= len(tokens) or tokens[a + 1].text not in "'’" \
+            or tokens[a + 2].key != "s" or tokens[a + 1].start != tokens[a].end:
+        return False
+    titled = (a >= 1 and tokens[a - 1].key in _TITLES) or (a >= 2 and tokens[a - 1].text == "."
+                                                            and tokens[a - 2].key in _TITLES)
+    if titled:
+        return False  # "DR. WILSON'S NOTE": a person's
+    after = tokens[a + 3] if a + 3 < len(tokens) and not tokens[a + 3].first else None
+    return after is None or after.key not in _PERSONAL
+
+
+def _triple_decker(tokens: list[Token], a: int) -> bool:
+    """"LIVES ALONE IN A TRIPLE-DECKER": Boston's three-family house, not Mr. Decker."""
+    return tokens[a].key == "decker" and a >= 1 and (
+        tokens[a - 1].key == "triple" or (a >= 2 and tokens[a - 1].text == "-" and tokens[a - 2].key == "triple"))
 
 
 def _before_specimen(tokens: list[Token], a: int) -> bool:

@@ -353,6 +353,9 @@ class PlaceRules(NameRules):
             return False
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
+        after = tokens[i + len(words)] if i + len(words) < len(tokens) else None
+        if after is not None and not after.first and after.key in _TOWN_SERVICES and len(words[0].key) >= 4:
+            return True  # "officer from concord pd", "BROUGHT IN BY NEWTON FIRE": a town's police or fire service
         if two_before == "is in" and not (self._ends_phrase(tokens, i + len(words))
                                           and " ".join(t.key for t in words) not in NOT_A_TOWN):
             return False  # "HOME IS IN SANDWICH.", not "pt is in union with" nor "IS IN BED."
@@ -381,6 +384,8 @@ class PlaceRules(NameRules):
             "tomorrow")
 
 
+# A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".
+_TOWN_SERVICES = frozenset({"pd", "fd", "police", "fire", "ems", "rescue"})
 # A compass word before a town names a village of it: "SOUTH WEYMOUTH", "east falmouth", "West Newbury".
 _COMPASS = frozenset({"north", "south", "east", "west"})
 
