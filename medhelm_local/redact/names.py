@@ -141,9 +141,11 @@ class NameRules:
                     j -= step
                     break
                 continue
-            if words and tok.text in ",-" and 0 <= j + step < len(tokens) and self.name_like(tokens[j + step], 2) \
-                    and tokens[j + step].start - tok.end <= 1:
-                j += step  # "SMITH, JOHN", "Smith-Jones"
+            joined = tok.text == "-" and 0 <= j + step < len(tokens) and tokens[j - step].end == tok.start \
+                and tokens[j + step].start == tok.end and tokens[j + step].kind == "w" and step > 0
+            if words and tok.text in ",-" and 0 <= j + step < len(tokens) \
+                    and self.name_like(tokens[j + step], 1 if joined else 2) and tokens[j + step].start - tok.end <= 1:
+                j += step  # "SMITH, JOHN", "Smith-Jones", "REV. OKAFOR-BELL" (a joined name: any name word after)
                 continue
             break
         while j - step != i - step and tokens[j - step].kind == "p":

@@ -90,6 +90,11 @@ class NursingRules(FacilityRules):
                 k += 4  # "DAUGHTER-IN-LAW JUDY"
             while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
+            if cue[0] == "relations" and k + 3 < len(tokens) and len(tokens[k].text) == 1 and tokens[k].text.isalpha() \
+                    and tokens[k + 1].text == "." and len(tokens[k + 2].text) == 1 and tokens[k + 2].text.isalpha() \
+                    and tokens[k + 3].text == "." and not tokens[k].first and tokens[k + 2].start == tokens[k + 1].end:
+                found.append((k, k + 3))  # "nephew t.j. is hcp": a relative by dotted initials
+                continue
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
                     or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
@@ -214,6 +219,22 @@ class NursingRules(FacilityRules):
                     and self.name_like(tokens[j - 1], 2):
                 start = j - 1
             found.append((start, k))
+        return found + self._proxy_named(tokens)
+
+    def _proxy_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"bill is hcp", "SUE IS HER HCP", "nephew t.j. is hcp": a first name (or initials) right before "is" and the
+        health-care proxy: whoever that is, is a person."""
+        found = []
+        for k, tok in enumerate(tokens):
+            if tok.key != "hcp" or k < 2 or tok.first:
+                continue
+            j = k - 1 - (tokens[k - 1].key in ("her", "his", "the", "pt's", "their"))
+            if j < 1 or tokens[j].key != "is" or tokens[j].first:
+                continue
+            cand = tokens[j - 1]
+            if cand.kind == "w" and cand.key in self.words.first_names and cand.key not in self.non_names \
+                    and not (cand.cased and not cand.text[0].isupper()):
+                found.append((j - 1, j))
         return found
 
     def _article_initial(self, tokens: list[Token], i: int) -> bool:
