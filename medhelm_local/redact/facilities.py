@@ -50,6 +50,9 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 _MOVED_FROM = PLACE_BEFORE - {"on", "off"}
 # Letters of a ward code that are oxygen, dextrose, a vitamin or a blocker instead: "back to O2", "to D5", "B12".
 _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og"})
+# Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
+# RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
+_NAMES_AFTER_A_MOVE = frozenset({"radius"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
@@ -380,7 +383,8 @@ class FacilityRules(InitialsRules):
             if self._unknown_place(tokens, i):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
-            if tok.key in names:
+            moved = tokens[cue].key in ("at", "from") or (cue >= 1 and tokens[cue - 1].key in _MOVES)
+            if tok.key in names or (tok.key in _NAMES_AFTER_A_MOVE and moved):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
             spans += self._common_words_then_head(tokens, i)

@@ -29,9 +29,11 @@ class NameRules:
         self._relations = w("relations")
         self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
         labels = {part for label in rules.label_types for part in label.split()}
-        # "ALONZO LEFT # FOR SW", "bev work # 781...": words a note writes after a name that are never its surname
+        # "ALONZO LEFT # FOR SW", "bev work # 781...", "from puerto rico friday": words a note writes after a name
+        # that are never its surname
         self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {
-            "patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home"}
+            "patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home", "monday", "tuesday",
+            "wednesday", "thursday", "friday", "saturday", "sunday"}
         self.non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
                            | w("states") | words.clinical_terms)
         self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
