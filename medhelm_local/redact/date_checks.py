@@ -69,7 +69,7 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     before = words_before(text, m.start(), 3)
     if before and _TIMES.fullmatch(before[0]):
         before = before[1:]  # "BM X2 4/10": how many times, then when
-    if before and before[0] in _COUNTED and month <= day and (day <= 10 or before[0] != "day" or month <= 7):
+    if before and before[0] in _COUNTED and month <= day and before[1:2] != ["last"]:
         return None  # "IVIG DAY 3/5", "cycle 2/6", "abx day 4/14", "day 5/5": the third of five, not a date
     if before and before[0] == "pod":
         return None  # "now pod 6/4": a day after an operation counted, not a date after it
@@ -87,6 +87,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     if before and before[0] in _WEANED and _VENT_AFTER.match(text, m.end()):
         return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
+                            or before[1:2] == ["last"]  # "LAST DOSE 10/12": the last of something, then when
+                            or before[0] in _RESULTS  # "C DIFF NEG 2/4": a result, then when
                             or "s/p" in before[1:3]  # "S/P WHIPPLE 2/3": a procedure and when
                             or (len(before) > 1 and before[1] in _IMAGING))  # "CT ABD 3/3": a study and its part
     scores, after = rules.words("score_words"), word_after(text, m.end())
@@ -214,6 +216,8 @@ _LAB_VALUES = frozenset({"alt", "ast", "sgot", "sgpt", "ck", "cpk", "ldh", "bnp"
 # Words after a date, not after "2/2" read "secondary to": "PLACED 2/2 AT BEDSIDE", "PRESENTED 2/2 W/ HA".
 _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "by", "from", "am", "pm", "after",
                            "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
+# Results written before the date they came back: "C DIFF NEG 2/4", "bcx pos 3/1".
+_RESULTS = frozenset({"neg", "negative", "pos", "positive"})
 # Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
 _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".

@@ -32,7 +32,8 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
-                            "east", "north", "south", "northshore", "southshore", "metrowest", "campus", "clinic",
+                            "east", "north", "south", "northshore", "southshore", "metrowest", "northeast",
+                            "northwest", "southeast", "southwest", "campus", "clinic",
                             "institute", "infirmary", "alliance", "lodge"})
 # What ends a facility's name begun by a town and a specialty: "CAMBRIDGE EATING DISORDER CENTER", "quincy pain clinic".
 _TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})

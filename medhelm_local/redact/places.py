@@ -164,8 +164,9 @@ class PlaceRules(NameRules):
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
-                elif t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’"):
-                    break
+                elif (t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’")) \
+                        or (t.text == "." and j > 1 and len(tokens[j - 2].text) > 3):
+                    break  # a stop after a word ends a sentence ("lives in lynn. rehab screening"), not "St. Mary's"
                 j -= 1
             before = len(named)  # the words read before the facility word; those after it follow below
             end, region = i + cue[1] - 1, 0
