@@ -153,7 +153,7 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     # "AICD PLACED 05", not "NGT PLACED 16"; "CABG in 02" or "last admit in 02", not "HR in 40"
     implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word == "since"))
                  or (with_in and value[0] == "0")) and year_like
-    procedure = word.endswith(_PROCEDURES) and with_in
+    procedure = word.endswith(_PROCEDURES) and (with_in or year_like)  # "thymectomy 94", "colectomy in 03"
     if (word not in rules.words("event_words") and not procedure and not implanted) \
             or unit_follows(text, m.end(), rules):
         return None
@@ -246,8 +246,14 @@ def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
     return m.start(), m.end(), PhiType.DATE
 
 
+def _glued_date(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A month/day run into the study or event before it ("cxr4/12 shows", "last bm2/23"): a real date."""
+    month, day = (int(p) for p in m.group("v").split("/"))
+    return (m.start("v"), m.end("v"), PhiType.DATE) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
 def _month_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
-    month = int(re.split(r"[/-]", m.group())[0])
+    month = int(re.split(r"[/.-]", m.group())[0])
     return (m.start(), m.end(), PhiType.DATE) if 1 <= month <= 12 else None
 
 
@@ -300,5 +306,5 @@ DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
     "month_alone": _month_alone, "month_abbrev": _month_abbrev, "year": _year, "month_year2": _month_year2,
     "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after,
-    "date_stray_dot": _date_stray_dot,
+    "date_stray_dot": _date_stray_dot, "glued_date": _glued_date,
 }

@@ -329,7 +329,7 @@ class FacilityRules(InitialsRules):
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
         case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
         tok = tokens[i]
-        return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from")
+        return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from", "frm", "@")
                 and self._unknown(tok) and not self.words.is_name(tok.key) and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)
 

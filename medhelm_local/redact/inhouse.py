@@ -83,8 +83,9 @@ class InHouseRules(AddressRules):
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
         two_before = tokens[i - 2].key if i > 1 and not tokens[i - 1].first else ""
         moved = before in PLACE_BEFORE and before not in _NOT_A_MOVE and not (
-            before == "to" and two_before in CHANGE_BEFORE_TO)
-        cue = ((moved and (tok.text.isupper() or (before in ("at", "from") and len(tok.key) >= 3
+            before == "to" and two_before in CHANGE_BEFORE_TO) \
+            and not (before == "@" and tokens[i - 1].end < tok.start)  # "@TUFTS", not "@ MBTA STATION"
+        cue = ((moved and (tok.text.isupper() or (before in ("at", "from", "frm", "@") and len(tok.key) >= 3
                                                   and tok.key not in self.words.everyday)))
                or after in UNIT_AFTER)
         return [Span(tok.start, tok.end, PhiType.HOSPITAL)] if cue else []

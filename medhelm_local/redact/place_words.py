@@ -46,8 +46,9 @@ HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
 WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop", "row", "park", "point", "pt",
                             "commons", "mall", "crossing", "ridge", "heights", "hts", "trail", "way", "place", "pl",
                             "square", "sq", "terrace", "ter", "circle", "cir", "plaza", "alley", "crescent", "pike"})
-# Before a hospital abbreviation or a ward: "from KMC", "to BLAKE 12", "ON WANG 3", "From: Phillips 5".
-PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off"})
+# Before a hospital abbreviation or a ward: "from KMC", "to BLAKE 12", "ON WANG 3", "From: Phillips 5", "frm umass",
+# "@lahey".
+PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off", "frm", "@"})
 # After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
 UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
                         "floor", "unit", "rehab", "clinic", "ward"})

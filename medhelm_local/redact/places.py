@@ -165,8 +165,9 @@ class PlaceRules(NameRules):
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
                 elif (t.text not in ".'’&-" and not (t.key == "s" and j > 1 and tokens[j - 2].text in "'’")) \
-                        or (t.text == "." and j > 1 and len(tokens[j - 2].text) > 3):
-                    break  # a stop after a word ends a sentence ("lives in lynn. rehab screening"), not "St. Mary's"
+                        or (t.text == "." and not t.cased and j > 1 and len(tokens[j - 2].text) > 3):
+                    break  # without case, a stop after a word ends a sentence ("lives in lynn. rehab screening"), not
+                    # "ST. MARY'S"
                 j -= 1
             before = len(named)  # the words read before the facility word; those after it follow below
             end, region = i + cue[1] - 1, 0
@@ -371,7 +372,8 @@ class PlaceRules(NameRules):
             return True
         if words[0].cased and not words[0].text.isupper():
             return state_after or (cue and tiers[0] == Ambiguity.EVERYDAY) or (two_before in cues and " " in two_before)
-        if tiers[0] == Ambiguity.EVERYDAY and before in ("from", "in", "near") and self._ends_phrase(tokens, i + 1):
+        if tiers[0] == Ambiguity.EVERYDAY and before in ("from", "frm", "in", "near") \
+                and self._ends_phrase(tokens, i + 1):
             return True  # "SON DRIVING FROM CANTON.", "sister in auburn called": a town closing its phrase
         return state_after or (" " in two_before and two_before in cues and (
             tiers[0] == Ambiguity.EVERYDAY or (self._ends_phrase(tokens, i + 1) and words[0].key not in NOT_A_TOWN)))

@@ -35,7 +35,7 @@ not now of off on once only or other our ours out over own same she should so so
 theirs them then there these they this those through to too under until up very was we were what when where
 which while who whom why will with would you your yours yourself um uh okay ok yes yeah yep no nope hmm alright
 right well oh so sure mm mhm please thanks let lets let's gonna wanna got get go going went see saw seen still
-gon na wan gotta dunno bye hey hi hello guys folks everybody everyone there glad dragon re
+gon na wan gotta dunno bye hey hi hello guys folks everybody everyone there glad dragon re frm
 del su sus una uno unos unas este esta estos estas ese esa con por para sin sobre entre desde hasta que
 como pero muy mas se lo les al es son fue
 """.split())

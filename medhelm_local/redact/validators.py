@@ -43,7 +43,15 @@ def _ip(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] |
     return m.start(), m.start() + len(value), PhiType.IP
 
 
+# A number whose groups stand apart ("781 - 555 - 0181", "857 555 ~0174") is a phone only in the North American
+# plan's shape: an area code and an exchange that start with 2-9 ("HR 140 - 160 - 1800" is a range).
+_LOOSE_GROUPS = re.compile(r"\d[ \t]{1,2}[~-]|[~-][ \t]{1,2}\d|\d[ \t]{2,3}\d")
+_NANP = re.compile(r"(?:\+?1\D{0,3})?\(?[2-9]\d\d\D{1,4}[2-9]\d\d\D")
+
+
 def _fax(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    if _LOOSE_GROUPS.search(m.group()) and not _NANP.match(m.group()):
+        return None
     before = text[max(0, m.start() - 24):m.start()]
     return m.start(), m.end(), PhiType.FAX if _FAX_BEFORE.search(before) else PhiType.PHONE
 
