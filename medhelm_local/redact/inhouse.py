@@ -27,7 +27,7 @@ _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", 
 _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
-                     "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade"})
+                     "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade", "section"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})

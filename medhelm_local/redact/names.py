@@ -131,8 +131,10 @@ class NameRules:
             if len(tok.text) == 1 and j and tokens[j - 1].kind == "d" and tokens[j - 1].end == tok.start:
                 break  # "RESP: 4L NP": a unit after its number, not an initial
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
-            if tok.kind == "w" and self.name_like(tok, level if words == 0 else 1 if sure_first
-                                                  else 2 if follows_first or unlisted_first else 3):
+            joined_here = step > 0 and words and prev.text == "-" and prev.end == tok.start  # "SAUNDERS-PIKE"
+            if tok.kind == "w" and self.name_like(tok, level if words == 0 else min(level, 1) if joined_here
+                                                  else 1 if sure_first else 2 if follows_first or unlisted_first
+                                                  else 3):
                 words += 1
                 j += step
                 if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:
@@ -146,7 +148,8 @@ class NameRules:
             joined = tok.text == "-" and 0 <= j + step < len(tokens) and tokens[j - step].end == tok.start \
                 and tokens[j + step].start == tok.end and tokens[j + step].kind == "w" and step > 0
             if words and tok.text in ",-" and 0 <= j + step < len(tokens) \
-                    and self.name_like(tokens[j + step], 1 if joined else 2) and tokens[j + step].start - tok.end <= 1:
+                    and self.name_like(tokens[j + step], min(level, 1) if joined else 2) \
+                    and tokens[j + step].start - tok.end <= 1:
                 j += step  # "SMITH, JOHN", "Smith-Jones", "REV. OKAFOR-BELL" (a joined name: any name word after)
                 continue
             break

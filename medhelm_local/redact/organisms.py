@@ -38,7 +38,7 @@ _EPONYM_DISEASES = frozenset({"barrett", "fournier", "wilson", "cushing", "addis
                               "buerger", "peyronie", "dupuytren", "still", "reiter", "kawasaki", "takayasu", "behcet",
                               "wegener", "goodpasture", "conn", "cullens", "turner", "grey", "kussmaul", "cheyne",
                               "beck", "levine", "osler", "janeway", "roth", "quincke", "horner", "todd", "broca",
-                              "bickerstaff", "ogilvie", "hirschsprung", "boerhaave", "mallory"})
+                              "bickerstaff", "ogilvie", "hirschsprung", "boerhaave", "mallory", "reynold", "reynolds"})
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "rev", "fr", "prof", "np", "rn", "md", "pa"})
 # What a person owns or is to others after their possessive: "BARRETT'S WIFE", "wilson's cell".
 _PERSONAL = frozenset({"wife", "husband", "son", "daughter", "mother", "father", "mom", "dad", "sister", "brother",
@@ -57,10 +57,25 @@ def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
         if span.type == PhiType.NAME and a < len(tokens) and tokens[a].start == span.start \
                 and tokens[a].end == span.end and (_after_cue(tokens, a) or _before_specimen(tokens, a)
                                                    or _sign_read(tokens, a) or _disease_possessive(tokens, a)
+                                                   or _sign_absent(tokens, a) or _device_sized(tokens, a)
                                                    or _triple_decker(tokens, a)):
             continue
         out.append(span)
     return out
+
+
+def _sign_absent(tokens: list[Token], a: int) -> bool:
+    """"no cullen.", "NEG MURPHY": an eponymous sign after a word that reads it, with nothing of a person's after."""
+    return tokens[a].key in _EPONYM_DISEASES and a >= 1 and not tokens[a].first \
+        and tokens[a - 1].key in ("no", "neg", "negative", "pos", "positive", "+")
+
+
+def _device_sized(tokens: list[Token], a: int) -> bool:
+    """"(blake 24fr)", "BLAKE 19 FR": a drain or catheter named for its maker, then its size in French."""
+    k = a + 1
+    if k < len(tokens) and tokens[k].kind == "d":
+        k += 1
+    return k < len(tokens) and k > a + 1 and tokens[k].key == "fr" and not tokens[k].first
 
 
 def _disease_possessive(tokens: list[Token], a: int) -> bool:
