@@ -42,7 +42,8 @@ _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
 # Words right before a dash or stop month-day that make it a date: "ON 3-17", "SINCE 3-2", "HOSPITALIZED 11-02".
 _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "discharged", "dated", "until", "till",
                          "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated", "placed",
-                         "inserted", "removed", "started", "stopped", "done", "seen"})
+                         "inserted", "removed", "started", "stopped", "done", "seen", "tx'd", "txd", "xferred",
+                         "xfer'd"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Verbs and devices before a two-digit year that read as one only when no size or length can be meant (00-09,
