@@ -18,7 +18,7 @@ fourth hand that read neither the rules nor the other sets' notes, measured the 
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
 precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
-(b7) HELDOUT7 to (b17) HELDOUT17, more such notes by a sixth to a sixteenth hand (72 notes in HELDOUT10), measured
+(b7) HELDOUT7 to (b19) HELDOUT19, more such notes by a sixth to an eighteenth hand (72 notes in HELDOUT10), measured
 the same way; DEV6 to DEV13, more such notes for tuning, and DEV14 to DEV19, 80 full-shift notes each holding
 identifiers densely (about 25 per 1,000 words: places; numbers, dates and people in loose shapes; people; wards,
 transfers and dates; the loosest shapes, mostly in lower case; social and dispo lines) for the seventh round;
@@ -43,8 +43,8 @@ Prints, last:  independent_recall R independent_precision P notes_per_cpu_second
 Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
                dev17,dev18,dev19,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
-               heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,presidio,meddocan,aci,vignettes,
-               caps_negatives,synthetic]
+               heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,presidio,meddocan,aci,
+               vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -65,8 +65,8 @@ from medhelm_local.settings import default_redaction_dir
 
 ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,"
             "dev17,dev18,dev19,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,"
-            "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,presidio,meddocan,aci,vignettes,"
-            "caps_negatives,synthetic")
+            "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,presidio,meddocan,aci,"
+            "vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -87,6 +87,8 @@ HELDOUT_TITLES = {
     "heldout15": "the same kind of notes by a fourteenth hand, written during the seventh round",
     "heldout16": "the same kind of notes by a fifteenth hand, written during the seventh round",
     "heldout17": "the same kind of notes by a sixteenth hand, written during the seventh round",
+    "heldout18": "the same kind of notes by a seventeenth hand, written during the seventh round",
+    "heldout19": "the same kind of notes by an eighteenth hand, written during the seventh round",
 }
 
 

@@ -117,7 +117,9 @@ def _identifiers(name: str) -> set[str]:
                                           ("heldout14", tuple(s for s in SETS if s != "heldout14")),
                                           ("heldout15", tuple(s for s in SETS if s != "heldout15")),
                                           ("heldout16", tuple(s for s in SETS if s != "heldout16")),
-                                          ("heldout17", tuple(s for s in SETS if s != "heldout17"))])
+                                          ("heldout17", tuple(s for s in SETS if s != "heldout17")),
+                                          ("heldout18", tuple(s for s in SETS if s != "heldout18")),
+                                          ("heldout19", tuple(s for s in SETS if s != "heldout19"))])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -155,7 +157,8 @@ def test_heldout5_is_a_fourth_hands_icu_nursing_notes_in_three_cases() -> None:
 
 
 @pytest.mark.parametrize("name", ["heldout6", "heldout7", "heldout8", "heldout9", "heldout12", "heldout13", "heldout14",
-                                  "heldout15", "heldout16", "heldout17", "dev5", "dev6", "dev7", "dev8", "dev9"])
+                                  "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "dev5", "dev6",
+                                  "dev7", "dev8", "dev9"])
 def test_sparse_sets_are_full_shift_icu_notes_with_identifiers_as_sparse_as_real_notes(name: str) -> None:
     """Precision depends on how dense the PHI is: 80 long notes in capitals or lower case, about one marked span
     per 100 words and some notes with none, so their precision is the one a real nursing corpus would show."""
