@@ -18,7 +18,8 @@ FOLDER = Path(__file__).resolve().parents[1] / "data" / "phi_notes"
 SETS = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
         "heldout7", "heldout8", "heldout9", "heldout10", "heldout11", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10",
         "dev11", "dev12", "dev13", "dev14", "dev15", "heldout12", "heldout13", "dev16", "dev17", "heldout14",
-        "heldout15", "heldout16", "heldout17", "dev18", "dev19", "heldout18", "heldout19")
+        "heldout15", "heldout16", "heldout17", "dev18", "dev19", "heldout18", "heldout19",
+        "dev20", "dev21")
 NEUTRAL = "-"
 _HEADER = re.compile(r"^### (\S+) (\S+)[ \t]*$", re.MULTILINE)
 _MARK = re.compile(r"\{\{([A-Z_]+|-)(?:/([a-z0-9_]+))?\|([^{}|\n]+)\}\}")
