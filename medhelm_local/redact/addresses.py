@@ -15,7 +15,7 @@ from medhelm_local.redact.types import PhiType, Span
 _TIME = re.compile(r"(?:,?[ T]|[ \t]{1,2}(?:at|@)[ \t]{1,2})\d{1,2}:\d{2}(?::\d{2})?"
                    r"(?:[ \t]{0,2}[ap]\.?m\.?)?(?![\w:])", re.IGNORECASE)
 # Street prefixes that ICU shorthand writes too: "C/O PAIN", "VIA PIV", "AV PACED", "PO INTAKE", "PL EFFUSION".
-_SHORTHAND_PREFIXES = frozenset({"c", "via", "av", "po", "pl"})
+_SHORTHAND_PREFIXES = frozenset({"c", "via", "av", "po", "pl", "camino"})
 _BLOCK_LINE = 48  # an address-block line is short: "Springfield, MA 01103", "Suite 501"
 _POSTCODE = re.compile(r"(?<![\w.,/-])(?:[a-z]{1,2}-)?\d{4,5}(?:-\d{3,4})?(?![\w]|[.,/-]\d)", re.IGNORECASE)
 

@@ -213,7 +213,7 @@ _STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "prox
 _LAB_VALUES = frozenset({"alt", "ast", "sgot", "sgpt", "ck", "cpk", "ldh", "bnp", "probnp", "ferritin", "lipase",
                          "amylase", "trig", "trigs", "tg", "ggt", "alk", "plt", "plts", "fibrinogen", "ddimer",
                          "d-dimer", "lactate", "ammonia", "osm", "tsh", "cortisol", "iv", "uop", "uo", "ebl", "ivf",
-                         "intake", "output", "out", "ins", "outs", "total", "net", "tf", "tfs"})
+                         "intake", "output", "out", "ins", "outs", "total", "net", "tf", "tfs", "predicted"})
 # Words after a date, not after "2/2" read "secondary to": "PLACED 2/2 AT BEDSIDE", "PRESENTED 2/2 W/ HA".
 _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "by", "from", "am", "pm", "after",
                            "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
@@ -289,6 +289,8 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
     before_one = words_before(text, m.start(), 1)
     if before_one and before_one[0] in _LAB_VALUES:
         return None  # "AST 1420 ALT 1980": a lab value in the thousands, not a year
+    if before_one == ["is"] and words_before(text, m.start(), 2)[1:] not in (["it"], ["this"], ["that"], ["year"]):
+        return None  # "LUNGS CLEAR, IS 2000": the incentive spirometer's volume ("it is 1998" stays a year)
     born = before_one in (["born"], ["b"])  # "born 1914 per face sheet": a year of birth
     if could_be_time and (value > LATEST_YEAR or (value < EARLIEST_YEAR and not (born and value >= 1890))):
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years

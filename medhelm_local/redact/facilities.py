@@ -49,11 +49,15 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anesthesia", "appearance", "condition",
                                  "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
 _MOVED_FROM = PLACE_BEFORE - {"on", "off"}
-# Letters of a ward code that are oxygen, dextrose, a vitamin or a blocker instead: "back to O2", "to D5", "B12".
-_NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og"})
+# Letters of a ward code that are oxygen, dextrose, a vitamin, a blocker, a drain or a chamber instead: "back to O2",
+# "to D5", "B12", "from JP2".
+_NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og", "jp",
+                               "ij", "ct", "pa", "la", "rv", "lv", "cv", "ic"})
 # Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
+# What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
+_AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and"}
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
@@ -323,7 +327,7 @@ class FacilityRules(InitialsRules):
         if glued and not self.words.is_shorthand(tok.key + number.text) \
                 and tok.key not in self.rules.words("units"):
             return i + 1
-        return i + 1 if after in WARD_AFTER or after == "in" else 0
+        return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
 
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without

@@ -33,7 +33,8 @@ class NameRules:
         # that are never its surname
         self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {
             "patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home", "monday", "tuesday",
-            "wednesday", "thursday", "friday", "saturday", "sunday", "done"}
+            "wednesday", "thursday", "friday", "saturday", "sunday", "done", "mon", "tue", "tues", "wed", "thu", "thur",
+            "thurs", "fri", "sat", "sun"}
         self.non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
                            | w("states") | words.clinical_terms)
         self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",

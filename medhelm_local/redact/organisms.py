@@ -94,8 +94,9 @@ def _disease_possessive(tokens: list[Token], a: int) -> bool:
 
 def _triple_decker(tokens: list[Token], a: int) -> bool:
     """"LIVES ALONE IN A TRIPLE-DECKER": Boston's three-family house, not Mr. Decker."""
+    kinds = ("triple", "three", "3", "two", "2")  # "TRIPLE-DECKER", "3-DECKER"
     return tokens[a].key == "decker" and a >= 1 and (
-        tokens[a - 1].key == "triple" or (a >= 2 and tokens[a - 1].text == "-" and tokens[a - 2].key == "triple"))
+        tokens[a - 1].key in kinds or (a >= 2 and tokens[a - 1].text == "-" and tokens[a - 2].key in kinds))
 
 
 def _before_specimen(tokens: list[Token], a: int) -> bool:

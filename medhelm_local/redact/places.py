@@ -384,7 +384,7 @@ class PlaceRules(NameRules):
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
         return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@" or tokens[k].key in (
             "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
-            "tomorrow")
+            "tomorrow", "when", "for", "until", "since", "with", "w")
 
 
 # A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".
