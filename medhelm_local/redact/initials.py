@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.inhouse import InHouseRules
 from medhelm_local.redact.regex_starts import matches_at
 from medhelm_local.redact.tokens import STOPWORDS, Token
@@ -32,6 +33,13 @@ _DOTTED_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*((?:[A-Za-z]\.[ \t]?){1,2}[A-
 # "meg o. rn" signing the note.
 _NAME_INITIAL_LINE = re.compile(r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]{2,12}[ \t]{1,2}[A-Za-z]\.?)"
                                 r"(?:[ \t,]{1,3}(?:rn|RN|md|MD|np|NP|rrt|RRT|lpn|LPN))?[ \t]*$")
+# A line after the note's first that is an initial and a surname, perhaps a credential: "A. LACHANCE", "--f. quintal",
+# "R. ST. PIERRE RN" signing the note.
+_INITIAL_NAME_LINE = re.compile(
+    r"(?m)^[ \t]*-{0,2}[ \t]*([A-Za-z]\.[ \t]?(?:(?:st|ST|St)\.?[ \t])?[A-Za-z][A-Za-z'’-]{1,20})"
+    r"(?:[ \t,]{1,3}(?:rn|RN|md|MD|np|NP|rrt|RRT|lpn|LPN))?[ \t]*$")
+# The note's last line when it is one word, perhaps after a dash: "aisling", "-deb", "VINNY" signing the note.
+_LAST_WORD_LINE = re.compile(r"\n[ \t]*-{0,2}[ \t]*([A-Za-z][A-Za-z'’-]{1,14})[ \t]*\s*\Z")
 # Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
 _DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
                            "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
@@ -56,7 +64,28 @@ class InitialsRules(InHouseRules):
     def _initials(self, text: str, tokens: list[Token]) -> list[Span]:
         """Both kinds of initials as NAME spans."""
         return self._initials_lines(text, tokens) + self._initials_after_cue(tokens) + _dotted_lines(text) \
-            + self._name_initial_lines(text)
+            + self._name_initial_lines(text) + self._signature_lines(text)
+
+    def _signature_lines(self, text: str) -> list[Span]:
+        """A line after the note's first that is an initial and a surname ("A. LACHANCE", "--f. quintal"), and a
+        note's last line that is one first name ("aisling", "-deb"): the nurse signing. The surname is no clinical
+        word, and the first name no clinical word either ("PLAN", "STABLE" end notes too)."""
+        spans = []
+        if "." in text:
+            for m in _INITIAL_NAME_LINE.finditer(text):
+                surname = re.split(r"[ .\t]+", m.group(1))[-1].lower()
+                if m.start() and text[:m.start()].strip() and surname not in self.words.clinical \
+                        and surname not in self.words.clinical_terms and surname not in _DOTTED_WORDS:
+                    spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
+        last = _LAST_WORD_LINE.search(text)
+        if last is not None:
+            word = last.group(1).lower()
+            tier = self.words.ambiguity(word)
+            if (word in self.words.first_names or (tier == Ambiguity.NAME_ONLY and len(word) >= 3)) \
+                    and word not in self.words.clinical_terms and tier != Ambiguity.CLINICAL \
+                    and not self.words.is_shorthand(word):
+                spans.append(Span(last.start(1), last.end(1), PhiType.NAME))
+        return spans
 
     def _name_initial_lines(self, text: str) -> list[Span]:
         """A line after the note's first that is only a first name and an initial ("CAROL B", "meg o. rn"): the nurse

@@ -25,6 +25,9 @@ from support.detected import covered, flagged
     "PT IS IN RESTRAINTS.", "PT IS IN BED.", "GOALS PER GOC. ROSC AFTER 3 SHOCKS.", "MURMUR LOUDEST AT RUSB.",
     "FACIAL EDEMA FROM PRONING. LEVELED AT PHLEBOSTATIC AXIS.", "NO TX NEEDED PER BB.", "SITTER OVERNOC, PT TMRW.",
     "AMBULATED TO BR W/ ASSIST. ADJUST TO UOP.", "(ENTEROCOCCUS + CANDIDA IN BILE).",
+    "FREE WATER SCHEDULE: 0600-1000-1400-1800-2200.", "IABP 1:1 AUG 100-110.", "LUNGS CLEAR, IS 2000.",
+    "LIVES IN A 3-DECKER.", "SEEN BY WOUND RN Q MON/WED/FRI.", "DRAIN STUDIES SENT FROM JP2 IN AM.",
+    "ICP VIA CAMINO BOLT 12-18.", "PLAN: CONT.\nSTABLE",
 ])
 def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     assert flagged(text) == []
@@ -66,6 +69,11 @@ def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     ("full code; bill is hcp.", "bill"), ("his key. nephew t.j. is hcp.", "t.j"),
     ("his gym buddy dmitri did cpr.", "dmitri"), ("RE (DR SAUNDERS-PIKE) FOR SX MGMT.", "SAUNDERS-PIKE"),
     ("per dr halvorsen-rye, flow 2.3.", "halvorsen-rye"),
+    ("transfer to cc 7 tele tomorrow.", "cc 7"), ("AT SOUTH SHORE HOSPITAL OCT '05 FOR THE SAME.", "OCT '05"),
+    ("made cmo 3/3 after family meeting.", "3/3"), ("A CONFERENCE IN PROVIDENCE WHEN HE GOT SICK.", "PROVIDENCE"),
+    ("went home to revere @2100.", "revere"), ("was detoxed at mass mental health twice.", "mass mental health"),
+    ("pt stable, hct >25.\naisling", "aisling"), ("CONT CEEG X24H.\nVINNY", "VINNY"), ("c/o to floor.\n-deb", "deb"),
+    ("NOT BEFORE 72H.\nA. LACHANCE", "A. LACHANCE"), ("PLAN: WEAN.\nR. ST. PIERRE RN", "R. ST. PIERRE"),
 ])
 def test_the_rounds_identifiers_are_found(text: str, value: str) -> None:
     assert covered(text, value)
