@@ -1,7 +1,7 @@
 """Facility names in notes without case: hospital spans grown to the whole name ("saint agnes general", "MERCY WEST",
 "AT CAPE COD HOSPITAL", "the elms rehab and nursing center", "LIFE CARE CENTER OF THE PIONEER VALLEY"), names a
-facility list holds ("MASS EYE AND EAR", "brigham and women's"), bare names after a place cue ("from providence"),
-and wards after a transfer ("TRANSFERRED TO PHELPS", "to 7 feldman"). The clinical vocabulary decides what is jargon.
+facility list holds ("MASS EYE AND EAR", "brigham and women's"), and bare names after a place cue ("from providence",
+"@lahey"); wards (wards.py) are read in the same pass. The clinical vocabulary decides what is jargon.
 """
 
 from __future__ import annotations
@@ -10,14 +10,11 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.initials import InitialsRules
-from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER, WARD_AFTER
+from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.redact.wards import WardRules
 
-# Words that move a patient to a ward or a facility: "TRANSFERRED TO PHELPS", "back to saint agnes".
-_MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out", "back", "moved", "admitted",
-                    "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged"})
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
 _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre", "care"),
@@ -48,18 +45,9 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 # What makes a listed name words of a sentence: "ABD MASS GENERAL SURGERY AWARE", "general appearance".
 _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anesthesia", "appearance", "condition",
                                  "exam", "examination", "weakness", "malaise", "wellbeing", "population", "principles"})
-_MOVED_FROM = PLACE_BEFORE - {"on", "off"}
-# Letters of a ward code that are oxygen, dextrose, a vitamin, a blocker, a drain or a chamber instead: "back to O2",
-# "to D5", "B12", "from JP2".
-_NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og", "jp",
-                               "ij", "ct", "pa", "la", "rv", "lv", "cv", "ic"})
 # Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
-# What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
-_AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and"}
-_BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
-_DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
@@ -67,8 +55,8 @@ _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ"
                        "good", "sacred"})
 
 
-class FacilityRules(InitialsRules):
-    """Whole facility names, listed facilities, bare names after a place cue, wards after a transfer."""
+class FacilityRules(WardRules):
+    """Whole facility names, listed facilities, bare names after a place cue, and the wards WardRules reads."""
 
     def _stretch_places(self, tokens: list[Token], spans: list[Span]) -> list[Span]:
         """Hospital spans grown to the whole name, listed facilities, and bare facility names after a place cue."""
@@ -86,7 +74,7 @@ class FacilityRules(InitialsRules):
                                                  and span.type in (PhiType.CITY, PhiType.NAME)):
                 a2, b2 = self._stretch_left(tokens, a), self._grow_right(tokens, b)
                 if span.type is not PhiType.HOSPITAL and not town_hospital \
-                        and not (a2 and tokens[a2 - 1].key in _MOVED_FROM):
+                        and not (a2 and tokens[a2 - 1].key in MOVED_FROM):
                     continue  # "FROM NEWTON WELLESLEY ER": a town before a unit is a hospital only after a place cue
                 if (a2, b2) != (a, b) or span.type is not PhiType.HOSPITAL:
                     out.append(Span(tokens[a2].start, tokens[b2].end, PhiType.HOSPITAL))
@@ -257,44 +245,6 @@ class FacilityRules(InitialsRules):
             b += 1
         return b
 
-    def _ward_named(self, tokens: list[Token], i: int) -> bool:
-        """A surname right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward named without its
-        number, as people after a transfer are rare (an unknown word there is as often a drug: "BACK TO TEMODAR")."""
-        tok = tokens[i]
-        if i < 2 or tokens[i - 1].key != "to" or tokens[i - 2].key not in _MOVES or len(tok.key) < 4 \
-                or (tok.cased and not tok.text[0].isupper()):
-            return False
-        known = self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
-        return known and tok.key not in self.words.first_names \
-            and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
-
-    def _ward_number_first(self, tokens: list[Token], i: int) -> bool:
-        """A ward written number first, token i its number: after a place cue ("to 7 feldman", "ON 9 FELDBERG"), in
-        brackets after a move ("TO FLOOR (7 FARR)"), or a surname that is also a word between a move and a time
-        ("FROM 12 STONE TODAY"). Not a unit, shorthand, a first name or a direction ("TO 2 L", "ON 2 PRESSORS",
-        "to 6 north")."""
-        tok, before = tokens[i], tokens[i - 1]
-        if tok.kind != "d" or len(tok.text) > 2 or not 1 <= int(tok.text) <= 30 or i + 1 >= len(tokens):
-            return False
-        word = tokens[i + 1]
-        if word.kind != "w" or word.first or word.start - tok.end != 1 or len(word.key) < 4 \
-                or not word.text.isalpha() or (word.cased and not word.text[0].isupper()) \
-                or word.key in self.rules.words("units") or self.words.is_shorthand(word.key) \
-                or word.key in _DIRECTIONS or word.key in self.words.first_names:
-            return False
-        named = self._unknown(word) or (self.words.is_name(word.key) and self.tier(word) != Ambiguity.CLINICAL)
-        if word.cased and not self._unknown(word):
-            return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
-        if before.text == "(":  # "TO FLOOR (7 FARR)", "FROM FLOOR (11 REISMAN)"
-            return named and i >= 2 and tokens[i - 2].key in _MOVES | {"floor", "to", "from"}
-        if before.key == "on":  # "MICU BOARDER ON 9 FELDBERG", not "ON 2 PRESSORS" nor "ON 4 BAGS"
-            return named and word.key not in self.words.everyday
-        if before.key not in _MOVED_FROM:
-            return False
-        after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
-        moved = (i >= 2 and tokens[i - 2].key in _MOVES) or (after is not None and after.key in WARD_AFTER)
-        return named or (moved and self.words.is_name(word.key))  # "TRANSFERRED FROM 12 STONE TODAY"
-
     @staticmethod
     def _childrens(tokens: list[Token], i: int) -> bool:
         """"AT CHILDREN'S", "transferred to children's": the children's hospital, with its possessive, after "at",
@@ -302,32 +252,7 @@ class FacilityRules(InitialsRules):
         if tokens[i].first or i + 2 >= len(tokens) or tokens[i + 1].text not in "'’" or tokens[i + 2].key != "s":
             return False
         before = tokens[i - 1].key
-        return before in ("at", "from") or (before == "to" and i >= 2 and tokens[i - 2].key in _MOVES)
-
-    def _ward_code(self, tokens: list[Token], i: int) -> int:
-        """The index of a ward code's number after a move, or 0: one or two letters and a number, run together or
-        with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow"), but not
-        oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
-        tok = tokens[i]
-        if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS:
-            return 0
-        number = tokens[i + 1]
-        if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
-            return 0
-        if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
-            return 0  # "TO F2L"
-        glued = number.start == tok.end
-        if tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in _MOVES:
-            # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
-            # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
-            bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
-                and tokens[i - 2].key not in CHANGE_BEFORE_TO  # not "INCREASED TO M3"
-            return i + 1 if bare else 0
-        after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
-        if glued and not self.words.is_shorthand(tok.key + number.text) \
-                and tok.key not in self.rules.words("units"):
-            return i + 1
-        return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
+        return before in ("at", "from") or (before == "to" and i >= 2 and tokens[i - 2].key in MOVES)
 
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
         """A word of five letters or more that no list knows, after "at" or "from" on a line without
@@ -388,7 +313,7 @@ class FacilityRules(InitialsRules):
             if self._unknown_place(tokens, i):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
-            moved = tokens[cue].key in ("at", "from") or (cue >= 1 and tokens[cue - 1].key in _MOVES)
+            moved = tokens[cue].key in ("at", "from") or (cue >= 1 and tokens[cue - 1].key in MOVES)
             if tok.key in names or (tok.key in _NAMES_AFTER_A_MOVE and moved):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue

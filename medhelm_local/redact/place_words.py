@@ -1,6 +1,6 @@
 """Words the place rules read: connectors inside names, street suffixes, region words after a facility's "of",
 whom a facility is for, practice and facility words, places that are no town, what a house number may carry, and
-the words around a hospital's abbreviation or a ward."""
+the words around a hospital's abbreviation or a ward, and the moves that bring a patient to one."""
 
 from __future__ import annotations
 
@@ -60,3 +60,8 @@ CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "
                               "connected"})
 # What follows a ward's name: "... 4 WHEN BED AVAILABLE", "FROM 12 STONE TODAY".
 WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight", "later", "bed"})
+# Words that move a patient to a ward or a facility: "TRANSFERRED TO PHELPS", "back to saint agnes".
+MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out", "back", "moved", "admitted",
+                   "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged"})
+# Words before a place that a patient comes from or goes to (not "on" or "off", which name drips and devices).
+MOVED_FROM = PLACE_BEFORE - {"on", "off"}

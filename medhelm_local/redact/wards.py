@@ -1,0 +1,89 @@
+"""Wards of the hospital a note names in a transfer, in notes without case: a surname after a move ("TRANSFERRED TO
+PHELPS", "xfer to ashby"), a number before the ward's name ("to 7 feldman", "ON 9 FELDBERG", "FROM 12 STONE TODAY",
+"(7 FARR)"), and ward codes ("back to f6 when stable", "TO CC7 LATER", "transfer to cc 7 tele"). What follows a
+transfer is as often a drug or a setting ("BACK TO TEMODAR", "WEANED BACK TO O2", "INCREASED TO M3"), so each needs its
+cue and the clinical vocabulary decides what is jargon.
+"""
+
+from __future__ import annotations
+
+from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.initials import InitialsRules
+from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, MOVED_FROM, MOVES, UNIT_AFTER, WARD_AFTER
+from medhelm_local.redact.tokens import Token
+
+# Letters of a ward code that are oxygen, dextrose, a vitamin, a blocker, a drain or a chamber instead: "back to O2",
+# "to D5", "B12", "from JP2".
+_NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og", "jp",
+                               "ij", "ct", "pa", "la", "rv", "lv", "cv", "ic"})
+# What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
+_AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and"}
+_BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
+_DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
+
+
+class WardRules(InitialsRules):
+    """Wards named after a move, written number first, or as a code."""
+
+    def _ward_named(self, tokens: list[Token], i: int) -> bool:
+        """A surname right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward named without its
+        number, as people after a transfer are rare (an unknown word there is as often a drug: "BACK TO TEMODAR")."""
+        tok = tokens[i]
+        if i < 2 or tokens[i - 1].key != "to" or tokens[i - 2].key not in MOVES or len(tok.key) < 4 \
+                or (tok.cased and not tok.text[0].isupper()):
+            return False
+        known = self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
+        return known and tok.key not in self.words.first_names \
+            and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
+
+    def _ward_number_first(self, tokens: list[Token], i: int) -> bool:
+        """A ward written number first, token i its number: after a place cue ("to 7 feldman", "ON 9 FELDBERG"), in
+        brackets after a move ("TO FLOOR (7 FARR)"), or a surname that is also a word between a move and a time
+        ("FROM 12 STONE TODAY"). Not a unit, shorthand, a first name or a direction ("TO 2 L", "ON 2 PRESSORS",
+        "to 6 north")."""
+        tok, before = tokens[i], tokens[i - 1]
+        if tok.kind != "d" or len(tok.text) > 2 or not 1 <= int(tok.text) <= 30 or i + 1 >= len(tokens):
+            return False
+        word = tokens[i + 1]
+        if word.kind != "w" or word.first or word.start - tok.end != 1 or len(word.key) < 4 \
+                or not word.text.isalpha() or (word.cased and not word.text[0].isupper()) \
+                or word.key in self.rules.words("units") or self.words.is_shorthand(word.key) \
+                or word.key in _DIRECTIONS or word.key in self.words.first_names:
+            return False
+        named = self._unknown(word) or (self.words.is_name(word.key) and self.tier(word) != Ambiguity.CLINICAL)
+        if word.cased and not self._unknown(word):
+            return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
+        if before.text == "(":  # "TO FLOOR (7 FARR)", "FROM FLOOR (11 REISMAN)"
+            return named and i >= 2 and tokens[i - 2].key in MOVES | {"floor", "to", "from"}
+        if before.key == "on":  # "MICU BOARDER ON 9 FELDBERG", not "ON 2 PRESSORS" nor "ON 4 BAGS"
+            return named and word.key not in self.words.everyday
+        if before.key not in MOVED_FROM:
+            return False
+        after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
+        moved = (i >= 2 and tokens[i - 2].key in MOVES) or (after is not None and after.key in WARD_AFTER)
+        return named or (moved and self.words.is_name(word.key))  # "TRANSFERRED FROM 12 STONE TODAY"
+
+    def _ward_code(self, tokens: list[Token], i: int) -> int:
+        """The index of a ward code's number after a move, or 0: one or two letters and a number, run together or
+        with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow"), but not
+        oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
+        tok = tokens[i]
+        if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS:
+            return 0
+        number = tokens[i + 1]
+        if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
+            return 0
+        if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
+            return 0  # "TO F2L"
+        glued = number.start == tok.end
+        if tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in MOVES:
+            # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
+            # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
+            bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
+                and tokens[i - 2].key not in CHANGE_BEFORE_TO  # not "INCREASED TO M3"
+            return i + 1 if bare else 0
+        after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
+        if glued and not self.words.is_shorthand(tok.key + number.text) \
+                and tok.key not in self.rules.words("units"):
+            return i + 1
+        return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
