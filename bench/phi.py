@@ -18,11 +18,11 @@ fourth hand that read neither the rules nor the other sets' notes, measured the 
 ICU nursing notes (45 all capitals, 35 lower case, ~225 words each) with identifiers as sparse as real notes hold them
 (10 marked spans per 1,000 words, a quarter of the notes none), by a fifth hand, measured the same way: the set whose
 precision speaks for real notes, since the same false alarms cost more precision where there is less PHI, and
-(b7) HELDOUT7 to (b19) HELDOUT19, more such notes by a sixth to an eighteenth hand (72 notes in HELDOUT10), measured
-the same way; DEV6 to DEV13, more such notes for tuning, and DEV14 to DEV21, 80 full-shift notes each holding
+(b7) HELDOUT7 to (b21) HELDOUT21, more such notes by a sixth to a twentieth hand (72 notes in HELDOUT10), measured
+the same way; DEV6 to DEV13, more such notes for tuning, and DEV14 to DEV23, 80 full-shift notes each holding
 identifiers densely (about 25 per 1,000 words: places; numbers, dates and people in loose shapes; people; wards,
 transfers and dates; the loosest shapes, mostly in lower case; social and dispo lines; units and moves; false friends
-of identifiers beside real ones) for the seventh round;
+of identifiers beside real ones; cardiac surgery recovery; neuro and trauma) for the seventh round;
 (c) presidio_synth_pii (general PII, MIT) and (d) meddocan_es (Spanish clinical, CC BY 4.0), each split into a
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
@@ -43,9 +43,9 @@ precision >= 0.80; >= 200 notes per CPU-second; a pathological 1 KB note in mill
 Prints, last:  independent_recall R independent_precision P notes_per_cpu_second N   (set (a) only).
 Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
-               dev17,dev18,dev19,dev20,dev21,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
-               heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,presidio,meddocan,aci,
-               vignettes,caps_negatives,synthetic]
+               dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
+               heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
+               presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -65,9 +65,9 @@ from medhelm_local.redact.detector import Detector, detector_for
 from medhelm_local.settings import default_redaction_dir
 
 ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,"
-            "dev17,dev18,dev19,dev20,dev21,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,"
-            "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,presidio,meddocan,aci,"
-            "vignettes,caps_negatives,synthetic")
+            "dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,"
+            "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,"
+            "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -90,6 +90,8 @@ HELDOUT_TITLES = {
     "heldout17": "the same kind of notes by a sixteenth hand, written during the seventh round",
     "heldout18": "the same kind of notes by a seventeenth hand, written during the seventh round",
     "heldout19": "the same kind of notes by an eighteenth hand, written during the seventh round",
+    "heldout20": "the same kind of notes by a nineteenth hand, written during the seventh round",
+    "heldout21": "the same kind of notes by a twentieth hand, written during the seventh round",
 }
 
 
@@ -232,7 +234,8 @@ def main() -> None:
     parser.add_argument("--sets", default=ALL_SETS, help="comma-separated subset to run")
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
-                                                  "dev17", "dev18", "dev19", "dev20", "dev21"],
+                                                  "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
+                                                  "dev23"],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -252,9 +255,9 @@ def main() -> None:
         report("hand-annotated DEVELOPMENT set 4, ICU nursing, third round (tuned on)",
                phi_sets.hand_annotated("dev4"), detector, args.show_errors == "dev4")
     for name in ("dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
-                 "dev17", "dev18", "dev19", "dev20", "dev21"):
+                 "dev17", "dev18", "dev19", "dev20", "dev21", "dev22", "dev23"):
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
-            dense = name in ("dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21")
+            dense = int(name[3:]) >= 14
             kind = "dense identifiers, seventh" if dense else "sparse identifiers, sixth"
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with {kind} round (tuned on)",
                    phi_sets.hand_annotated(name), detector, args.show_errors == name)
