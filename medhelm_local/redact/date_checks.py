@@ -49,6 +49,8 @@ _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "op
 # Verbs and devices before a two-digit year that read as one only when no size or length can be meant (00-09,
 # 60-99): "AICD PLACED 05", "PACER PLACED IN 04", "pacer 02 for chb"; "NGT PLACED 16" stays a number.
 _IMPLANTED = frozenset({"placed", "inserted", "implanted", "pacer", "pacemaker", "defibrillator"})
+# History words a two-digit year follows without "in": "SINCE 99", "former smoker (quit 88)", "SOBER 02".
+_SINCE_WORDS = frozenset({"since", "quit", "sober", "retired", "widowed"})
 # Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
 # 02", "HIP FX IN 98", "stent to rca in 99", "PREDNISONE SINCE 99".
 _HISTORY = frozenset({"admit", "admitted", "admission", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
@@ -85,7 +87,7 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
             and word_after(text, m.end()) not in _AFTER_A_DATE \
             and not (before and before[0] in ("on", "since", "from", "until", "of")):
         return None  # "DILTIAZEM HELD 2/2 BP": "secondary to", the commonest fraction a nurse writes
-    if before and before[0] in _WEANED and _VENT_AFTER.match(text, m.end()):
+    if before and any(w in _WEANED for w in before) and _VENT_AFTER.match(text, m.end()):
         return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
                             or before[1:2] == ["last"]  # "LAST DOSE 10/12": the last of something, then when
@@ -152,7 +154,7 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     year_like = value[0] == "0" or int(value) >= 60
     with_in = re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
     # "AICD PLACED 05", not "NGT PLACED 16"; "CABG in 02" or "last admit in 02", not "HR in 40"
-    implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word == "since"))
+    implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word in _SINCE_WORDS))
                  or (with_in and value[0] == "0")) and year_like
     procedure = word.endswith(_PROCEDURES) and (with_in or year_like)  # "thymectomy 94", "colectomy in 03"
     if (word not in rules.words("event_words") and not procedure and not implanted) \
@@ -222,8 +224,8 @@ _RESULTS = frozenset({"neg", "negative", "pos", "positive"})
 # Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
 _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".
-_WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on"})
-_VENT_AFTER = re.compile(r"[ \t]{1,2}(?:\.\d{2}|[2-9]0%|x[ \t]?\d{3})")
+_WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on", "trial"})
+_VENT_AFTER = re.compile(r",?[ \t]{1,2}(?:\.\d{2}|[2-9]0%|100%|x[ \t]?\d{3})")
 _SIGNED_SCORE_BEFORE = re.compile(r"\d[+-]/(\d{1,2})(?!\d)[^\n]{0,30}$")
 _SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())

@@ -196,6 +196,9 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
                            for f in read_words(folder / FACILITIES, read))
     local_places = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                              for c in read_words(folder / LOCAL_PLACES, read))
+    # "COPLEY SQ", "PARK ST STATION": the short forms notes write for a square or a street's station
+    local_places |= frozenset(p.replace(" square", " sq").replace(" street station", " st station")
+                              for p in local_places if " square" in p or " street station" in p)
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"]) | local_places
     names = words["first_names.txt"] | words["surnames.txt"]

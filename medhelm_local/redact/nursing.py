@@ -88,6 +88,8 @@ class NursingRules(FacilityRules):
             if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
                     and tokens[k + 3].key == "law":
                 k += 4  # "DAUGHTER-IN-LAW JUDY"
+            elif k + 1 < len(tokens) and tokens[k].key == "in" and tokens[k + 1].key == "law":
+                k += 2  # "DAUGHTER IN LAW PEG", "son in law raj"
             while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
             if cue[0] == "relations" and k + 3 < len(tokens) and len(tokens[k].text) == 1 and tokens[k].text.isalpha() \

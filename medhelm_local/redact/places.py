@@ -73,8 +73,8 @@ class PlaceRules(NameRules):
         """"FOUND DOWN ON WASHINGTON ST", "stays at pine st inn": on a line without case, a street named without
         its number after "on", "at", "off" or "near": one or two words no clinical list explains, then the suffix."""
         nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
-        if nxt is not None and (nxt.kind == "d" or nxt.key in self.rules.words("units")):
-            return []  # "HR ST 110S": sinus tachycardia and a rate
+        if nxt is not None and (nxt.kind == "d" or (nxt.key in self.rules.words("units") and nxt.key != "in")):
+            return []  # "HR ST 110S": sinus tachycardia and a rate; but "ON CEDAR ST IN SOMERVILLE"
         for j in (i - 1, i - 2):
             cue = tokens[j - 1] if j >= 1 and not tokens[j].first else None
             words = tokens[j:i]

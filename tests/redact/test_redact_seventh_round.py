@@ -27,7 +27,8 @@ from support.detected import covered, flagged
     "AMBULATED TO BR W/ ASSIST. ADJUST TO UOP.", "(ENTEROCOCCUS + CANDIDA IN BILE).",
     "FREE WATER SCHEDULE: 0600-1000-1400-1800-2200.", "IABP 1:1 AUG 100-110.", "LUNGS CLEAR, IS 2000.",
     "LIVES IN A 3-DECKER.", "SEEN BY WOUND RN Q MON/WED/FRI.", "DRAIN STUDIES SENT FROM JP2 IN AM.",
-    "ICP VIA CAMINO BOLT 12-18.", "PLAN: CONT.\nSTABLE",
+    "ICP VIA CAMINO BOLT 12-18.", "PLAN: CONT.\nSTABLE", "CPAP TRIAL @2300 (12/6, 100%) TOLERATED.",
+    "VOIDING VIA COMMODE, 650CC.", "RUNS OF VT X4 @2200-2400.", "MORSE FALL 65.", "MV REPAIR W/ COSGROVE RING TODAY.",
 ])
 def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     assert flagged(text) == []
@@ -74,6 +75,9 @@ def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     ("went home to revere @2100.", "revere"), ("was detoxed at mass mental health twice.", "mass mental health"),
     ("pt stable, hct >25.\naisling", "aisling"), ("CONT CEEG X24H.\nVINNY", "VINNY"), ("c/o to floor.\n-deb", "deb"),
     ("NOT BEFORE 72H.\nA. LACHANCE", "A. LACHANCE"), ("PLAN: WEAN.\nR. ST. PIERRE RN", "R. ST. PIERRE"),
+    ("94 YO F (94 PER DAUGHTER, CHART SAYS 93).", "93"), ("94 YO F (94 PER DAUGHTER).", "(94"),
+    ("cabg at brigham in spring 06.", "spring 06"), ("former smoker (quit 88).", "88"),
+    ("DAUGHTER IN LAW PEG HERE TODAY.", "PEG"), ("PERFUSIONIST D. KALLAS NOTED.", "KALLAS"),
 ])
 def test_the_rounds_identifiers_are_found(text: str, value: str) -> None:
     assert covered(text, value)
