@@ -344,7 +344,10 @@ class PlaceRules(NameRules):
                 if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_here, cues):
                     compass = i and not tok.first and tokens[i - 1].key in _COMPASS \
                         and tok.start - tokens[i - 1].end == 1  # "SOUTH WEYMOUTH", "east falmouth"
-                    spans.append(Span(tokens[i - 1].start if compass else tok.start, words[n - 1].end, PhiType.CITY))
+                    road = n > 1 and key in self.words.local_places \
+                        and words[n - 1].key in self.rules.words("street_suffixes")  # "MASS AVE", "blue hill ave"
+                    spans.append(Span(tokens[i - 1].start if compass else tok.start, words[n - 1].end,
+                                      PhiType.STREET if road else PhiType.CITY))
                     break
         return spans
 

@@ -78,6 +78,9 @@ def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     ("94 YO F (94 PER DAUGHTER, CHART SAYS 93).", "93"), ("94 YO F (94 PER DAUGHTER).", "(94"),
     ("cabg at brigham in spring 06.", "spring 06"), ("former smoker (quit 88).", "88"),
     ("DAUGHTER IN LAW PEG HERE TODAY.", "PEG"), ("PERFUSIONIST D. KALLAS NOTED.", "KALLAS"),
+    ("PEDESTRIAN VS MBTA BUS AT MASS AVE + BEACON ST.", "MASS AVE"),
+    ("found on blue hill ave in mattapan", "blue hill ave"),
+    ("CAR VS TREE ON JAMAICAWAY.", "JAMAICAWAY"),
 ])
 def test_the_rounds_identifiers_are_found(text: str, value: str) -> None:
     assert covered(text, value)
