@@ -385,9 +385,10 @@ class PlaceRules(NameRules):
     @staticmethod
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
-        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@" or tokens[k].key in (
+        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@~" or tokens[k].kind == "d" \
+            or tokens[k].key in (
             "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
-            "tomorrow", "when", "for", "until", "since", "with", "w")
+            "tomorrow", "when", "for", "until", "since", "with", "w", "near")
 
 
 # A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".

@@ -29,6 +29,7 @@ from support.detected import covered, flagged
     "LIVES IN A 3-DECKER.", "SEEN BY WOUND RN Q MON/WED/FRI.", "DRAIN STUDIES SENT FROM JP2 IN AM.",
     "ICP VIA CAMINO BOLT 12-18.", "PLAN: CONT.\nSTABLE", "CPAP TRIAL @2300 (12/6, 100%) TOLERATED.",
     "VOIDING VIA COMMODE, 650CC.", "RUNS OF VT X4 @2200-2400.", "MORSE FALL 65.", "MV REPAIR W/ COSGROVE RING TODAY.",
+    "PROBATION OFFICER CALLED.", "LT ARM WEAK.",
 ])
 def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     assert flagged(text) == []
@@ -80,7 +81,10 @@ def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     ("DAUGHTER IN LAW PEG HERE TODAY.", "PEG"), ("PERFUSIONIST D. KALLAS NOTED.", "KALLAS"),
     ("PEDESTRIAN VS MBTA BUS AT MASS AVE + BEACON ST.", "MASS AVE"),
     ("found on blue hill ave in mattapan", "blue hill ave"),
-    ("CAR VS TREE ON JAMAICAWAY.", "JAMAICAWAY"),
+    ("CAR VS TREE ON JAMAICAWAY.", "JAMAICAWAY"), ("at a party in revere near revere beach.", "revere"),
+    ("found by his sisters at home in reading 11/11.", "reading"),
+    ("NORTHBOUND ON WASHINGTON ST IN CANTON ~1800.", "CANTON"),
+    ("SWAMPSCOTT PD OFFICER ZAMMITO HERE FOR INTERVIEW.", "ZAMMITO"),
 ])
 def test_the_rounds_identifiers_are_found(text: str, value: str) -> None:
     assert covered(text, value)
