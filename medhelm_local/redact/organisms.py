@@ -40,10 +40,12 @@ _EPONYM_DISEASES = frozenset({"barrett", "fournier", "wilson", "cushing", "addis
                               "beck", "levine", "osler", "janeway", "roth", "quincke", "horner", "todd", "broca",
                               "bickerstaff", "ogilvie", "hirschsprung", "boerhaave", "mallory", "reynold", "reynolds"})
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "rev", "fr", "prof", "np", "rn", "md", "pa"})
-# What a person owns or is to others after their possessive: "BARRETT'S WIFE", "wilson's cell".
-_PERSONAL = frozenset({"wife", "husband", "son", "daughter", "mother", "father", "mom", "dad", "sister", "brother",
-                       "family", "cell", "phone", "house", "home", "car", "room", "friend", "partner", "children",
-                       "kids", "number", "office", "nurse", "patient", "pt"})
+# What follows an eponymous disease's possessive ("BARRETT'S ESOPHAGUS", "bell's palsy", "?wilson's vs"); anything
+# else after it ("TODD'S PAGER", "BARRETT'S WIFE") may be a person's.
+_DISEASE_AFTER = frozenset({"disease", "diseases", "dz", "syndrome", "sign", "signs", "triad", "pentad", "palsy",
+                            "gangrene", "esophagus", "hx", "vs", "flare", "exacerbation", "type", "ulcer", "ulcers",
+                            "contracture", "thyroiditis", "encephalopathy", "phenomenon", "criteria", "paralysis",
+                            "lymphoma", "sarcoma", "node", "nodes", "diverticulum", "dementia", "tumor", "aneurysm"})
 
 
 def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
@@ -67,7 +69,7 @@ def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
 def _sign_absent(tokens: list[Token], a: int) -> bool:
     """"no cullen.", "NEG MURPHY": an eponymous sign after a word that reads it, with nothing of a person's after."""
     return tokens[a].key in _EPONYM_DISEASES and a >= 1 and not tokens[a].first \
-        and tokens[a - 1].key in ("no", "neg", "negative", "pos", "positive", "+")
+        and tokens[a - 1].key in ("no", "neg", "negative", "pos", "positive")
 
 
 def _device_sized(tokens: list[Token], a: int) -> bool:
@@ -89,7 +91,7 @@ def _disease_possessive(tokens: list[Token], a: int) -> bool:
     if titled:
         return False  # "DR. WILSON'S NOTE": a person's
     after = tokens[a + 3] if a + 3 < len(tokens) and not tokens[a + 3].first else None
-    return after is None or after.key not in _PERSONAL
+    return after is None or after.kind == "p" or after.key in _DISEASE_AFTER
 
 
 def _triple_decker(tokens: list[Token], a: int) -> bool:

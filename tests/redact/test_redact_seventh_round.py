@@ -94,7 +94,8 @@ def test_the_rounds_identifiers_are_found(text: str, value: str) -> None:
     ("SOCIAL WORKER ALONZO LEFT # FOR SW.", "ALONZO", "LEFT"), ("bev work # is on the chart", "bev", "work"),
     ("lives in lynn. rehab screening for spaulding", "lynn", "rehab"),
     ("LIVES ON CAMBRIDGE ST.\nLINES: R IJ SWAN.", "CAMBRIDGE ST", "LINES"),
-    ("DR BARRETT'S WIFE CALLED.", "BARRETT", "WIFE"),
+    ("DR BARRETT'S WIFE CALLED.", "BARRETT", "WIFE"), ("PAGED DR TODD'S PAGER.", "TODD", "PAGER"),
+    ("MOM + TODD AT BEDSIDE.", "TODD", "BEDSIDE"),
 ])
 def test_a_name_or_place_stops_where_the_sentence_goes_on(text: str, value: str, kept: str) -> None:
     """The identifier is masked, the word after it (a verb, a sentence's next word, the next line) is not."""
