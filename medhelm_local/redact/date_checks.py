@@ -46,9 +46,11 @@ _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "di
                          "xfer'd"})
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
-# Verbs and devices before a two-digit year that read as one only when no size or length can be meant (00-09,
-# 60-99): "AICD PLACED 05", "PACER PLACED IN 04", "pacer 02 for chb"; "NGT PLACED 16" stays a number.
-_IMPLANTED = frozenset({"placed", "inserted", "implanted", "pacer", "pacemaker", "defibrillator"})
+# Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
+# "AICD PLACED 05", "PACER PLACED IN 04"; "NGT PLACED 16" stays a number.
+_IMPLANTED = frozenset({"placed", "inserted", "implanted"})
+# Devices a two-digit year follows only as 00-09, since a rate follows them too: "pacer 02 for chb", not "PACER 80".
+_DEVICES = frozenset({"pacer", "pacemaker", "defibrillator"})
 # History words a two-digit year follows without "in": "SINCE 99", "former smoker (quit 88)", "SOBER 02".
 _SINCE_WORDS = frozenset({"since", "quit", "sober", "retired", "widowed"})
 # Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
@@ -155,7 +157,7 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     with_in = re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
     # "AICD PLACED 05", not "NGT PLACED 16"; "CABG in 02" or "last admit in 02", not "HR in 40"
     implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word in _SINCE_WORDS))
-                 or (with_in and value[0] == "0")) and year_like
+                 or ((with_in or word in _DEVICES) and value[0] == "0")) and year_like
     procedure = word.endswith(_PROCEDURES) and (with_in or year_like)  # "thymectomy 94", "colectomy in 03"
     if (word not in rules.words("event_words") and not procedure and not implanted) \
             or unit_follows(text, m.end(), rules):

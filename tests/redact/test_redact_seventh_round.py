@@ -29,7 +29,7 @@ from support.detected import covered, flagged
     "LIVES IN A 3-DECKER.", "SEEN BY WOUND RN Q MON/WED/FRI.", "DRAIN STUDIES SENT FROM JP2 IN AM.",
     "ICP VIA CAMINO BOLT 12-18.", "PLAN: CONT.\nSTABLE", "CPAP TRIAL @2300 (12/6, 100%) TOLERATED.",
     "VOIDING VIA COMMODE, 650CC.", "RUNS OF VT X4 @2200-2400.", "MORSE FALL 65.", "MV REPAIR W/ COSGROVE RING TODAY.",
-    "PROBATION OFFICER CALLED.", "LT ARM WEAK.",
+    "PROBATION OFFICER CALLED.", "LT ARM WEAK.", "V-PACED, PACER 80 BACKUP.", "PACEMAKER 70, SR 70S.",
 ])
 def test_grades_counts_settings_and_eponyms_are_not_phi(text: str) -> None:
     assert flagged(text) == []
