@@ -35,6 +35,11 @@ SIGN_READ = frozenset({"neg", "pos", "negative", "positive"})
 # a clinician's or patient's name in notes too often.
 DISEASE_ENDINGS = ("itis", "osis", "iasis")
 NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "hypnosis"})  # "NAME: ANN LEE DIAGNOSIS: ..."
+# Words never part of a name: the patient and staff as roles, and words a note writes after a name that are never
+# its surname ("ALONZO LEFT # FOR SW", "bev work # 781...", "from puerto rico friday").
+NEVER_NAMES = frozenset({"patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home", "monday",
+                         "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "done", "mon", "tue",
+                         "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 # How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
 # alone; a long export meets new identifiers without end, so the memo is bounded).
@@ -50,3 +55,14 @@ def verb_shaped(key: str) -> bool:
     """A word no list knows that ends like a verb in the past ("trached", "desatted", "tol'd"): shorthand, not a
     surname. Not "-eed" (Rasheed, Hameed) nor "-ing", which ends given names too (Xiaoling)."""
     return len(key) >= 6 and (key.endswith("'d") or (key.endswith("ed") and not key.endswith("eed")))
+
+
+def phrase_index(lists: dict[str, frozenset[str]]) -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """Cue phrases by their first word: each phrase split into its words (stops, apostrophes and spaces apart)."""
+    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for kind, phrases in lists.items():
+        for phrase in phrases:
+            parts = tuple(p for p in re.split(r"[\s.'’]+", phrase.replace("'s", " s")) if p)
+            if parts:
+                index.setdefault(parts[0], []).append((parts, kind))
+    return index

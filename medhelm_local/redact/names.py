@@ -7,8 +7,6 @@ tier, or a cue (a title, a relation, a credential). A name found once marks its 
 
 from __future__ import annotations
 
-import re
-
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.mentions import with_other_mentions
@@ -29,15 +27,10 @@ class NameRules:
         self._relations = w("relations")
         self._cues_strict = w("name_verbs") | w("relations") | w("greetings") | w("titles_word")
         labels = {part for label in rules.label_types for part in label.split()}
-        # "ALONZO LEFT # FOR SW", "bev work # 781...", "from puerto rico friday": words a note writes after a name
-        # that are never its surname
-        self._never_names = STOPWORDS | self._titles | w("credentials") | labels | {
-            "patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home", "monday", "tuesday",
-            "wednesday", "thursday", "friday", "saturday", "sunday", "done", "mon", "tue", "tues", "wed", "thu", "thur",
-            "thurs", "fri", "sat", "sun"}
+        self._never_names = STOPWORDS | self._titles | w("credentials") | labels | name_words.NEVER_NAMES
         self.non_names = (self._never_names | w("relations") | w("facility_words") | w("street_suffixes")
                            | w("states") | words.clinical_terms)
-        self._phrase_index = _phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
+        self._phrase_index = name_words.phrase_index({k: w(k) for k in ("titles_abbrev", "titles_word", "name_labels",
                                                               "name_verbs", "relations", "greetings",
                                                               "facility_words", "credentials")})
         self._clinical, self._everyday = words.clinical, words.everyday
@@ -395,13 +388,3 @@ def _with_initial(tokens: list[Token], start: int) -> int:
             and tokens[start].start - tokens[j - 1].end <= 3:
         return j - 1
     return start
-
-
-def _phrase_index(lists: dict[str, frozenset[str]]) -> dict[str, list[tuple[tuple[str, ...], str]]]:
-    index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-    for kind, phrases in lists.items():
-        for phrase in phrases:
-            parts = tuple(p for p in re.split(r"[\s.'’]+", phrase.replace("'s", " s")) if p)
-            if parts:
-                index.setdefault(parts[0], []).append((parts, kind))
-    return index

@@ -1,8 +1,11 @@
 """Words the place rules read: connectors inside names, street suffixes, region words after a facility's "of",
 whom a facility is for, practice and facility words, places that are no town, what a house number may carry, and
-the words around a hospital's abbreviation or a ward, and the moves that bring a patient to one."""
+the words around a hospital's abbreviation or a ward, the moves that bring a patient to one, a town's services and
+compass words, and two tests of the words before a token (a place cue, "university of")."""
 
 from __future__ import annotations
+
+from medhelm_local.redact.tokens import Token
 
 # Words that may sit inside a street, town or facility name without a capital: "Rua do Salitre".
 CONNECTORS = frozenset("de del la las los el do da dos das di della van von der den ten y e of the".split())
@@ -65,3 +68,22 @@ MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out"
                    "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged"})
 # Words before a place that a patient comes from or goes to (not "on" or "off", which name drips and devices).
 MOVED_FROM = PLACE_BEFORE - {"on", "off"}
+# A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".
+TOWN_SERVICES = frozenset({"pd", "fd", "police", "fire", "ems", "rescue"})
+# A compass word before a town names a village of it: "SOUTH WEYMOUTH", "east falmouth", "West Newbury".
+COMPASS = frozenset({"north", "south", "east", "west"})
+
+
+def after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:
+    """Whether the two or three words before token i are a place cue ("back from", "grew up in")."""
+    before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
+    before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
+    return before in cues or before3 in cues
+
+
+def after_university_of(tokens: list[Token], k: int) -> bool:
+    """Whether token k follows "university of" (within two words): "univ of north somewhere hospital"."""
+    for j in range(k - 1, max(0, k - 3) - 1, -1):
+        if tokens[j].key == "of":
+            return j > 0 and tokens[j - 1].key in ("university", "univ")
+    return False

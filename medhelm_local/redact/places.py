@@ -7,6 +7,7 @@ from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
 from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
+    COMPASS,
     CONNECTORS,
     FOR_WHOM,
     HOUSE_LETTERS,
@@ -17,7 +18,10 @@ from medhelm_local.redact.place_words import (
     REGION_NAMES,
     REGION_WORDS,
     SIDE_WORDS,
+    TOWN_SERVICES,
     WORD_SUFFIXES,
+    after_cue,
+    after_university_of,
 )
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -64,12 +68,12 @@ class PlaceRules(NameRules):
                 if j < i and any(self._distinctive(t) for t in tokens[j:i]):
                     spans.append(Span(tokens[j].start, tok.end, PhiType.STREET))
             elif tok.kind == "w" and tok.key in NAMED_STREET_SUFFIXES and not tok.cased and i >= 2:
-                spans += self._street_after_cue(tokens, i)
+                spans += self._streetafter_cue(tokens, i)
             if tok.kind == "d" and len(tok.text) <= 6 and not (i and tokens[i - 1].end == tok.start):
                 spans += self._numbered_street(tokens, i)
         return spans
 
-    def _street_after_cue(self, tokens: list[Token], i: int) -> list[Span]:
+    def _streetafter_cue(self, tokens: list[Token], i: int) -> list[Span]:
         """"FOUND DOWN ON WASHINGTON ST", "stays at pine st inn": on a line without case, a street named without
         its number after "on", "at", "off" or "near": one or two words no clinical list explains, then the suffix."""
         nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
@@ -160,7 +164,7 @@ class PlaceRules(NameRules):
                 t = tokens[j - 1]
                 if not t.cased and t.kind == "w" and self.tier(t) == Ambiguity.CLINICAL \
                         and t.key not in self.words.cities and t.key not in facility \
-                        and not _after_university_of(tokens, j - 1) and not (j == i and self._named_before(tokens, i)):
+                        and not after_university_of(tokens, j - 1) and not (j == i and self._named_before(tokens, i)):
                     break  # "COPD EXACERBATION VIA MARLBORO HOSPITAL", "BEGIN CARDIAC REHAB": clinical words end it
                 if self._place_word(t) or (t.key in ("st", "of", "the", "and") and named):
                     named.append(t)
@@ -329,7 +333,7 @@ class PlaceRules(NameRules):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
             if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
-                    and self.tier(tok) == Ambiguity.NAME_ONLY and _after_cue(tokens, i, cues):
+                    and self.tier(tok) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
@@ -342,7 +346,7 @@ class PlaceRules(NameRules):
                 state_here = state_after and i + n == end and (
                     tok.cased or len(tokens[end + 1].key) > 2 or self.tier(tok) == Ambiguity.NAME_ONLY or n > 1)
                 if key in self.words.cities and self._city_ok(tokens, i, words[:n], state_here, cues):
-                    compass = i and not tok.first and tokens[i - 1].key in _COMPASS \
+                    compass = i and not tok.first and tokens[i - 1].key in COMPASS \
                         and tok.start - tokens[i - 1].end == 1  # "SOUTH WEYMOUTH", "east falmouth"
                     road = n > 1 and key in self.words.local_places \
                         and words[n - 1].key in self.rules.words("street_suffixes")  # "MASS AVE", "blue hill ave"
@@ -359,7 +363,7 @@ class PlaceRules(NameRules):
         before = tokens[i - 1].key if i and tokens[i - 1].kind == "w" else ""
         two_before = f"{tokens[i - 2].key} {before}" if i > 1 else before
         after = tokens[i + len(words)] if i + len(words) < len(tokens) else None
-        if after is not None and not after.first and after.key in _TOWN_SERVICES and len(words[0].key) >= 4:
+        if after is not None and not after.first and after.key in TOWN_SERVICES and len(words[0].key) >= 4:
             return True  # "officer from concord pd", "BROUGHT IN BY NEWTON FIRE": a town's police or fire service
         if two_before == "is in" and not (self._ends_phrase(tokens, i + len(words))
                                           and " ".join(t.key for t in words) not in NOT_A_TOWN):
@@ -389,24 +393,3 @@ class PlaceRules(NameRules):
             or tokens[k].key in (
             "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
             "tomorrow", "when", "for", "until", "since", "with", "w", "near")
-
-
-# A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".
-_TOWN_SERVICES = frozenset({"pd", "fd", "police", "fire", "ems", "rescue"})
-# A compass word before a town names a village of it: "SOUTH WEYMOUTH", "east falmouth", "West Newbury".
-_COMPASS = frozenset({"north", "south", "east", "west"})
-
-
-def _after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:
-    """Whether the two or three words before token i are a place cue ("back from", "grew up in")."""
-    before = f"{tokens[i - 2].key} {tokens[i - 1].key}" if i > 1 else ""
-    before3 = f"{tokens[i - 3].key} {before}" if i > 2 else ""
-    return before in cues or before3 in cues
-
-
-def _after_university_of(tokens: list[Token], k: int) -> bool:
-    """Whether token k follows "university of" (within two words): "univ of north somewhere hospital"."""
-    for j in range(k - 1, max(0, k - 3) - 1, -1):
-        if tokens[j].key == "of":
-            return j > 0 and tokens[j - 1].key in ("university", "univ")
-    return False
