@@ -109,19 +109,8 @@ def _identifiers(name: str) -> set[str]:
                                           ("heldout8", ("independent", "dev", "dev2", "dev3", "dev4", "dev5", "dev6",
                                                         "dev7", "heldout2", "heldout3", "heldout4", "heldout5",
                                                         "heldout6", "heldout7")),
-                                          ("heldout9", tuple(s for s in SETS if s != "heldout9")),
-                                          ("heldout10", tuple(s for s in SETS if s != "heldout10")),
-                                          ("heldout11", tuple(s for s in SETS if s != "heldout11")),
-                                          ("heldout12", tuple(s for s in SETS if s != "heldout12")),
-                                          ("heldout13", tuple(s for s in SETS if s != "heldout13")),
-                                          ("heldout14", tuple(s for s in SETS if s != "heldout14")),
-                                          ("heldout15", tuple(s for s in SETS if s != "heldout15")),
-                                          ("heldout16", tuple(s for s in SETS if s != "heldout16")),
-                                          ("heldout17", tuple(s for s in SETS if s != "heldout17")),
-                                          ("heldout18", tuple(s for s in SETS if s != "heldout18")),
-                                          ("heldout19", tuple(s for s in SETS if s != "heldout19")),
-                                          ("heldout20", tuple(s for s in SETS if s != "heldout20")),
-                                          ("heldout21", tuple(s for s in SETS if s != "heldout21"))])
+                                          *[(name, tuple(s for s in SETS if s != name))
+                                            for name in (f"heldout{k}" for k in range(9, 22))]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
