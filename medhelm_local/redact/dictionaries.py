@@ -17,6 +17,7 @@ FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt",
 COUNTRIES = "countries.txt"  # not PHI under Safe Harbor: read apart (the detector drops a bare country span)
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
 LOCAL_PLACES = "places_local.txt"  # the region's villages, neighbourhoods and landmarks: read apart for the same reason
+NICKNAMES = "nicknames.txt"  # short forms the census list lacks ("norm", "dev"): read apart for the same reason
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
 # "Manduria", "Karpathy" once its accent is folded).
@@ -201,6 +202,8 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
                               for p in local_places if " square" in p or " street station" in p)
     cities = frozenset(" ".join(c.replace(".", " ").replace("-", " ").split())
                        for c in words["cities_us.txt"] | words["cities_world.txt"]) | local_places
+    # A nickname is a first name to every rule ("husband norm here"); the census list stays as published.
+    words["first_names.txt"] = words["first_names.txt"] | read_words(folder / NICKNAMES, read)
     names = words["first_names.txt"] | words["surnames.txt"]
     hand_listed = words["clinical_terms.txt"] | words["icu_terms.txt"]
     surnames_in_order = read_words_in_order(folder / "surnames.txt", read)

@@ -263,8 +263,10 @@ class NameRules:
             and j + 1 < len(tokens) and tokens[j + 1].kind == "w" and not tokens[j + 1].first
 
     def _street_name_word(self, tok: Token) -> bool:
-        """A word that can stand before a street suffix: not punctuation, a cue, a stopword or clinical."""
-        return tok.kind == "w" and tok.key not in self._never_names and self.tier(tok) != Ambiguity.CLINICAL
+        """A word that can stand before a street suffix: not punctuation, a letter ("d/w dr pike": discussed with), a
+        cue, a stopword or clinical."""
+        return tok.kind == "w" and len(tok.key) > 1 and tok.key not in self._never_names \
+            and self.tier(tok) != Ambiguity.CLINICAL
 
     def _weak_after_greeting(self, tok: Token) -> bool:
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
