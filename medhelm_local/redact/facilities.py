@@ -48,6 +48,10 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
+# Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
+_NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts", "side", "north", "south", "east",
+                           "west", "center", "centre", "suburb", "suburbs", "outside", "edge", "home", "house", "state",
+                           "county", "university", "univ", "village", "downtown", "middle", "heart", "west", "rest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
@@ -317,8 +321,22 @@ class FacilityRules(WardRules):
             if tok.key in names or (tok.key in _NAMES_AFTER_A_MOVE and moved):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
+            branch = self._branch_of_town(tokens, i)
+            if branch:  # "lives at sunrise of arlington", "ADMITTED FROM LIFECARE OF MELROSE"
+                spans.append(Span(tok.start, tokens[branch].end, PhiType.HOSPITAL))
+                continue
             spans += self._common_words_then_head(tokens, i)
         return spans
+
+    def _branch_of_town(self, tokens: list[Token], i: int) -> int:
+        """Index of the town's last word when token i, "of" and a town follow a place cue: a chain's branch
+        ("sunrise of arlington", "LIFECARE OF MELROSE"), not where in the town ("OUTSKIRTS OF LOWELL"); or 0."""
+        tok = tokens[i]
+        if tok.kind != "w" or len(tok.key) < 4 or tok.key in STOPWORDS or tok.key in _NOT_A_BRANCH \
+                or self.tier(tok) == Ambiguity.CLINICAL or i + 2 >= len(tokens) or tokens[i + 1].key != "of" \
+                or tokens[i + 1].first or tokens[i + 2].first or tokens[i + 1].start - tok.end > 1:
+            return 0
+        return self._town_at(tokens, i + 2)
 
     def _common_words_then_head(self, tokens: list[Token], i: int) -> list[Span]:
         """"AT CAPE COD HOSPITAL", "to sacred heart nursing home", "cape cod family medicine": up to three common

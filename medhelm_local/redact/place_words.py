@@ -14,6 +14,14 @@ CONNECTORS = frozenset("de del la las los el do da dos das di della van von der 
 # Suffixes that name a street written without its number after "on" or "at": "FOUND DOWN ON WASHINGTON ST".
 NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
                                     "terrace", "parkway", "highway"})
+# Words that clinical writing uses too but that name streets all over New England ("on cedar st in somerville", "AT
+# CENTRE ST AND SOUTH ST"): before a street's suffix after "on", "at", "off" or "near" they are its name.
+STREET_NAME_WORDS = frozenset({"cedar", "oak", "main", "high", "school", "church", "summer", "spring", "center",
+                               "centre", "south", "north", "east", "west", "mission", "chestnut", "walnut", "water",
+                               "bridge", "river", "union", "mill", "prospect", "pleasant", "central", "beacon", "green",
+                               "forest", "lake", "grove", "broad", "market", "state", "front", "canal", "highland",
+                               "locust", "spruce", "birch", "hawthorne", "linden", "laurel", "myrtle", "holly",
+                               "cottage", "academy", "college", "court", "middle", "common", "village", "orchard"})
 # Words that name a region before a place after a facility's "of": "ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW
 # ENGLAND", "HOSPITAL OF WESTERN MASS" (not "upper" or "lower", which name parts of a body).
 REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "southern", "central", "north", "south", "east",

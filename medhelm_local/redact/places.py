@@ -18,6 +18,7 @@ from medhelm_local.redact.place_words import (
     REGION_NAMES,
     REGION_WORDS,
     SIDE_WORDS,
+    STREET_NAME_WORDS,
     TOWN_SERVICES,
     WORD_SUFFIXES,
     after_cue,
@@ -75,17 +76,20 @@ class PlaceRules(NameRules):
 
     def _streetafter_cue(self, tokens: list[Token], i: int) -> list[Span]:
         """"FOUND DOWN ON WASHINGTON ST", "stays at pine st inn": on a line without case, a street named without
-        its number after "on", "at", "off" or "near": one or two words no clinical list explains, then the suffix."""
+        its number after "on", "at", "off", "near" or another street and "and": one or two words no clinical list
+        explains (or a word streets are named with), then the suffix."""
         nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
         if nxt is not None and (nxt.kind == "d" or (nxt.key in self.rules.words("units") and nxt.key != "in")):
             return []  # "HR ST 110S": sinus tachycardia and a rate; but "ON CEDAR ST IN SOMERVILLE"
         for j in (i - 1, i - 2):
             cue = tokens[j - 1] if j >= 1 and not tokens[j].first else None
             words = tokens[j:i]
-            if cue is None or cue.key not in ("on", "at", "off", "near") or any(
+            crossing = cue is not None and cue.key in ("and", "&") and j >= 2 \
+                and tokens[j - 2].key in NAMED_STREET_SUFFIXES  # "AT CENTRE ST AND SOUTH ST"
+            if cue is None or (cue.key not in ("on", "at", "off", "near") and not crossing) or any(
                     t.kind != "w" or t.first or len(t.key) < 3 or t.key in STOPWORDS
-                    or self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
-                    or t.key in self.rules.words("units") for t in words):
+                    or (self.tier(t) == Ambiguity.CLINICAL and t.key not in STREET_NAME_WORDS)
+                    or self.words.is_shorthand(t.key) or t.key in self.rules.words("units") for t in words):
                 continue
             return [Span(words[0].start, tokens[i].end, PhiType.STREET)]
         return []
