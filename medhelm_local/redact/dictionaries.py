@@ -9,7 +9,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from medhelm_local.redact.patterns import RedactionRuleError
-from medhelm_local.redact.tokens import fold
+from medhelm_local.redact.tokens import STOPWORDS, fold
 from medhelm_local.safe_parse import Limits, decode, read_bounded
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
@@ -17,6 +17,7 @@ FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt",
 COUNTRIES = "countries.txt"  # not PHI under Safe Harbor: read apart (the detector drops a bare country span)
 FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' made-up names are checked against FILES
 LOCAL_PLACES = "places_local.txt"  # the region's villages, neighbourhoods and landmarks: read apart for the same reason
+WARD_NAMES = "ward_names.txt"  # the hospital's buildings and wards ("feldberg", "white"): a site's own list
 NICKNAMES = "nicknames.txt"  # short forms the census list lacks ("norm", "dev"): read apart for the same reason
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
@@ -66,7 +67,8 @@ class Dictionaries:
     `facility_names_one` those of one word; `countries` country and continent names (words joined by one space),
     `country_words` the words that name them ("salvador" of "el salvador"), `common_names` the first names and
     the 20,000 commoner surnames; `local_places` the region's villages, neighbourhoods and landmarks (in `cities`
-    too), whose names of several words are places wherever they stand ("CASTLE ISLAND", "fields corner").
+    too), whose names of several words are places wherever they stand ("CASTLE ISLAND", "fields corner");
+    `ward_names` the hospital's buildings and wards, a ward beside a number ("ON WHITE 12", "7 feldberg").
     """
 
     first_names: frozenset[str]
@@ -89,6 +91,7 @@ class Dictionaries:
     country_words: frozenset[str] = frozenset()
     common_names: frozenset[str] = frozenset()
     local_places: frozenset[str] = frozenset()
+    ward_names: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -97,6 +100,31 @@ class Dictionaries:
         if word in self.everyday:
             return Ambiguity.EVERYDAY
         return Ambiguity.CLINICAL if self.medical_form(word) else Ambiguity.NAME_ONLY
+
+    def misspelt_tier(self, word: str) -> Ambiguity | None:
+        """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
+        letter dropped, doubled, swapped with the next or struck for another: "pateint", "folley", "neruo", "awae"),
+        or None. Known names and towns are never read as slips ("dube" stays a surname, not "tube")."""
+        if len(word) < 4 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
+            return None
+        best: Ambiguity | None = None
+        for near in _one_slip(word):
+            if len(near) < 4 or word == near + "s":
+                continue  # no slip of a word of three letters; "childrens" is a name's possessive, not a slip
+            if near in self.clinical:
+                return Ambiguity.CLINICAL
+            if best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):
+                best = Ambiguity.EVERYDAY
+        return best
+
+    def _inflected(self, word: str) -> bool:
+        """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
+        for ending in ("ing", "ed", "ly", "es", "s"):
+            stem = word[:-len(ending)]
+            if word.endswith(ending) and len(stem) >= 3 and (stem in self.everyday or stem in self.clinical
+                                                             or stem + "e" in self.everyday):
+                return True
+        return False
 
     def medical_form(self, word: str) -> bool:
         """Whether a word no list holds is built like a clinical term ("abdominosacrocolpopexy", "pneumatosis",
@@ -113,6 +141,20 @@ class Dictionaries:
 
 
 Reader = Callable[[Path], str]  # a dictionary file's path -> its text
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_slip(word: str) -> set[str]:
+    """Every string one deletion, adjacent transposition, substitution or insertion from `word` (lower-case ASCII)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    out.discard(word)
+    return out
 
 
 def read_words(path: Path, read: Reader | None = None) -> frozenset[str]:
@@ -224,6 +266,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         surnames=words["surnames.txt"],
         cities=cities,
         local_places=local_places,
+        ward_names=read_words(folder / WARD_NAMES, read),
         everyday=words["everyday_words.txt"] | common_names,
         clinical=learned | hand_listed | abbreviations | eponyms,
         clinical_terms=hand_listed,

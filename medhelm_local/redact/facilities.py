@@ -10,6 +10,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.names import SLIPS_LONG
 from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -51,7 +52,7 @@ _NAMES_AFTER_A_MOVE = frozenset({"radius"})
 # Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
 _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts", "side", "north", "south", "east",
                            "west", "center", "centre", "suburb", "suburbs", "outside", "edge", "home", "house", "state",
-                           "county", "university", "univ", "village", "downtown", "middle", "heart", "west", "rest"})
+                           "county", "university", "univ", "village", "downtown", "middle", "heart", "rest"})
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
@@ -66,6 +67,7 @@ class FacilityRules(WardRules):
         """Hospital spans grown to the whole name, listed facilities, and bare facility names after a place cue."""
         starts = [t.start for t in tokens]
         found = self._named_after_cue(tokens) + self._outside_hospital_named(tokens) + self._listed_facilities(tokens)
+        found += self._listed_wards(tokens)
         out = list(spans) + found
         for span in spans + found:
             a = bisect_left(starts, span.start)
@@ -263,7 +265,8 @@ class FacilityRules(WardRules):
         case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
         tok = tokens[i]
         return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from", "frm", "@")
-                and self._unknown(tok) and not self.words.is_name(tok.key) and tok.key not in self.words.cities
+                and self._unknown(tok, SLIPS_LONG) and not self.words.is_name(tok.key)
+                and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)
 
     def _names_nursing_facility(self, tok: Token) -> bool:

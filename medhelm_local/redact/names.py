@@ -15,6 +15,11 @@ from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
+# How long a word no list holds must be to be read as a slip of the keyboard (NameRules.tier): any word of four
+# letters or more where no cue names a person; after a label or a place cue, one of six or more and only as a slip of a
+# clinical word ("gunnar rn" is no slip of "gunner"); none after a relation or a title.
+SLIPS_ANY, SLIPS_LONG, NO_SLIPS = 4, 6, 1 << 30
+
 
 class NameRules:
     """The name half of the token rules; the place rules and the detector build on it."""
@@ -36,21 +41,43 @@ class NameRules:
         self._clinical, self._everyday = words.clinical, words.everyday
         self._clinical_without_case = words.short_forms | words.caps_names
         self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
+        self._slip_memo: dict[str, Ambiguity | None] = {}
+        # Names the pack lists are never slips of a word ("SHRINERS" is no slip of "shiners").
+        self._listed_names = w("facility_names") | w("facility_names_anywhere") | words.facility_names_one \
+            | words.ward_names
         # Context lists the token rules ask about many times a note, held here rather than looked up each time.
         self._eponym_followers = w("eponym_followers") | w("eponym_nouns")
         self._units, self._credentials = w("units"), w("credentials")
         self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 
-    def tier(self, tok: Token) -> Ambiguity:
+    def tier(self, tok: Token, slips: int = SLIPS_ANY) -> Ambiguity:
         """A token's ambiguity tier. Short forms ("levo", "satu") and names medical text writes in capitals
         ("lima", "tia") count as clinical only on lines without case, where ICU shorthand is written; with
-        case, a capitalised one is as likely a name ("Satu", "Tia")."""
+        case, a capitalised one is as likely a name ("Satu", "Tia"). Without case, a word no list holds of `slips`
+        letters or more takes the tier of the word it is a slip of the keyboard from ("FOLLEY", "neruo"): any after
+        a weak cue or none, long slips of clinical words only after a label or a place cue ("per psyhc", "AT
+        INFEROOR POLE"; SLIPS_LONG),
+        none after a relation, a title or a move (NO_SLIPS: "wife perpetua", "DR QUARTEY", "TO COTTING 3")."""
         key = tok.key  # Dictionaries.ambiguity, with the case test folded in (asked ~100 times a note)
         if key in self._clinical or (not tok.cased and key in self._clinical_without_case):
             return Ambiguity.CLINICAL  # "LIMA TO LAD", "POD 2", "HX TIA": on a line without case, the abbreviation
         if key in self._everyday:
             return Ambiguity.EVERYDAY
-        return Ambiguity.CLINICAL if self.words.medical_form(key) else Ambiguity.NAME_ONLY
+        if self.words.medical_form(key):
+            return Ambiguity.CLINICAL
+        if len(key) < slips or (tok.cased and not tok.text.islower()) or key in self._listed_names:
+            return Ambiguity.NAME_ONLY
+        # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo") as a name: it
+        # takes the tier of the word it is one slip from (asked again for the same words: memoised).
+        memo = self._slip_memo
+        found = memo.get(key, False)
+        if found is False:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[key] = self.words.misspelt_tier(key)
+        if found is None or (slips >= SLIPS_LONG and found is not Ambiguity.CLINICAL):
+            return Ambiguity.NAME_ONLY  # after a label or place cue only a slip of a clinical word is read as one
+        return found
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""
@@ -91,7 +118,7 @@ class NameRules:
         if level and tok.text.isupper() and len(tok.text) <= 4 and self.words.is_shorthand(tok.key):
             return False  # "ED RN NOTE": department shorthand in capitals, not "Ed"
         known = self.words.is_name(tok.key)
-        tier = self.tier(tok)
+        tier = self.tier(tok, SLIPS_ANY if level >= 2 else SLIPS_LONG if level else NO_SLIPS)
         if tok.cased and not tok.text.isupper():
             if tok.text.islower():  # "Pt: lacey morgan", "per owner (mr. pike)": lower case right after a cue
                 return level <= 1 and known and tier != Ambiguity.CLINICAL

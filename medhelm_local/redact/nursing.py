@@ -12,6 +12,7 @@ from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import REPORTED, verb_shaped
+from medhelm_local.redact.names import NO_SLIPS, SLIPS_LONG
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -30,6 +31,11 @@ _MODALS = frozenset({"will", "would", "can", "could", "should", "may", "might", 
 # What never follows a modal verb, so that "will" before it is a name: "BROTHER WILL IS CONTACT", "son will and dtr".
 _NO_VERB_AFTER = frozenset({"is", "was", "has", "had", "and", "who", "aware", "here", "at", "lives", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
+# Cues after which a word no list holds is the name, even when it is one slip from a word ("wife perpetua"): a
+# relation, a title, and the first words of the verbs that give a name ("nickname is smokey", "GOES BY SULLY").
+_STRONG_CUES = frozenset({"relations", "titles_word"})
+_NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
+                            "maiden", "last", "first", "surname", "middle"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
 # Words that stand between a relation and such a verb without naming anyone: "son just called", "dtr again visited".
@@ -65,15 +71,16 @@ class NursingRules(FacilityRules):
                       for m in _DOTTED_INITIALS.finditer(text)]
         return spans + self._initials(text, tokens)
 
-    def _caseless_name(self, tok: Token) -> bool:
-        """A word that a relation before it makes a name: a first name or a word no vocabulary knows."""
+    def _caseless_name(self, tok: Token, slips: int = NO_SLIPS) -> bool:
+        """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
+        weaker cue than a relation, a long slip of the keyboard: "per psyhiatry")."""
         key = tok.key
         if tok.kind != "w" or len(key) < 2 or key in self.non_names or key in _WORDS_AFTER_RELATION \
                 or key in self.words.abbreviations or key in self.rules.words("units"):
             return False
         if tok.cased and not tok.text[0].isupper():
             return False  # on a line with case, a lower-case word after "son" is a word
-        return key in self.words.first_names or (self.tier(tok) == Ambiguity.NAME_ONLY and len(key) >= 3
+        return key in self.words.first_names or (self.tier(tok, slips) == Ambiguity.NAME_ONLY and len(key) >= 3
                                                  and not verb_shaped(key))
 
     def _after_relation(self, tokens: list[Token]) -> list[tuple[int, int]]:
@@ -98,7 +105,9 @@ class NursingRules(FacilityRules):
                 found.append((k, k + 3))  # "nephew t.j. is hcp": a relative by dotted initials
                 continue
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
-                    or not (self._caseless_name(tokens[k]) or self._word_named(tokens, k)
+                    or not (self._caseless_name(tokens[k], NO_SLIPS if cue[0] in _STRONG_CUES
+                                                or tok.key in _NAMING_FIRSTS else SLIPS_LONG)
+                            or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
                 continue
             if cue[0] in ("name_verbs", "name_labels") and k == i + cue[1] and not self._person_follows(tokens, k) \

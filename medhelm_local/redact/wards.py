@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.initials import InitialsRules
+from medhelm_local.redact.names import NO_SLIPS
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, MOVED_FROM, MOVES, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.types import PhiType, Span
 
 # Letters of a ward code that are oxygen, dextrose, a vitamin, a blocker, a drain or a chamber instead: "back to O2",
 # "to D5", "B12", "from JP2".
@@ -19,6 +21,12 @@ _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", 
 # What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
 _AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and"}
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
+# Before a ward's number written first: "ON 12 WHITE", "to 7 feldberg", "(7 FARR)".
+_CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "fr", "@"})
+# After a number beside a ward's word, what makes it a count or a dose instead: "WANG 3 MG", "WHITE 2 PLUS".
+_UNITS_AFTER_A_COUNT = frozenset({"mg", "mcg", "g", "gm", "ml", "cc", "l", "units", "u", "cm", "mm", "fr", "french",
+                                  "plus", "of", "tabs", "tab", "times", "x", "days", "hrs", "hours", "weeks", "mos",
+                                  "yrs", "yr", "years", "year", "months", "y", "yo", "percent", "pm", "am", "beats"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 
 
@@ -50,7 +58,8 @@ class WardRules(InitialsRules):
                 or word.key in self.rules.words("units") or self.words.is_shorthand(word.key) \
                 or word.key in _DIRECTIONS or word.key in self.words.first_names:
             return False
-        named = self._unknown(word) or (self.words.is_name(word.key) and self.tier(word) != Ambiguity.CLINICAL)
+        named = self._unknown(word, NO_SLIPS) or (self.words.is_name(word.key)
+                                                      and self.tier(word) != Ambiguity.CLINICAL)
         if word.cased and not self._unknown(word):
             return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
         if before.text == "(":  # "TO FLOOR (7 FARR)", "FROM FLOOR (11 REISMAN)"
@@ -87,3 +96,38 @@ class WardRules(InitialsRules):
                 and tok.key not in self.rules.words("units"):
             return i + 1
         return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
+
+    def _listed_wards(self, tokens: list[Token]) -> list[Span]:
+        """Wards the hospital's list names (ward_names.txt) beside their number, with or without a cue: "DONOR IS ON
+        WHITE 12", "farr 2 aware", "7 FELDBERG CALLED". Number first only when the word is nothing but a name or a
+        place cue stands before the number ("2 WHITE CELLS" is a count)."""
+        wards, spans = self.words.ward_names, []
+        if not wards:
+            return spans
+        for i, tok in enumerate(tokens):
+            if tok.kind != "w" or tok.key not in wards or (tok.cased and not tok.text[0].isupper()):
+                continue
+            if self._ward_number_beside(tokens, i, i + 1):
+                spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
+            elif self._ward_number_beside(tokens, i, i - 1) and (
+                    self.tier(tok) == Ambiguity.NAME_ONLY
+                    or (i >= 2 and not tokens[i - 1].first and tokens[i - 2].key in _CUES_BEFORE_A_WARD_NUMBER)):
+                spans.append(Span(tokens[i - 1].start, tok.end, PhiType.HOSPITAL))
+        return spans
+
+    @staticmethod
+    def _ward_number_beside(tokens: list[Token], i: int, j: int) -> bool:
+        """Whether token j, beside the ward's word at i on its line, is a floor or unit number (1-20) and not a
+        count, dose, grade or fraction ("WANG 3 MG", "WHITE 2+", "GRAY 3/4", "x2 white")."""
+        if not 0 <= j < len(tokens) or tokens[max(i, j)].first:
+            return False
+        num = tokens[j]
+        if num.kind != "d" or len(num.text) > 2 or not 1 <= int(num.text) <= 20 \
+                or (num.start - tokens[i].end if j > i else tokens[i].start - num.end) != 1:
+            return False
+        if j > i:
+            after = tokens[j + 1] if j + 1 < len(tokens) and not tokens[j + 1].first else None
+            return after is None or not ((after.start == num.end and after.text in "+/.%-x")
+                                         or after.key in _UNITS_AFTER_A_COUNT)
+        before = tokens[j - 1] if j and not num.first else None
+        return before is None or not (before.end == num.start or before.kind == "d" or before.text in "x#")
