@@ -24,6 +24,10 @@ _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visitin
                                "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
                                "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
                                "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took"})
+# After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
+# afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
+_SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
+                                           "tearful", "crying"}
 # Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
@@ -46,6 +50,9 @@ _NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again
                              "she", "he", "they", "her", "his", "their", "been", "being", "did", "does", "didn't",
                              "wasn't", "hasn't", "prev", "previously", "am", "pm", "overnight",
                              "ever", "reportedly", "apparently", "frequently", "hcp", "proxy", "per", "who's"})
+_QUOTES = frozenset({'"', "“", "”"})
+# Endings of the feelings and states a note quotes after a relative ('wife "devastated"', 'son "hopeful"').
+_STATE_ENDINGS = ("ed", "ing", "ful", "ous", "ive", "ly", "less", "able", "ible")
 # Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
@@ -65,6 +72,7 @@ class NursingRules(FacilityRules):
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
+        found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
@@ -140,6 +148,41 @@ class NursingRules(FacilityRules):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
 
+    def _quoted_nicknames(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """A word alone in double quotes right after a relation or a name found, as nurses write a nickname:
+        'sister-in-law "bunny"', 'son will ("billy")', 'friends (tj and "moose")'; not a feeling or a state in
+        quotes ('wife "devastated"', 'son "ok"') nor shorthand ('son "dnr"')."""
+        ends = {b for _, b in found}
+        out = []
+        for k in range(1, len(tokens) - 1):
+            tok, opening, closing = tokens[k], tokens[k - 1], tokens[k + 1]
+            if opening.text not in _QUOTES or closing.text not in _QUOTES or tok.kind != "w" or tok.first \
+                    or opening.end != tok.start or closing.start != tok.end or len(tok.key) < 2 \
+                    or tok.key in STOPWORDS or tok.key in _NOT_A_NICKNAME or self.words.is_shorthand(tok.key) \
+                    or (tok.key.endswith(_STATE_ENDINGS) and tok.key not in self.words.first_names):
+                continue
+            if self._beside_a_person(tokens, k - 2, ends):
+                out.append((k, k + 1))
+        return out
+
+    def _beside_a_person(self, tokens: list[Token], j: int, ends: set[int]) -> bool:
+        """Whether token j ends a name found or, back over brackets, "and", "-in-law" and names, a relation on
+        the same line ('son will ("billy")', 'friends (tj and "moose")', 'sister-in-law "bunny"')."""
+        start = j
+        while j >= 0 and start - j < 6 and not tokens[j + 1].first:
+            tok = tokens[j]
+            if j + 1 in ends or tok.key in self._relations:
+                return True
+            if tok.text in "(,:-" or tok.key in ("and", "in", "law", "&"):
+                j -= 1
+                continue
+            if tok.kind == "w" and (tok.key in self.words.first_names
+                                    or self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY):
+                j -= 1  # "son will (", "friends (tj and": a name between the relation and the nickname
+                continue
+            return False
+        return False
+
     def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)": a first name alone in brackets
         right after a role, a department or a credential names who it was."""
@@ -202,7 +245,8 @@ class NursingRules(FacilityRules):
         if tok.key in self.non_names - self.words.clinical_terms:  # a stopword, a relation ("son"), the modal "will"
             return tok.key == "will" and nxt.key in _NO_VERB_AFTER and nxt.start - tok.end <= 2  # "BROTHER WILL IS"
         possessive = nxt.text in "'’" and k + 2 < len(tokens) and tokens[k + 2].key == "s"
-        return possessive or (nxt.key in _SAID_OF_A_PERSON and nxt.start - tok.end <= 2)
+        said = nxt.key in _SAID_OF_A_PERSON or (nxt.key in _SAID_OF_A_RELATIVE and tok.key not in _MODALS)
+        return possessive or (said and nxt.start - tok.end <= 2)  # "wife may in am": a modal, not "wife peg in"
 
     def _person_cue_firsts(self) -> frozenset[str]:
         """The first words of the cue phrases that name a person after them (computed once)."""

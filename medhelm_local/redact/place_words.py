@@ -21,7 +21,9 @@ STREET_NAME_WORDS = frozenset({"cedar", "oak", "main", "high", "school", "church
                                "bridge", "river", "union", "mill", "prospect", "pleasant", "central", "beacon", "green",
                                "forest", "lake", "grove", "broad", "market", "state", "front", "canal", "highland",
                                "locust", "spruce", "birch", "hawthorne", "linden", "laurel", "myrtle", "holly",
-                               "cottage", "academy", "college", "court", "middle", "common", "village", "orchard"})
+                               "cottage", "academy", "college", "court", "middle", "common", "village", "orchard",
+                               "crescent", "cross", "bay", "shore", "harbor", "ridge", "brook", "temple", "pearl",
+                               "silver", "cherry", "vine"})
 # Words that name a region before a place after a facility's "of": "ASSOCIATES OF GREATER LOWELL", "CENTER OF NEW
 # ENGLAND", "HOSPITAL OF WESTERN MASS" (not "upper" or "lower", which name parts of a body).
 REGION_WORDS = frozenset({"greater", "western", "eastern", "northern", "southern", "central", "north", "south", "east",

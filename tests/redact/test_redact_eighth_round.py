@@ -78,3 +78,27 @@ def test_a_name_stops_before_a_slip_of_the_keyboard(text: str, value: str, kept:
 def test_after_a_strong_cue_an_unknown_word_is_no_slip(text: str, value: str) -> None:
     assert covered(text, value)
     assert covered(text.lower(), value.lower())
+
+
+@pytest.mark.parametrize("text, value", [
+    ("WIFE ROSE IS 92, LIVES AT HOME.", "92"), ("wife agnes is 90, was brought in.", "90"),
+    ("husband mort (90!) stayed overnight.", "90"), ("his mother, who is 94, lives w/ them.", "94"),
+    ("NEPHEW EDMUND (90 HIMSELF!) CANNOT DRIVE.", "90"), ("PHONE ON FRONT SHEET: 774/555/0146.", "774/555/0146"),
+    ("returned to or on11/20 for washout.", "11/20"), ("SINCE FOLEY OUT 3/14.", "3/14"), ("ICH EVAC 2/3.", "2/3"),
+    ("granddaughter driving to visit from concord nh tomorrow.", "concord"),
+    ("daughter peg in all afternoon.", "peg"), ("husband ed asking whether he can stay.", "ed"),
+    ("HUSBAND ART ON PHONE 1000.", "ART"), ('sister-in-law "bunny" is staying w/ pt.', "bunny"),
+    ('son will ("billy") is hcp.', "billy"), ('two friends (tj and "moose") stayed.', "moose"),
+    ('GRANDDAUGHTER "SISSY" AND HER BOYFRIEND VISITED.', "SISSY"), ("ELDERLY HOUSING ON CRESCENT AVE.", "CRESCENT AVE"),
+])
+def test_the_new_tuning_sets_misses_are_found(text: str, value: str) -> None:
+    assert covered(text, value)
+
+
+@pytest.mark.parametrize("text", [
+    "I/O 800/600/1400 TODAY.", "OUT 1/2 HR.", "PT OUT OF BED 3/4 OF DAY.", "MOTHER SAT IS 92%.", "wife's hr is 92.",
+    'wife "devastated" by news.', 'son "dnr" per family.', 'dtr "confused" by plan.', "wife may in am.",
+    "wife may very well visit.", "from home ms status ok.",
+])
+def test_what_looks_like_them_is_not_phi(text: str) -> None:
+    assert flagged(text) == []
