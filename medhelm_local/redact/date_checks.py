@@ -295,7 +295,8 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
         return None  # "AST 1420 ALT 1980": a lab value in the thousands, not a year
     if before_one == ["is"] and words_before(text, m.start(), 2)[1:] not in (["it"], ["this"], ["that"], ["year"]):
         return None  # "LUNGS CLEAR, IS 2000": the incentive spirometer's volume ("it is 1998" stays a year)
-    born = before_one in (["born"], ["b"])  # "born 1914 per face sheet": a year of birth
+    before_two = words_before(text, m.start(), 2)
+    born = before_one in (["born"], ["b"]) or before_two == ["in", "born"]  # "born 1914", "BORN IN 1909": a birth
     if could_be_time and (value > LATEST_YEAR or (value < EARLIEST_YEAR and not (born and value >= 1890))):
         return None  # "SHEATH PULLED 2030", "HA since 1900": clock times, not years
     if could_be_time:

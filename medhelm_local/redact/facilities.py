@@ -33,6 +33,8 @@ _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical",
                             "east", "north", "south", "northshore", "southshore", "metrowest", "northeast",
                             "northwest", "southeast", "southwest", "campus", "clinic",
                             "institute", "infirmary", "alliance", "lodge"})
+# What a home service of a named agency is called after "home": "CARITAS HOME CARE", "caregroup home health".
+_HOME_SERVICES = frozenset({"care", "health", "healthcare", "services", "svcs", "hospice", "infusion"})
 # What ends a facility's name begun by a town and a specialty: "CAMBRIDGE EATING DISORDER CENTER", "quincy pain clinic".
 _TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
@@ -245,10 +247,14 @@ class FacilityRules(WardRules):
     def _stretch_right(self, tokens: list[Token], b: int) -> int:
         """Index of the last word of a hospital name starting before token b: over "general", "west", "medical
         center" ("saint agnes general", "MERCY WEST")."""
-        while b + 1 < len(tokens) and not tokens[b + 1].first and tokens[b + 1].start - tokens[b].end <= 2 \
-                and (tokens[b + 1].key in _FACILITY_TAIL
-                     or tokens[b + 1].key in _FACILITY_HEADS.get(tokens[b].key, ())):  # "NURSING CARE"
-            b += 1
+        while b + 1 < len(tokens) and not tokens[b + 1].first and tokens[b + 1].start - tokens[b].end <= 2:
+            if tokens[b + 1].key in _FACILITY_TAIL or tokens[b + 1].key in _FACILITY_HEADS.get(tokens[b].key, ()):
+                b += 1  # "NURSING CARE"
+            elif tokens[b + 1].key == "home" and b + 2 < len(tokens) and not tokens[b + 2].first \
+                    and tokens[b + 2].key in _HOME_SERVICES:
+                b += 2  # "CARITAS HOME CARE", "caregroup home health": an agency's home service
+            else:
+                break
         return b
 
     @staticmethod

@@ -268,7 +268,8 @@ class NameRules:
     def _surname_unlisted(self, tok: Token) -> bool:
         """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
         ("BY NP DELACROIX") a surname the census lists miss, not shorthand ("NP NOTE" is a word, "NP RECS" short)."""
-        return len(tok.key) >= 5 and self.tier(tok) == Ambiguity.NAME_ONLY and not self.words.is_shorthand(tok.key) \
+        return len(tok.key) >= 5 and self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY \
+            and not self.words.is_shorthand(tok.key) \
             and tok.key not in self.words.abbreviations and not verb_shaped(tok.key) \
             and (tok.text.isupper() or tok.text[:1].isupper() or not tok.cased)
 

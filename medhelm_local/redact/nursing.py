@@ -57,6 +57,12 @@ _STATE_ENDINGS = ("ed", "ing", "ful", "ous", "ive", "ly", "less", "able", "ible"
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
                           "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm"})
+# Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
+_SERVICES = _DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
+                                      "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
+                                      "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
+                                      "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
+                                      "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
@@ -72,6 +78,7 @@ class NursingRules(FacilityRules):
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
+        found += self._from_a_service(tokens)
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
@@ -147,6 +154,21 @@ class NursingRules(FacilityRules):
                         and (self._caseless_name(tokens[end + 1]) or self._word_named(tokens, end + 1)):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
+
+    def _from_a_service(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """A first name before "from" and a department or service: "deb from sw came by", "seen by raj from vascular",
+        "KATHY FROM PHARMACY CALLED" (not a modal: "will from")."""
+        out = []
+        for k in range(len(tokens) - 2):
+            tok = tokens[k]
+            named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
+                                                           and self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY)
+            if tok.kind == "w" and named and tok.key not in _MODALS \
+                    and tok.key not in self.non_names and tokens[k + 1].key == "from" \
+                    and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
+                    and not (tok.cased and not tok.text[0].isupper()):
+                out.append((k, k + 1))
+        return out
 
     def _quoted_nicknames(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """A word alone in double quotes right after a relation or a name found, as nurses write a nickname:

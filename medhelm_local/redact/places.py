@@ -57,7 +57,8 @@ class PlaceRules(NameRules):
     def _place_word_of(self, tok: Token) -> bool:
         if tok.kind != "w" or tok.key in STOPWORDS or mixed_abbreviation(tok.text):
             return False
-        return tok.text[0].isupper() if tok.cased else tok.key not in self._units
+        # "sq" is a unit ("sq cm") and a square ("maverick sq"): a place word, as only a listed place takes it on
+        return tok.text[0].isupper() if tok.cased else (tok.key not in self._units or tok.key == "sq")
 
     def _distinctive(self, tok: Token) -> bool:
         """A word that names something: a known name or city, or a word that is not common English."""
@@ -328,9 +329,15 @@ class PlaceRules(NameRules):
             if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")):
                 continue
             words, end = [tok], i + 1
-            while end < len(tokens) and len(words) < 3 and place[end]:
-                words.append(tokens[end])
-                end += 1
+            while end < len(tokens) and len(words) < 3:
+                if place[end]:
+                    words.append(tokens[end])
+                    end += 1
+                elif tokens[end].text == "-" and end + 1 < len(tokens) and place[end + 1] \
+                        and tokens[end].start == tokens[end - 1].end and tokens[end + 1].start == tokens[end].end:
+                    end += 1  # "PORT-AU-PRINCE", "wilkes-barre": a town's words joined by hyphens
+                else:
+                    break
             state_after = (end + 1 < len(tokens) and tokens[end].text == "," and tokens[end + 1].key in states
                            and tokens[end + 1].key not in credentials
                            and not (end + 2 < len(tokens) and tokens[end + 2].start == tokens[end + 1].end
