@@ -103,14 +103,15 @@ class Dictionaries:
 
     def misspelt_tier(self, word: str) -> Ambiguity | None:
         """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
-        letter dropped, doubled, swapped with the next or struck for another: "pateint", "folley", "neruo", "awae"),
+        letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
         or None. Known names and towns are never read as slips ("dube" stays a surname, not "tube")."""
         if len(word) < 4 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
             return None
         best: Ambiguity | None = None
         for near in _one_slip(word):
-            if len(near) < 4 or word == near + "s":
-                continue  # no slip of a word of three letters; "childrens" is a name's possessive, not a slip
+            if len(near) < 4 or word == near + "s" or near[0] != word[0]:
+                continue  # no slip of a word of three letters; "childrens" is a name's possessive, not a slip; a
+                # typist strikes the first letter right ("umass" is no slip of "mass")
             if near in self.clinical:
                 return Ambiguity.CLINICAL
             if best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):

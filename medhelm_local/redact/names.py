@@ -16,9 +16,9 @@ from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
 # How long a word no list holds must be to be read as a slip of the keyboard (NameRules.tier): any word of four
-# letters or more where no cue names a person; after a label or a place cue, one of six or more and only as a slip of a
+# letters or more where no cue names a person; after a label or a place cue, one of five or more and only as a slip of a
 # clinical word ("gunnar rn" is no slip of "gunner"); none after a relation or a title.
-SLIPS_ANY, SLIPS_LONG, NO_SLIPS = 4, 6, 1 << 30
+SLIPS_ANY, SLIPS_LONG, NO_SLIPS = 4, 5, 1 << 30
 
 
 class NameRules:
