@@ -40,6 +40,9 @@ COMMON_SURNAMES = 2000  # of the Census list, in frequency order
 COMMONEST_SURNAMES = 500
 ICU_TERM_SURNAMES = 20000  # a word among this many commoner surnames is no word a cue cannot overrule
 ABBREVIATION_CAPS = 3  # written in capitals this often: "PERRLA", "BIPAP" are shorthand, not names
+# Medical text writes a word this often, any case, when a word one slip from it is read as that word even after a
+# relation or a title ("WIFE VEYR WORRIED": "very"); rarer words leave an unknown name alone ("wife perpetua").
+FREQUENT_WORD = 100
 
 
 class Ambiguity(IntEnum):
@@ -68,7 +71,8 @@ class Dictionaries:
     `country_words` the words that name them ("salvador" of "el salvador"), `common_names` the first names and
     the 20,000 commoner surnames; `local_places` the region's villages, neighbourhoods and landmarks (in `cities`
     too), whose names of several words are places wherever they stand ("CASTLE ISLAND", "fields corner");
-    `ward_names` the hospital's buildings and wards, a ward beside a number ("ON WHITE 12", "7 feldberg").
+    `ward_names` the hospital's buildings and wards, a ward beside a number ("ON WHITE 12", "7 feldberg");
+    `frequent` the words medical text writes FREQUENT_WORD times or more (what a slip of the keyboard is read as).
     """
 
     first_names: frozenset[str]
@@ -92,6 +96,7 @@ class Dictionaries:
     common_names: frozenset[str] = frozenset()
     local_places: frozenset[str] = frozenset()
     ward_names: frozenset[str] = frozenset()
+    frequent: frozenset[str] = frozenset()
 
     def ambiguity(self, word: str) -> Ambiguity:
         """The tier of a lower-case word."""
@@ -101,22 +106,25 @@ class Dictionaries:
             return Ambiguity.EVERYDAY
         return Ambiguity.CLINICAL if self.medical_form(word) else Ambiguity.NAME_ONLY
 
-    def misspelt_tier(self, word: str) -> Ambiguity | None:
+    def misspelt(self, word: str) -> tuple[Ambiguity | None, bool]:
         """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
         letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
-        or None. Known names and towns are never read as slips ("dube" stays a surname, not "tube")."""
+        or None; and whether a word it slips from is frequent in medical text. Known names and towns are never read
+        as slips ("dube" stays a surname, not "tube")."""
         if len(word) < 4 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
-            return None
+            return None, False
         best: Ambiguity | None = None
+        frequent = False
         for near in _one_slip(word):
             if len(near) < 4 or word == near + "s" or near[0] != word[0]:
                 continue  # no slip of a word of three letters; "childrens" is a name's possessive, not a slip; a
                 # typist strikes the first letter right ("umass" is no slip of "mass")
+            frequent = frequent or near in self.frequent
             if near in self.clinical:
-                return Ambiguity.CLINICAL
-            if best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):
+                best = Ambiguity.CLINICAL
+            elif best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):
                 best = Ambiguity.EVERYDAY
-        return best
+        return best, frequent
 
     def _inflected(self, word: str) -> bool:
         """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
@@ -268,6 +276,8 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         cities=cities,
         local_places=local_places,
         ward_names=read_words(folder / WARD_NAMES, read),
+        frequent=frozenset(row[0] for row in read_table(vocabulary / "clinical_words.tsv", read)
+                           if _count(row, 1, vocabulary / "clinical_words.tsv") >= FREQUENT_WORD),
         everyday=words["everyday_words.txt"] | common_names,
         clinical=learned | hand_listed | abbreviations | eponyms,
         clinical_terms=hand_listed,

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.names import SLIPS_LONG
+from medhelm_local.redact.names import Slips
 from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -271,7 +271,7 @@ class FacilityRules(WardRules):
         case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
         tok = tokens[i]
         return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from", "frm", "@")
-                and self._unknown(tok, SLIPS_LONG) and not self.words.is_name(tok.key)
+                and self._unknown(tok, Slips.CLINICAL) and not self.words.is_name(tok.key)
                 and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)
 

@@ -11,7 +11,7 @@ import re
 from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT
-from medhelm_local.redact.names import NO_SLIPS, SLIPS_ANY
+from medhelm_local.redact.names import Slips
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.tokens import STOPWORDS, Token
@@ -66,7 +66,7 @@ class InHouseRules(AddressRules):
                 spans += self._abbreviation(tokens, i)
         return spans + self._signoffs(text) + self._user_ids(text)
 
-    def _unknown(self, tok: Token, slips: int = SLIPS_ANY) -> bool:
+    def _unknown(self, tok: Token, slips: Slips = Slips.ANY) -> bool:
         """A word no vocabulary explains (or an eponym, which names hospitals too): not English, clinical, shorthand,
         a state, a unit or a cue word (nor, from `slips` letters on, a slip of the keyboard from one: see tier)."""
         key = tok.key
@@ -102,8 +102,8 @@ class InHouseRules(AddressRules):
                 memo.clear()
             text = tok.text
             found = memo[key] = ((text.isalpha() and text.isupper()) or (not tok.cased and text.islower())) \
-                and self._unknown(tok, SLIPS_ANY if len(text) > 4 else NO_SLIPS) and tok.key not in self.words.cities \
-                and tok.key not in self.words.first_names  # an abbreviation of four letters or fewer is no slip
+                and self._unknown(tok, Slips.ANY if len(text) > 4 else Slips.NONE) \
+                and tok.key not in self.words.cities and tok.key not in self.words.first_names  # short: no slip
         return found
 
     def _ward_cue(self, tokens: list[Token], i: int) -> bool:
@@ -125,7 +125,7 @@ class InHouseRules(AddressRules):
                 and tok.key not in _SPACES \
                 and tok.key not in self.words.short_forms and tok.key not in self._units:
             return True  # "TRANSFERRED TO WHITE 9": a building named after a person
-        return (self.tier(tok, NO_SLIPS) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
+        return (self.tier(tok, Slips.NONE) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)
                 and tok.key not in self._never_names and tok.key not in self._units
                 and tok.key not in self._street_suffixes and tok.key not in STOPWORDS)
 
@@ -136,7 +136,7 @@ class InHouseRules(AddressRules):
         if not (glued or number.start - tok.end == 1) or not 1 <= len(number.text) <= 2 \
                 or not 1 <= int(number.text) <= 30:
             return []
-        if glued and (len(tok.key) < 5 or tok.cased or self.tier(tok, NO_SLIPS) != Ambiguity.NAME_ONLY):
+        if glued and (len(tok.key) < 5 or tok.cased or self.tier(tok, Slips.NONE) != Ambiguity.NAME_ONLY):
             return []  # "PRBC2", "Apt3": only an unknown word of five letters or more on a line without case
         after = text[number.end:number.end + 2]
         if (after[:1] in ".,/%:-x" and after[1:2].isalnum()) or after[:1].isalnum():

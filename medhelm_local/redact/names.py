@@ -7,6 +7,8 @@ tier, or a cue (a title, a relation, a credential). A name found once marks its 
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.mentions import with_other_mentions
@@ -15,10 +17,14 @@ from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
-# How long a word no list holds must be to be read as a slip of the keyboard (NameRules.tier): any word of four
-# letters or more where no cue names a person; after a label or a place cue, one of five or more and only as a slip of a
-# clinical word ("gunnar rn" is no slip of "gunner"); none after a relation or a title.
-SLIPS_ANY, SLIPS_LONG, NO_SLIPS = 4, 5, 1 << 30
+
+class Slips(IntEnum):
+    """When NameRules.tier reads a word no list holds, on a line without case, as a slip of the keyboard."""
+
+    ANY = 0  # where no cue names a person: a slip (four letters or more) of any clinical or English word
+    CLINICAL = 1  # after a label or a place cue: from five letters, a slip of a clinical or a frequent word
+    FREQUENT = 2  # after a relation, a title or a naming verb: from five letters, a slip of a frequent word only
+    NONE = 3  # words of wards and abbreviations: never
 
 
 class NameRules:
@@ -41,7 +47,7 @@ class NameRules:
         self._clinical, self._everyday = words.clinical, words.everyday
         self._clinical_without_case = words.short_forms | words.caps_names
         self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
-        self._slip_memo: dict[str, Ambiguity | None] = {}
+        self._slip_memo: dict[str, tuple[Ambiguity | None, bool]] = {}
         # Names the pack lists are never slips of a word ("SHRINERS" is no slip of "shiners").
         self._listed_names = w("facility_names") | w("facility_names_anywhere") | words.facility_names_one \
             | words.ward_names
@@ -50,14 +56,13 @@ class NameRules:
         self._units, self._credentials = w("units"), w("credentials")
         self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 
-    def tier(self, tok: Token, slips: int = SLIPS_ANY) -> Ambiguity:
+    def tier(self, tok: Token, slips: Slips = Slips.ANY) -> Ambiguity:
         """A token's ambiguity tier. Short forms ("levo", "satu") and names medical text writes in capitals
         ("lima", "tia") count as clinical only on lines without case, where ICU shorthand is written; with
-        case, a capitalised one is as likely a name ("Satu", "Tia"). Without case, a word no list holds of `slips`
-        letters or more takes the tier of the word it is a slip of the keyboard from ("FOLLEY", "neruo"): any after
-        a weak cue or none, long slips of clinical words only after a label or a place cue ("per psyhc", "AT
-        INFEROOR POLE"; SLIPS_LONG),
-        none after a relation, a title or a move (NO_SLIPS: "wife perpetua", "DR QUARTEY", "TO COTTING 3")."""
+        case, a capitalised one is as likely a name ("Satu", "Tia"). Without case, a word no list holds takes the
+        tier of the word it is a slip of the keyboard from ("FOLLEY", "neruo"), as far as `slips` allows: after a
+        relation or a title an unknown word is the name unless it slips from a word medical text writes often ("wife
+        perpetua", "DR QUARTEY"; "WIFE VEYR WORRIED")."""
         key = tok.key  # Dictionaries.ambiguity, with the case test folded in (asked ~100 times a note)
         if key in self._clinical or (not tok.cased and key in self._clinical_without_case):
             return Ambiguity.CLINICAL  # "LIMA TO LAD", "POD 2", "HX TIA": on a line without case, the abbreviation
@@ -65,18 +70,21 @@ class NameRules:
             return Ambiguity.EVERYDAY
         if self.words.medical_form(key):
             return Ambiguity.CLINICAL
-        if len(key) < slips or (tok.cased and not tok.text.islower()) or key in self._listed_names:
+        if slips is Slips.NONE or len(key) < (4 if slips is Slips.ANY else 5) or key in self._listed_names \
+                or (tok.cased and not tok.text.islower()):
             return Ambiguity.NAME_ONLY
         # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo") as a name: it
         # takes the tier of the word it is one slip from (asked again for the same words: memoised).
         memo = self._slip_memo
-        found = memo.get(key, False)
-        if found is False:
+        slip = memo.get(key)
+        if slip is None:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
-            found = memo[key] = self.words.misspelt_tier(key)
-        if found is None or (slips >= SLIPS_LONG and found is not Ambiguity.CLINICAL):
-            return Ambiguity.NAME_ONLY  # after a label or place cue only a slip of a clinical word is read as one
+            slip = memo[key] = self.words.misspelt(key)
+        found, frequent = slip
+        if found is None or (slips is Slips.CLINICAL and found is not Ambiguity.CLINICAL and not frequent) \
+                or (slips is Slips.FREQUENT and not frequent):
+            return Ambiguity.NAME_ONLY
         return found
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
@@ -118,7 +126,7 @@ class NameRules:
         if level and tok.text.isupper() and len(tok.text) <= 4 and self.words.is_shorthand(tok.key):
             return False  # "ED RN NOTE": department shorthand in capitals, not "Ed"
         known = self.words.is_name(tok.key)
-        tier = self.tier(tok, SLIPS_ANY if level >= 2 else SLIPS_LONG if level else NO_SLIPS)
+        tier = self.tier(tok, Slips.ANY if level >= 2 else Slips.CLINICAL if level else Slips.FREQUENT)
         if tok.cased and not tok.text.isupper():
             if tok.text.islower():  # "Pt: lacey morgan", "per owner (mr. pike)": lower case right after a cue
                 return level <= 1 and known and tier != Ambiguity.CLINICAL
@@ -268,7 +276,7 @@ class NameRules:
     def _surname_unlisted(self, tok: Token) -> bool:
         """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
         ("BY NP DELACROIX") a surname the census lists miss, not shorthand ("NP NOTE" is a word, "NP RECS" short)."""
-        return len(tok.key) >= 5 and self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY \
+        return len(tok.key) >= 5 and self.tier(tok, Slips.FREQUENT) == Ambiguity.NAME_ONLY \
             and not self.words.is_shorthand(tok.key) \
             and tok.key not in self.words.abbreviations and not verb_shaped(tok.key) \
             and (tok.text.isupper() or tok.text[:1].isupper() or not tok.cased)

@@ -12,7 +12,7 @@ from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import REPORTED, verb_shaped
-from medhelm_local.redact.names import NO_SLIPS, SLIPS_LONG
+from medhelm_local.redact.names import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -86,7 +86,7 @@ class NursingRules(FacilityRules):
                       for m in _DOTTED_INITIALS.finditer(text)]
         return spans + self._initials(text, tokens)
 
-    def _caseless_name(self, tok: Token, slips: int = NO_SLIPS) -> bool:
+    def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
         weaker cue than a relation, a long slip of the keyboard: "per psyhiatry")."""
         key = tok.key
@@ -120,8 +120,8 @@ class NursingRules(FacilityRules):
                 found.append((k, k + 3))  # "nephew t.j. is hcp": a relative by dotted initials
                 continue
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
-                    or not (self._caseless_name(tokens[k], NO_SLIPS if cue[0] in _STRONG_CUES
-                                                or tok.key in _NAMING_FIRSTS else SLIPS_LONG)
+                    or not (self._caseless_name(tokens[k], Slips.FREQUENT if cue[0] in _STRONG_CUES
+                                                or tok.key in _NAMING_FIRSTS else Slips.CLINICAL)
                             or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
                 continue
@@ -162,7 +162,7 @@ class NursingRules(FacilityRules):
         for k in range(len(tokens) - 2):
             tok = tokens[k]
             named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
-                                                           and self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY)
+                                                           and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY)
             if tok.kind == "w" and named and tok.key not in _MODALS \
                     and tok.key not in self.non_names and tokens[k + 1].key == "from" \
                     and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
@@ -199,7 +199,7 @@ class NursingRules(FacilityRules):
                 j -= 1
                 continue
             if tok.kind == "w" and (tok.key in self.words.first_names
-                                    or self.tier(tok, NO_SLIPS) == Ambiguity.NAME_ONLY):
+                                    or self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY):
                 j -= 1  # "son will (", "friends (tj and": a name between the relation and the nickname
                 continue
             return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
-from medhelm_local.redact.names import SLIPS_LONG, NameRules
+from medhelm_local.redact.names import NameRules, Slips
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
     COMPASS,
@@ -350,7 +350,7 @@ class PlaceRules(NameRules):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
             if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
-                    and self.tier(tok, SLIPS_LONG) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):
+                    and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.initials import InitialsRules
-from medhelm_local.redact.names import NO_SLIPS
+from medhelm_local.redact.names import Slips
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, MOVED_FROM, MOVES, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.tokens import Token
 from medhelm_local.redact.types import PhiType, Span
@@ -58,7 +58,7 @@ class WardRules(InitialsRules):
                 or word.key in self.rules.words("units") or self.words.is_shorthand(word.key) \
                 or word.key in _DIRECTIONS or word.key in self.words.first_names:
             return False
-        named = self._unknown(word, NO_SLIPS) or (self.words.is_name(word.key)
+        named = self._unknown(word, Slips.NONE) or (self.words.is_name(word.key)
                                                       and self.tier(word) != Ambiguity.CLINICAL)
         if word.cased and not self._unknown(word):
             return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
@@ -101,7 +101,8 @@ class WardRules(InitialsRules):
         """Wards the hospital's list names (ward_names.txt) beside their number, with or without a cue: "DONOR IS ON
         WHITE 12", "farr 2 aware", "7 FELDBERG CALLED". Number first only when the word is nothing but a name or a
         place cue stands before the number ("2 WHITE CELLS" is a count)."""
-        wards, spans = self.words.ward_names, []
+        wards = self.words.ward_names
+        spans: list[Span] = []
         if not wards:
             return spans
         for i, tok in enumerate(tokens):
