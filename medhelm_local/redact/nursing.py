@@ -120,8 +120,8 @@ class NursingRules(FacilityRules):
                 found.append((k, k + 3))  # "nephew t.j. is hcp": a relative by dotted initials
                 continue
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
-                    or not (self._caseless_name(tokens[k], Slips.FREQUENT if cue[0] in _STRONG_CUES
-                                                or tok.key in _NAMING_FIRSTS else Slips.CLINICAL)
+                    or not (self._caseless_name(tokens[k], Slips.NONE if tok.key in _NAMING_FIRSTS
+                                                else Slips.FREQUENT if cue[0] in _STRONG_CUES else Slips.CLINICAL)
                             or self._word_named(tokens, k)
                             or self._named_by_its_verb(tokens, k)):
                 continue
