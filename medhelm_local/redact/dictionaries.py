@@ -106,13 +106,19 @@ class Dictionaries:
             return Ambiguity.EVERYDAY
         return Ambiguity.CLINICAL if self.medical_form(word) else Ambiguity.NAME_ONLY
 
-    def misspelt(self, word: str) -> tuple[Ambiguity | None, bool]:
+    def misspelt(self, word: str) -> tuple[Ambiguity | None, bool, bool]:
         """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
         letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
-        or None; and whether a word it slips from is frequent in medical text. Known names and towns are never read
-        as slips ("dube" stays a surname, not "tube")."""
-        if len(word) < 4 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
-            return None, False
+        or None; whether a word it slips from is frequent in medical text; and whether it is a function word or a
+        frequent word with two letters swapped ("adn", "ni", "teh", "syas", "wehn"). Known names and towns are never
+        read as slips ("dube" stays a surname, not "tube")."""
+        if len(word) < 2 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
+            return None, False, False
+        swaps = (word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1))
+        if any(near in STOPWORDS or (len(near) >= 4 and near in self.frequent) for near in swaps):
+            return Ambiguity.EVERYDAY, True, True
+        if len(word) < 4:
+            return None, False, False
         best: Ambiguity | None = None
         frequent = False
         for near in _one_slip(word):
@@ -124,7 +130,7 @@ class Dictionaries:
                 best = Ambiguity.CLINICAL
             elif best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):
                 best = Ambiguity.EVERYDAY
-        return best, frequent
+        return best, frequent, False
 
     def _inflected(self, word: str) -> bool:
         """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""

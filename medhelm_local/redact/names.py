@@ -22,9 +22,9 @@ class Slips(IntEnum):
     """When NameRules.tier reads a word no list holds, on a line without case, as a slip of the keyboard."""
 
     ANY = 0  # where no cue names a person: a slip (four letters or more) of any clinical or English word
-    CLINICAL = 1  # after a label or a place cue: from five letters, a slip of a clinical or a frequent word
-    FREQUENT = 2  # after a relation, a title or a naming verb: from five letters, a slip of a frequent word only
-    NONE = 3  # words of wards and abbreviations: never
+    CLINICAL = 1  # after a label or a place cue: a slip of a frequent word, or from five letters of a clinical one
+    FREQUENT = 2  # after a relation or a title: from five letters, only a slip of a word medical text writes often
+    NONE = 3  # after a naming verb, words of wards and abbreviations: only two letters of a common word swapped
 
 
 class NameRules:
@@ -47,7 +47,7 @@ class NameRules:
         self._clinical, self._everyday = words.clinical, words.everyday
         self._clinical_without_case = words.short_forms | words.caps_names
         self._name_like_memo: dict[tuple[str, bool, int], bool] = {}
-        self._slip_memo: dict[str, tuple[Ambiguity | None, bool]] = {}
+        self._slip_memo: dict[str, tuple[Ambiguity | None, bool, bool]] = {}
         # Names the pack lists are never slips of a word ("SHRINERS" is no slip of "shiners").
         self._listed_names = w("facility_names") | w("facility_names_anywhere") | words.facility_names_one \
             | words.ward_names
@@ -70,20 +70,22 @@ class NameRules:
             return Ambiguity.EVERYDAY
         if self.words.medical_form(key):
             return Ambiguity.CLINICAL
-        if slips is Slips.NONE or len(key) < (4 if slips is Slips.ANY else 5) or key in self._listed_names \
-                or (tok.cased and not tok.text.islower()):
+        if key in self._listed_names or len(key) < 2 or (tok.cased and not tok.text.islower()):
             return Ambiguity.NAME_ONLY
-        # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo") as a name: it
-        # takes the tier of the word it is one slip from (asked again for the same words: memoised).
+        # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo", "adn") as a name:
+        # it takes the tier of the word it is one slip from (asked again for the same words: memoised).
         memo = self._slip_memo
         slip = memo.get(key)
         if slip is None:
             if len(memo) >= MEMO_LIMIT:
                 memo.clear()
             slip = memo[key] = self.words.misspelt(key)
-        found, frequent = slip
-        if found is None or (slips is Slips.CLINICAL and found is not Ambiguity.CLINICAL and not frequent) \
-                or (slips is Slips.FREQUENT and not frequent):
+        found, frequent, swapped = slip
+        if swapped:
+            return Ambiguity.EVERYDAY  # "adn", "ni", "teh", "syas": two letters of a common word swapped
+        if found is None or slips is Slips.NONE or len(key) < 4 \
+                or (slips is Slips.CLINICAL and not frequent and (found is not Ambiguity.CLINICAL or len(key) < 5)) \
+                or (slips is Slips.FREQUENT and (not frequent or len(key) < 5)):  # "OTHER SON COLM" is no "cold"
             return Ambiguity.NAME_ONLY
         return found
 
