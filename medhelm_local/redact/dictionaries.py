@@ -112,9 +112,13 @@ class Dictionaries:
         or None; whether a word it slips from is frequent in medical text; and whether it is a function word or a
         frequent word with two letters swapped ("adn", "ni", "teh", "syas", "wehn"). Known names and towns are never
         read as slips ("dube" stays a surname, not "tube")."""
-        if len(word) < 2 or not word.isalpha() or not word.isascii() or self.is_name(word) or word in self.cities:
+        if len(word) < 2 or not word.isalpha() or not word.isascii() or word in self.cities:
             return None, False, False
-        swaps = (word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1))
+        swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
+        if len(word) <= 3 and any(near in STOPWORDS for near in swaps):
+            return Ambiguity.EVERYDAY, True, True  # "ni", "ta", "adn": a function word, even where a surname ("Ni")
+        if self.is_name(word):
+            return None, False, False
         if any(near in STOPWORDS or (len(near) >= 4 and near in self.frequent) for near in swaps):
             return Ambiguity.EVERYDAY, True, True
         if len(word) < 4:
