@@ -112,16 +112,16 @@ class Dictionaries:
         or None; whether a word it slips from is frequent in medical text; and whether it is a function word or a
         frequent word with two letters swapped ("adn", "ni", "teh", "syas", "wehn"). Known names and towns are never
         read as slips ("dube" stays a surname, not "tube")."""
-        if len(word) < 2 or not word.isalpha() or not word.isascii() or word in self.cities:
-            return None, False, False
+        if len(word) < 2 or not word.isalpha() or not word.isascii() or word in self.first_names:
+            return None, False, False  # "brian", "denise": first names before any slip ("brain", "denies")
         swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
-        if len(word) <= 3 and any(near in STOPWORDS for near in swaps):
-            return Ambiguity.EVERYDAY, True, True  # "ni", "ta", "adn": a function word, even where a surname ("Ni")
-        if self.is_name(word):
-            return None, False, False
-        if any(near in STOPWORDS or (len(near) >= 4 and near in self.frequent) for near in swaps):
-            return Ambiguity.EVERYDAY, True, True
-        if len(word) < 4:
+        if (len(word) <= 3 and any(near in STOPWORDS for near in swaps)) or (
+                word not in self.common_names and any(near in STOPWORDS or (len(near) >= 4 and near in self.frequent)
+                                                      for near in swaps)):
+            # "ni", "ta", "adn", "heer", "syas": a common word with two letters swapped is jargon to every rule, even
+            # where a rare surname or a far town ("Tema") is spelled so
+            return Ambiguity.CLINICAL, True, True
+        if self.is_name(word) or word in self.cities or len(word) < 4:
             return None, False, False
         best: Ambiguity | None = None
         frequent = False

@@ -82,7 +82,7 @@ class NameRules:
             slip = memo[key] = self.words.misspelt(key)
         found, frequent, swapped = slip
         if swapped:
-            return Ambiguity.EVERYDAY  # "adn", "ni", "teh", "syas": two letters of a common word swapped
+            return Ambiguity.CLINICAL  # "adn", "ni", "teh", "syas": two letters of a common word swapped
         if found is None or slips is Slips.NONE or len(key) < 4 \
                 or (slips is Slips.CLINICAL and not frequent and (found is not Ambiguity.CLINICAL or len(key) < 5)) \
                 or (slips is Slips.FREQUENT and (not frequent or len(key) < 5)):  # "OTHER SON COLM" is no "cold"

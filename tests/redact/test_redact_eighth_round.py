@@ -54,7 +54,7 @@ def test_where_in_a_town_is_not_a_facility(text: str, value: str, kept: str) -> 
     "AFTER ARDS FROM INFLUNZA. AWAITING LTAC.", "DRAINAGE AT INFEROOR POLE.", "per reenal, prisma primed.",
     "CHAPLAIN VISITEED, PRAYED W/ FAMILY.", "pt cougihng up thick sputum.", "NEURO: LETHARIGC BUT AROUSABLE.",
     "CPT ADN ENCOURAGED COUGH.", "intubated ni ed.", "NS 2L NI ED, 1L HERE.", "PT VREY SOB WHEN FLAT.", "wife says thne agreed.",
-    "WIFE VEYR WORRIED ABOUT HIM.",
+    "WIFE VEYR WORRIED ABOUT HIM.", "PER TEMA, OK TO EXTUBATE.", "DAUGHTER HEER ALL DAY.",
 ])
 def test_a_slip_of_the_keyboard_is_not_a_name_or_a_place(text: str) -> None:
     assert flagged(text) == []
@@ -74,7 +74,8 @@ def test_a_name_stops_before_a_slip_of_the_keyboard(text: str, value: str, kept:
     ("REPLETE LYTES.\nGUNNAR RN", "GUNNAR"), ("sister crescentia and brother fintan visited.", "fintan"),
     ("REPORT TO CHARGE RN ODALYS.", "ODALYS"), ("pt's nickname is smokey.", "smokey"),
     ("transitioning from childrens.", "childrens"), ("TO DETOX AT ADCARE TWICE.", "ADCARE"),
-    ("OTHER SON COLM ARRANGING FUNERAL.", "COLM"),
+    ("OTHER SON COLM ARRANGING FUNERAL.", "COLM"), ("son brian here all day.", "brian"),
+    ("wife denise at bedside.", "denise"), ("d/w dr ni re plan.", "ni"),
     ("FLEW IN FROM PHILLY TODAY.", "PHILLY"), ("to westwing2 when bed available", "westwing2"),
     ("TRANSFERRED FROM SHRINERS HOSPITAL FOR CHILDREN.", "SHRINERS HOSPITAL FOR CHILDREN"),
 ])
