@@ -53,7 +53,8 @@ def test_where_in_a_town_is_not_a_facility(text: str, value: str, kept: str) -> 
 @pytest.mark.parametrize("text", [
     "AFTER ARDS FROM INFLUNZA. AWAITING LTAC.", "DRAINAGE AT INFEROOR POLE.", "per reenal, prisma primed.",
     "CHAPLAIN VISITEED, PRAYED W/ FAMILY.", "pt cougihng up thick sputum.", "NEURO: LETHARIGC BUT AROUSABLE.",
-    "CPT ADN ENCOURAGED COUGH.", "intubated ni ed.", "NS 2L NI ED, 1L HERE.", "PT VREY SOB WHEN FLAT.", "wife says thne agreed.",
+    "CPT ADN ENCOURAGED COUGH.", "intubated ni ed.", "NS 2L NI ED, 1L HERE.", "PT VREY SOB WHEN FLAT.",
+    "wife says thne agreed.",
     "WIFE VEYR WORRIED ABOUT HIM.", "PER TEMA, OK TO EXTUBATE.",
 ])
 def test_a_slip_of_the_keyboard_is_not_a_name_or_a_place(text: str) -> None:
