@@ -406,7 +406,7 @@ class PlaceRules(NameRules):
     @staticmethod
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
-        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@~" or tokens[k].kind == "d" \
+        return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@~-" or tokens[k].kind == "d" \
             or tokens[k].key in _STATE_CODES_AFTER_A_TOWN or tokens[k].key in (
             "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
             "tomorrow", "when", "for", "until", "since", "with", "w", "near")

@@ -19,7 +19,10 @@ from medhelm_local.redact.types import PhiType, Span
 _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", "iv", "sq", "pr", "ng", "og", "jp",
                                "ij", "ct", "pa", "la", "rv", "lv", "cv", "ic"})
 # What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
-_AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and"}
+_AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and", "room", "rm", "medicine", "med", "surgery", "surg",
+                                  "assigned"}
+# What assigns a patient a bed on a ward written as a code: "BED ASSIGNED CC 7", "BED ON CC 7", "TX TO CC 9".
+_BED_ASSIGNED = frozenset({"assigned", "bed"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 # Before a ward's number written first: "ON 12 WHITE", "to 7 feldberg", "(7 FARR)".
 _CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "fr", "@"})
@@ -85,7 +88,10 @@ class WardRules(InitialsRules):
         if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
             return 0  # "TO F2L"
         glued = number.start == tok.end
-        if tokens[i - 1].key not in ("to", "from") or tokens[i - 2].key not in MOVES:
+        assigned = tokens[i - 1].key in _BED_ASSIGNED or (tokens[i - 1].key in ("on", "in")
+                                                           and tokens[i - 2].key in _BED_ASSIGNED)
+        moved = (tokens[i - 1].key in ("to", "from") and tokens[i - 2].key in MOVES | {"tx"}) or assigned
+        if not moved:
             # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
             bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
@@ -131,4 +137,5 @@ class WardRules(InitialsRules):
             return after is None or not ((after.start == num.end and after.text in "+/.%-x")
                                          or after.key in _UNITS_AFTER_A_COUNT)
         before = tokens[j - 1] if j and not num.first else None
-        return before is None or not (before.end == num.start or before.kind == "d" or before.text in "x#")
+        return before is None or not ((before.end == num.start and before.text != "(") or before.kind == "d"
+                                      or before.text in "x#")  # "(11 REISMAN)", not "x2 white"

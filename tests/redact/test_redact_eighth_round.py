@@ -77,6 +77,9 @@ def test_a_name_stops_before_a_slip_of_the_keyboard(text: str, value: str, kept:
     ("transitioning from childrens.", "childrens"), ("TO DETOX AT ADCARE TWICE.", "ADCARE"),
     ("OTHER SON COLM ARRANGING FUNERAL.", "COLM"), ("son brian here all day.", "brian"),
     ("wife denise at bedside.", "denise"), ("d/w dr ni re plan.", "ni"),
+    ("DISPO: TX TO CC 9 TELEMETRY, BED ASSIGNED.", "CC 9"), ("bed assigned cc 7 room 7-725.", "cc 7"),
+    ("BED ON CC 7 ASSIGNED 1630.", "CC 7"), ("TO FLOOR TODAY (11 REISMAN) IF NEURO OK.", "11 REISMAN"),
+    ("mother is in springfield - pt gave permission.", "springfield"),
     ("FLEW IN FROM PHILLY TODAY.", "PHILLY"), ("to westwing2 when bed available", "westwing2"),
     ("TRANSFERRED FROM SHRINERS HOSPITAL FOR CHILDREN.", "SHRINERS HOSPITAL FOR CHILDREN"),
 ])
