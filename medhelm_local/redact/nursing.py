@@ -51,12 +51,17 @@ _NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again
                              "wasn't", "hasn't", "prev", "previously", "am", "pm", "overnight",
                              "ever", "reportedly", "apparently", "frequently", "hcp", "proxy", "per", "who's"})
 _QUOTES = frozenset({'"', "“", "”"})
+# Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
+_PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
+                           "sw", "cm", "pa", "mgmt", "management"})
+_CLERGY = frozenset({"chaplain", "priest", "pastor", "clergy", "catholic", "parish", "by", "with", "w", "and", "from"})
 # Endings of the feelings and states a note quotes after a relative ('wife "devastated"', 'son "hopeful"').
 _STATE_ENDINGS = ("ed", "ing", "ful", "ous", "ive", "ly", "less", "able", "ible")
 # Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
 _DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
                           "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
-                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm"})
+                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm", "counselor",
+                          "management", "mgmt", "liaison", "coordinator", "manager", "mgr", "worker", "pa"})
 # Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
 _SERVICES = _DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
                                       "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
@@ -67,6 +72,12 @@ _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
+# A sign-off line: a name, an initial or two, a slash or dots, a credential, nothing else ("holly/rn", "MARCY O./RN",
+# "B.W./RN", "kat.r.rn"); and initials after a credential and a slash that end a line ("daphne rn / dk").
+_SLASH_SIGNOFF = re.compile(
+    r"(?im)^[ \t-]{0,3}([a-z][a-z'-]{1,15}(?:[ \t]?[a-z]\.?)?|[a-z]\.[ \t]?[a-z]\.?|[a-z][a-z'-]{1,15}\.[a-z])"
+    r"[ \t]*(?:/|\.)[ \t]*(?:rn|np|md|sn|lpn|rrt|pa)\.?[ \t]*$")
+_INITIALS_AFTER_CREDENTIAL = re.compile(r"(?im)(?<![\w])(?:rn|np|md)[ \t]*/[ \t]*([a-z]{2,3})[ \t]*$")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
@@ -78,13 +89,30 @@ class NursingRules(FacilityRules):
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
-        found += self._from_a_service(tokens)
+        found += self._from_a_service(tokens) + self._clergy(tokens)
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
                       for m in _DOTTED_INITIALS.finditer(text)]
+        if "/" in text or ".rn" in text.lower():
+            spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
+
+    def _slash_signoffs(self, text: str) -> list[Span]:
+        """A note signed on a line of its own with a slash or dots before the credential ("holly/rn", "cathy
+        m./rn", "B.W./RN", "kat.r.rn") and initials after the credential that close a line ("daphne rn / dk")."""
+        spans = []
+        credentials = self.rules.words("credentials")
+        for m in _SLASH_SIGNOFF.finditer(text):
+            first = m.group(1).split(".")[0].split()[0].lower()
+            if len(first) > 1 and (first in self.non_names or self.words.is_shorthand(first)):
+                continue  # "PLAN/RN", "neuro/rn": a heading, not a nurse
+            spans.append(Span(m.start(1), m.start(1) + len(m.group(1).rstrip(". \t")), PhiType.NAME))
+        for m in _INITIALS_AFTER_CREDENTIAL.finditer(text):
+            if m.group(1).lower() not in credentials and m.group(1).lower() not in self.non_names:
+                spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
+        return spans
 
     def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
@@ -155,6 +183,27 @@ class NursingRules(FacilityRules):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
 
+    def _clergy(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """A priest named after "fr" where no number makes it a catheter's size: "chaplain (fr tomasz)", "FR. COLM LED
+        A PRAYER", "priest (fr. okonjo)" (not "14 FR FOLEY")."""
+        out = []
+        for k, tok in enumerate(tokens[:-1]):
+            if tok.key != "fr" or (k and tokens[k - 1].kind == "d") or (tok.cased and not tok.text[0].isupper()):
+                continue
+            before = tokens[k - 1].key if k and not tok.first else ""
+            if not (tok.first or before in ("(", "") or tokens[k - 1].text == "(" or before in _CLERGY):
+                continue
+            j = k + 1 + (tokens[k + 1].text == ".")
+            if j >= len(tokens) or tokens[j].first or tokens[j].kind != "w" or len(tokens[j].key) < 3:
+                continue
+            name = tokens[j]
+            if (name.key in self.words.first_names or self.words.is_name(name.key)
+                    or self.tier(name, Slips.NONE) == Ambiguity.NAME_ONLY) \
+                    and not self.words.is_shorthand(name.key) and name.key not in self.non_names \
+                    and self.tier(name, Slips.NONE) != Ambiguity.CLINICAL:
+                out.append((j, j + 1))
+        return out
+
     def _from_a_service(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """A first name before "from" and a department or service: "deb from sw came by", "seen by raj from vascular",
         "KATHY FROM PHARMACY CALLED" (not a modal: "will from")."""
@@ -210,11 +259,18 @@ class NursingRules(FacilityRules):
         right after a role, a department or a credential names who it was."""
         found, roles = [], self._roles()
         for k, tok in enumerate(tokens[2:-1], 2):
-            if tokens[k - 1].text != "(" or tokens[k + 1].text != ")" or tokens[k - 2].key not in roles \
-                    or tok.key not in self.words.first_names or tok.key in self.non_names - self.words.clinical_terms \
+            end = k + 1
+            if end + 1 < len(tokens) and len(tokens[end].text) == 1 and tokens[end].text.isalpha() \
+                    and tokens[end].start == tok.end + 1:
+                end += 1 + (end + 1 < len(tokens) and tokens[end + 1].text == ".")  # "(connie b)", "(tina d., rn)"
+            if tokens[k - 1].text != "(" or tokens[end].text not in "),;" or tokens[k - 2].key not in roles \
+                    or tok.key in self.non_names - self.words.clinical_terms \
                     or (tok.cased and (not tok.text[:1].isupper() or tok.text.isupper())):
                 continue  # with case, "therapy (ART)" is an abbreviation
-            found.append((k, k + 1))
+            unlisted = tokens[k - 2].key in _PERSON_ROLES and 4 <= len(tok.key) <= 7 and tokens[end].text == ")" \
+                and not self.words.is_shorthand(tok.key) and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY
+            if tok.key in self.words.first_names or unlisted:  # "COUNSELOR (PRIYA)", not "ANESTHESIA (GLIDESCOPE"
+                found.append((k, end if tokens[end - 1].text != "." else end - 1))
         return found
 
     def _word_name_after_credential(self, tokens: list[Token]) -> list[tuple[int, int]]:

@@ -116,3 +116,21 @@ def test_the_new_tuning_sets_misses_are_found(text: str, value: str) -> None:
 ])
 def test_what_looks_like_them_is_not_phi(text: str) -> None:
     assert flagged(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("case mgmt (connie b) in, screening.", "connie b"), ("GENETIC COUNSELOR (PRIYA) TO SEE FAMILY.", "PRIYA"),
+    ("meeting.\ncathy m./rn", "cathy m"), ("FILTER 150CC.\nB.W./RN", "B.W"), ("independently.\nholly/rn", "holly"),
+    ("ecmo eval.\nkat.r.rn", "kat.r"), ("fed.\ndaphne rn / dk", "dk"), ("chaplain (fr tomasz) visited.", "tomasz"),
+    ("catholic priest (fr. okonjo) on call came.", "okonjo"), ("FR. COLM LED A PRAYER.", "COLM"),
+])
+def test_staff_named_in_brackets_sign_offs_and_clergy_are_found(text: str, value: str) -> None:
+    assert covered(text, value)
+
+
+@pytest.mark.parametrize("text", [
+    "14 FR FOLEY PLACED.", "20 FR. CHEST TUBE TO SX.", "INTUBATED BY ANESTHESIA (GLIDESCOPE, GRADE 3 VIEW).",
+    "l chest wound (eloesser): packed.", "plan\nneuro/rn", "ok per np / md",
+])
+def test_catheter_sizes_devices_and_headings_are_not_names(text: str) -> None:
+    assert flagged(text) == []
