@@ -109,26 +109,35 @@ class Dictionaries:
     def misspelt(self, word: str) -> tuple[Ambiguity | None, bool, bool]:
         """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
         letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
-        or None; whether a word it slips from is frequent in medical text; and whether it is a function word or a
-        frequent word with two letters swapped ("adn", "ni", "teh", "syas", "wehn"). Known names and towns are never
-        read as slips ("dube" stays a surname, not "tube")."""
-        if len(word) < 2 or not word.isalpha() or not word.isascii() or word in self.first_names:
-            return None, False, False  # "brian", "denise": first names before any slip ("brain", "denies")
-        swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
-        if (len(word) <= 3 and any(near in STOPWORDS for near in swaps)) or (
-                word not in self.common_names and any(near in STOPWORDS or (len(near) >= 4 and near in self.frequent)
-                                                      for near in swaps)):
-            # "ni", "ta", "adn", "heer", "syas": a common word with two letters swapped is jargon to every rule, even
-            # where a rare surname or a far town ("Tema") is spelled so
-            return Ambiguity.CLINICAL, True, True
-        if self.is_name(word) or word in self.cities or len(word) < 4:
+        or None; whether a word it slips from is frequent in medical text; and whether it is a slip of a function word
+        or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr").
+        First names and common surnames are never read as slips ("brian" stays a name, not "brain"); a rare surname
+        or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema")."""
+        if len(word) < 2 or not word.isalpha() or not word.isascii():
             return None, False, False
+        swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
+        if len(word) == 2 and any(near in STOPWORDS for near in swaps):
+            return Ambiguity.CLINICAL, True, True  # "ni", "ta": "in", "at", even where a first name
+        if word in self.first_names:
+            return None, False, False
+        rare = word not in self.common_names
+        if (len(word) == 3 and any(near in STOPWORDS for near in swaps)) or (rare and any(
+                near in STOPWORDS or (len(near) >= 4 and near in self.frequent) for near in swaps)):
+            return Ambiguity.CLINICAL, True, True  # "adn", "syas", "wehn": two letters of a common word swapped
+        if len(word) < 4 or (self.is_name(word) and not rare):
+            return None, False, False
+        known = self.is_name(word) or word in self.cities
         best: Ambiguity | None = None
         frequent = False
         for near in _one_slip(word):
-            if len(near) < 4 or word == near + "s" or near[0] != word[0]:
-                continue  # no slip of a word of three letters; "childrens" is a name's possessive, not a slip; a
-                # typist strikes the first letter right ("umass" is no slip of "mass")
+            if len(near) < 3 or word == near + "s" or near[0] != word[0]:
+                continue  # "childrens" is a name's possessive, not a slip; a typist strikes the first letter right
+                # ("umass" is no slip of "mass")
+            if known or len(near) == 3:
+                if near in STOPWORDS or near in _SHORT_FUNCTION_WORDS or (len(near) >= 4 and near in self.frequent):
+                    return Ambiguity.CLINICAL, True, False  # "verry", "perr": a rare surname or a short word as a
+                    # slip of a common word, read so where no relation or title names a person (see NameRules.tier)
+                continue
             frequent = frequent or near in self.frequent
             if near in self.clinical:
                 best = Ambiguity.CLINICAL
@@ -163,6 +172,8 @@ Reader = Callable[[Path], str]  # a dictionary file's path -> its text
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# Short words notes write so often that a slip of them is read as them: "perr team", "pt's".
+_SHORT_FUNCTION_WORDS = frozenset({"per", "pts"})
 
 
 def _one_slip(word: str) -> set[str]:

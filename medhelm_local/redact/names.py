@@ -70,7 +70,7 @@ class NameRules:
             return Ambiguity.EVERYDAY
         if self.words.medical_form(key):
             return Ambiguity.CLINICAL
-        if key in self._listed_names or len(key) < 2 or (tok.cased and not tok.text.islower()):
+        if key in self._listed_names or len(key) < 2 or tok.cased:  # with case, a capital says what a name is
             return Ambiguity.NAME_ONLY
         # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo", "adn") as a name:
         # it takes the tier of the word it is one slip from (asked again for the same words: memoised).
@@ -84,6 +84,7 @@ class NameRules:
         if swapped:
             return Ambiguity.CLINICAL  # "adn", "ni", "teh", "syas": two letters of a common word swapped
         if found is None or slips is Slips.NONE or len(key) < 4 \
+                or (slips is Slips.FREQUENT and self.words.is_name(key)) \
                 or (slips is Slips.CLINICAL and not frequent and (found is not Ambiguity.CLINICAL or len(key) < 5)) \
                 or (slips is Slips.FREQUENT and (not frequent or len(key) < 5)):  # "OTHER SON COLM" is no "cold"
             return Ambiguity.NAME_ONLY

@@ -55,7 +55,7 @@ def test_where_in_a_town_is_not_a_facility(text: str, value: str, kept: str) -> 
     "CHAPLAIN VISITEED, PRAYED W/ FAMILY.", "pt cougihng up thick sputum.", "NEURO: LETHARIGC BUT AROUSABLE.",
     "CPT ADN ENCOURAGED COUGH.", "intubated ni ed.", "NS 2L NI ED, 1L HERE.", "PT VREY SOB WHEN FLAT.",
     "wife says thne agreed.",
-    "WIFE VEYR WORRIED ABOUT HIM.", "PER TEMA, OK TO EXTUBATE.",
+    "WIFE VEYR WORRIED ABOUT HIM.", "PER TEMA, OK TO EXTUBATE.", "famliy verry religious.", "ok perr team.",
 ])
 def test_a_slip_of_the_keyboard_is_not_a_name_or_a_place(text: str) -> None:
     assert flagged(text) == []
@@ -76,6 +76,7 @@ def test_a_name_stops_before_a_slip_of_the_keyboard(text: str, value: str, kept:
     ("REPORT TO CHARGE RN ODALYS.", "ODALYS"), ("pt's nickname is smokey.", "smokey"),
     ("transitioning from childrens.", "childrens"), ("TO DETOX AT ADCARE TWICE.", "ADCARE"),
     ("OTHER SON COLM ARRANGING FUNERAL.", "COLM"), ("son brian here all day.", "brian"),
+    ("SOCIAL: HUSBAND NATE AT BEDSIDE.", "NATE"), ("SON BJORN FLEW IN.", "BJORN"), ("wife gert at bedside.", "gert"),
     ("wife denise at bedside.", "denise"), ("d/w dr ni re plan.", "ni"),
     ("DISPO: TX TO CC 9 TELEMETRY, BED ASSIGNED.", "CC 9"), ("bed assigned cc 7 room 7-725.", "cc 7"),
     ("BED ON CC 7 ASSIGNED 1630.", "CC 7"), ("TO FLOOR TODAY (11 REISMAN) IF NEURO OK.", "11 REISMAN"),
