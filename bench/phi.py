@@ -45,7 +45,7 @@ Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
-               presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
+               dev24,...,dev29,heldout22,...,heldout35,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -67,7 +67,13 @@ from medhelm_local.settings import default_redaction_dir
 ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,"
             "dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,"
             "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,"
+            "dev24,dev25,dev26,dev27,dev28,dev29,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,"
+            "heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
+# The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
+EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
+                    "dev27": "slips of the keyboard", "dev28": "hospitals, wards and services",
+                    "dev29": "sign-offs and staff"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -92,6 +98,20 @@ HELDOUT_TITLES = {
     "heldout19": "the same kind of notes by an eighteenth hand, written during the seventh round",
     "heldout20": "the same kind of notes by a nineteenth hand, written during the seventh round",
     "heldout21": "the same kind of notes by a twentieth hand, written during the seventh round",
+    "heldout22": "the eighth round, a 21st hand, a quarter of them short event notes and addenda",
+    "heldout23": "the eighth round, a 22nd hand typing fast, with slips of the keyboard",
+    "heldout24": "the eighth round, a 23rd hand: cardiac patients, families from far away",
+    "heldout25": "the eighth round, a 24th hand: neuro and trauma patients on long stays",
+    "heldout26": "the eighth round, a 25th hand: medical ICU patients",
+    "heldout27": "the eighth round, a 26th hand that abbreviates everything",
+    "heldout28": "the eighth round, a 27th hand: cardiac patients and patients' last days",
+    "heldout29": "the eighth round, a 28th hand: several typists, a slip in about one word in 23",
+    "heldout30": "the eighth round, a 29th hand: transfers in from all over New England",
+    "heldout31": "the eighth round, a 30th hand: trauma, burns, neuro, social work and police",
+    "heldout32": "the eighth round, a 31st hand misspelling by hand about one word in 30",
+    "heldout33": "the eighth round, a 32nd hand: oncology, marrow and organ transplant",
+    "heldout34": "the eighth round, a 33rd hand: the elderly from nursing homes and rehabs",
+    "heldout35": "the eighth round, a 34th hand: young patients, friends, schools and police",
 }
 
 
@@ -235,7 +255,7 @@ def main() -> None:
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-                                                  "dev23"],
+                                                  "dev23", *EIGHTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -261,6 +281,10 @@ def main() -> None:
             kind = "dense identifiers, seventh" if dense else "sparse identifiers, sixth"
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with {kind} round (tuned on)",
                    phi_sets.hand_annotated(name), detector, args.show_errors == name)
+    for name, emphasis in EIGHTH_ROUND_DEV.items():
+        if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
+            report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with dense identifiers, eighth "
+                   f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for name, title in HELDOUT_TITLES.items():
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             recall, precision, _ = report(f"hand-annotated {name.upper()} set ({title}; measured only, never tuned on)",

@@ -1,7 +1,8 @@
 """What PHI detection was measured to find on clinical text its rules were not tuned on: the 44 hand-annotated notes of
 tests/data/phi_notes/independent.jsonl, the ICU nursing notes of heldout2.jsonl, heldout3.jsonl, heldout5.jsonl,
-heldout6.jsonl to heldout21.jsonl written by other hands without reading the rules (the long notes of heldout6 to
-heldout21 hold identifiers as sparsely as real ones, so their precision is the one to expect on a real corpus), and
+heldout6.jsonl to heldout35.jsonl written by other hands without reading the rules (the long notes of heldout6 to
+heldout35 hold identifiers as sparsely as real ones, so their precision is the one to expect on a real corpus; those
+of heldout23, heldout29 and heldout32 are typed with slips of the keyboard), and
 heldout4.jsonl (issue 32's third round, written before its rules changed), scored by bench/phi.py (token-level). A
 test checks these figures against the shipped rules, so a rule change that moves them must restate them."""
 
@@ -11,16 +12,20 @@ INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.970
 INDEPENDENT_PRECISION = 0.957
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.975, 0.982), "heldout3": (166, 0.974, 0.984), "heldout5": (120, 0.954, 0.985),
-           "heldout6": (80, 0.991, 0.947), "heldout7": (80, 0.968, 0.973), "heldout8": (80, 0.995, 0.971),
-           "heldout9": (80, 0.986, 0.941), "heldout10": (72, 0.973, 0.947), "heldout11": (80, 0.982, 0.944),
-           "heldout12": (80, 0.983, 0.938), "heldout13": (80, 0.973, 0.965), "heldout14": (80, 0.964, 0.969),
-           "heldout15": (80, 0.938, 0.947), "heldout16": (80, 0.991, 0.950), "heldout17": (80, 0.979, 0.963),
-           "heldout18": (80, 0.989, 0.928), "heldout19": (80, 0.974, 0.949), "heldout20": (80, 0.969, 0.941),
-           "heldout21": (80, 0.995, 0.954)}
+HELDOUT = {"heldout2": (130, 0.976, 0.982), "heldout3": (166, 0.978, 0.985), "heldout5": (120, 0.955, 0.985),
+           "heldout6": (80, 0.991, 0.947), "heldout7": (80, 0.968, 0.973), "heldout8": (80, 1.000, 0.972),
+           "heldout9": (80, 0.986, 0.945), "heldout10": (72, 0.973, 0.947), "heldout11": (80, 0.988, 0.944),
+           "heldout12": (80, 0.987, 0.938), "heldout13": (80, 0.973, 0.978), "heldout14": (80, 0.964, 0.979),
+           "heldout15": (80, 0.938, 0.951), "heldout16": (80, 0.991, 0.959), "heldout17": (80, 0.979, 0.963),
+           "heldout18": (80, 0.995, 0.928), "heldout19": (80, 0.974, 0.944), "heldout20": (80, 0.969, 0.945),
+           "heldout21": (80, 0.995, 0.954), "heldout22": (80, 0.982, 0.924), "heldout23": (80, 0.964, 0.905),
+           "heldout24": (80, 0.962, 0.919), "heldout25": (80, 0.995, 0.926), "heldout26": (80, 0.964, 0.949),
+           "heldout27": (80, 0.962, 0.913), "heldout28": (80, 0.968, 0.963), "heldout29": (80, 0.967, 0.876),
+           "heldout30": (80, 0.962, 0.951), "heldout31": (80, 0.975, 0.937), "heldout32": (80, 0.921, 0.882),
+           "heldout33": (80, 0.982, 0.944), "heldout34": (80, 0.950, 0.920), "heldout35": (80, 0.968, 0.905)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
-SAME_HAND = {"heldout4": (45, 0.963, 0.990)}
+SAME_HAND = {"heldout4": (45, 0.966, 0.990)}
 
 
 def residual_risk() -> str:
