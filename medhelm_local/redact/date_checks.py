@@ -155,6 +155,9 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     value = m.group("v")
     year_like = value[0] == "0" or int(value) >= 60
     with_in = re.search(r"[ \t]in[ \t]", m.group(), re.IGNORECASE) is not None
+    between = re.sub(r"(?i)\bin\b", "", text[m.end("w"):m.start("v")]).strip()
+    if between and not year_like:
+        return None  # "AVR (21 CE PERICARDIAL)", "BKA L 45": past a side, a count or a bracket, only a year's shape
     # "AICD PLACED 05", not "NGT PLACED 16"; "CABG in 02" or "last admit in 02", not "HR in 40"
     implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word in _SINCE_WORDS))
                  or ((with_in or word in _DEVICES) and value[0] == "0")) and year_like

@@ -100,6 +100,8 @@ def test_after_a_strong_cue_an_unknown_word_is_no_slip(text: str, value: str) ->
     ('son will ("billy") is hcp.', "billy"), ('two friends (tj and "moose") stayed.', "moose"),
     ('GRANDDAUGHTER "SISSY" AND HER BOYFRIEND VISITED.', "SISSY"), ("ELDERLY HOUSING ON CRESCENT AVE.", "CRESCENT AVE"),
     ("PT BORN IN 1909, SPEAKS ARMENIAN.", "1909"), ("SOCIAL: PT FROM PORT-AU-PRINCE, HAITI.", "PORT-AU-PRINCE"),
+    ("HX CABG (94, LIMA-LAD, SVG TO OM).", "94"), ("PVD, BKA L 97.", "97"), ("HTN, L HIP FX 99.", "99"),
+    ("PREVIOUS CABG X3 IN 99 AT RHODE ISLAND.", "99"),
     ("REFERRAL TO CARITAS HOME CARE.", "CARITAS HOME CARE"),
     ("vna is caregroup home health; cm aware.", "caregroup home health"),
     ("consult placed, deb from sw came by.", "deb"), ("seen at bedside by raj from vascular lab.", "raj"),
@@ -113,7 +115,7 @@ def test_the_new_tuning_sets_misses_are_found(text: str, value: str) -> None:
     "I/O 800/600/1400 TODAY.", "OUT 1/2 HR.", "PT OUT OF BED 3/4 OF DAY.", "MOTHER SAT IS 92%.", "wife's hr is 92.",
     'wife "devastated" by news.', 'son "dnr" per family.', 'dtr "confused" by plan.', "wife may in am.",
     "wife may very well visit.", "from home ms status ok.", "HA SINCE 1900.", "heparin 5000 u sq q8h.",
-    "s/p ex-lap.",
+    "s/p ex-lap.", "S/P AVR (21 CE PERICARDIAL).", "L RIB FX 10-11.",
 ])
 def test_what_looks_like_them_is_not_phi(text: str) -> None:
     assert flagged(text) == []
