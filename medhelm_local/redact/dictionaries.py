@@ -9,7 +9,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from medhelm_local.redact.patterns import RedactionRuleError
-from medhelm_local.redact.tokens import STOPWORDS, fold
+from medhelm_local.redact.tokens import fold
 from medhelm_local.safe_parse import Limits, decode, read_bounded
 
 FILES = ("first_names.txt", "surnames.txt", "cities_us.txt", "cities_world.txt", "everyday_words.txt",
@@ -106,54 +106,6 @@ class Dictionaries:
             return Ambiguity.EVERYDAY
         return Ambiguity.CLINICAL if self.medical_form(word) else Ambiguity.NAME_ONLY
 
-    def misspelt(self, word: str) -> tuple[Ambiguity | None, bool, bool]:
-        """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
-        letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
-        or None; whether a word it slips from is frequent in medical text; and whether it is a slip of a function word
-        or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr").
-        First names and common surnames are never read as slips ("brian" stays a name, not "brain"); a rare surname
-        or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema")."""
-        if len(word) < 2 or not word.isalpha() or not word.isascii():
-            return None, False, False
-        swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
-        if len(word) == 2 and any(near in STOPWORDS for near in swaps):
-            return Ambiguity.CLINICAL, True, True  # "ni", "ta": "in", "at", even where a first name
-        if word in self.first_names:
-            return None, False, False
-        rare = word not in self.common_names
-        if (len(word) == 3 and any(near in STOPWORDS for near in swaps)) or (rare and any(
-                near in STOPWORDS or (len(near) >= 4 and near in self.frequent) for near in swaps)):
-            return Ambiguity.CLINICAL, True, True  # "adn", "syas", "wehn": two letters of a common word swapped
-        if len(word) < 4 or (self.is_name(word) and not rare):
-            return None, False, False
-        known = self.is_name(word) or word in self.cities
-        best: Ambiguity | None = None
-        frequent = False
-        for near in _one_slip(word):
-            if len(near) < 3 or word == near + "s" or near[0] != word[0]:
-                continue  # "childrens" is a name's possessive, not a slip; a typist strikes the first letter right
-                # ("umass" is no slip of "mass")
-            if known or len(near) == 3:
-                if near in STOPWORDS or near in _SHORT_FUNCTION_WORDS or (len(near) >= 4 and near in self.frequent):
-                    return Ambiguity.CLINICAL, True, False  # "verry", "perr": a rare surname or a short word as a
-                    # slip of a common word, read so where no relation or title names a person (see NameRules.tier)
-                continue
-            frequent = frequent or near in self.frequent
-            if near in self.clinical:
-                best = Ambiguity.CLINICAL
-            elif best is None and (near in self.everyday or near in STOPWORDS or self._inflected(near)):
-                best = Ambiguity.EVERYDAY
-        return best, frequent, False
-
-    def _inflected(self, word: str) -> bool:
-        """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
-        for ending in ("ing", "ed", "ly", "es", "s"):
-            stem = word[:-len(ending)]
-            if word.endswith(ending) and len(stem) >= 3 and (stem in self.everyday or stem in self.clinical
-                                                             or stem + "e" in self.everyday):
-                return True
-        return False
-
     def medical_form(self, word: str) -> bool:
         """Whether a word no list holds is built like a clinical term ("abdominosacrocolpopexy", "pneumatosis",
         "hyperfractionation"): a long word with a procedure's, disease's or drug class's ending, not a known name."""
@@ -169,22 +121,6 @@ class Dictionaries:
 
 
 Reader = Callable[[Path], str]  # a dictionary file's path -> its text
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-# Short words notes write so often that a slip of them is read as them: "perr team", "pt's".
-_SHORT_FUNCTION_WORDS = frozenset({"per", "pts"})
-
-
-def _one_slip(word: str) -> set[str]:
-    """Every string one deletion, adjacent transposition, substitution or insertion from `word` (lower-case ASCII)."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    out = {a + b[1:] for a, b in splits if b}
-    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
-    out |= {a + c + b for a, b in splits for c in _LETTERS}
-    out.discard(word)
-    return out
 
 
 def read_words(path: Path, read: Reader | None = None) -> frozenset[str]:

@@ -10,8 +10,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.names import Slips
 from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.wards import WardRules

@@ -11,9 +11,9 @@ import re
 from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT
-from medhelm_local.redact.names import Slips
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 

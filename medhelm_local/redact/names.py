@@ -7,24 +7,14 @@ tier, or a cue (a title, a relation, a credential). A name found once marks its 
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import MEMO_LIMIT, REPORTED, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
+from medhelm_local.redact.slips import Slips, slip_tier
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
-
-
-class Slips(IntEnum):
-    """When NameRules.tier reads a word no list holds, on a line without case, as a slip of the keyboard."""
-
-    ANY = 0  # where no cue names a person: a slip (four letters or more) of any clinical or English word
-    CLINICAL = 1  # after a label or a place cue: a slip of a frequent word, or from five letters of a clinical one
-    FREQUENT = 2  # after a relation or a title: from five letters, only a slip of a word medical text writes often
-    NONE = 3  # after a naming verb, words of wards and abbreviations: only two letters of a common word swapped
 
 
 class NameRules:
@@ -72,23 +62,7 @@ class NameRules:
             return Ambiguity.CLINICAL
         if key in self._listed_names or len(key) < 2 or tok.cased:  # with case, a capital says what a name is
             return Ambiguity.NAME_ONLY
-        # Without case a word no list holds is as often a slip of the keyboard ("FOLLEY", "neruo", "adn") as a name:
-        # it takes the tier of the word it is one slip from (asked again for the same words: memoised).
-        memo = self._slip_memo
-        slip = memo.get(key)
-        if slip is None:
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            slip = memo[key] = self.words.misspelt(key)
-        found, frequent, swapped = slip
-        if swapped:
-            return Ambiguity.CLINICAL  # "adn", "ni", "teh", "syas": two letters of a common word swapped
-        if found is None or slips is Slips.NONE or len(key) < 4 \
-                or (slips is Slips.FREQUENT and self.words.is_name(key)) \
-                or (slips is Slips.CLINICAL and not frequent and (found is not Ambiguity.CLINICAL or len(key) < 5)) \
-                or (slips is Slips.FREQUENT and (not frequent or len(key) < 5)):  # "OTHER SON COLM" is no "cold"
-            return Ambiguity.NAME_ONLY
-        return found
+        return slip_tier(self.words, key, slips, self._slip_memo)
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""

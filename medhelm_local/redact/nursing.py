@@ -1,7 +1,8 @@
 """Rules for notes written all in capitals or all in lower case (ICU nursing notes), where case says nothing:
 names after a relation ("son tom called", "WIFE FERN"), before a word that reports to them ("BAKER AWARE"), and
 initials before a surname ("E. NORTH AWARE", "per k lund"). The clinical vocabulary (and icu_terms.txt) decides
-what is jargon; facilities.py grows facility names, initials.py finds initials alone.
+what is jargon; facilities.py grows facility names, initials.py finds initials alone, people.py names priests, people
+from a service, quoted nicknames and slash sign-offs.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 import re
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import REPORTED, verb_shaped
-from medhelm_local.redact.names import Slips
+from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -31,7 +32,6 @@ _SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on",
 # Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
-_MODALS = frozenset({"will", "would", "can", "could", "should", "may", "might", "must", "to", "ok", "okay"})
 # What never follows a modal verb, so that "will" before it is a name: "BROTHER WILL IS CONTACT", "son will and dtr".
 _NO_VERB_AFTER = frozenset({"is", "was", "has", "had", "and", "who", "aware", "here", "at", "lives", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
@@ -42,47 +42,18 @@ _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed",
                             "maiden", "last", "first", "surname", "middle"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
-# Words that stand between a relation and such a verb without naming anyone: "son just called", "dtr again visited".
-_NOT_A_NICKNAME = frozenset({"just", "never", "then", "already", "still", "again", "also", "later", "too", "both",
-                             "all", "each", "who", "that", "this", "has", "had", "have", "was", "were", "not", "now",
-                             "today", "tonight", "yesterday", "last", "first", "twice", "once", "earlier", "back",
-                             "here", "home", "pt", "patient", "family", "and", "finally", "recently", "initially",
-                             "she", "he", "they", "her", "his", "their", "been", "being", "did", "does", "didn't",
-                             "wasn't", "hasn't", "prev", "previously", "am", "pm", "overnight",
-                             "ever", "reportedly", "apparently", "frequently", "hcp", "proxy", "per", "who's"})
-_QUOTES = frozenset({'"', "“", "”"})
 # Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
 _PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
                            "sw", "cm", "pa", "mgmt", "management"})
-_CLERGY = frozenset({"chaplain", "priest", "pastor", "clergy", "catholic", "parish", "by", "with", "w", "and", "from"})
-# Endings of the feelings and states a note quotes after a relative ('wife "devastated"', 'son "hopeful"').
-_STATE_ENDINGS = ("ed", "ing", "ful", "ous", "ive", "ly", "less", "able", "ible")
-# Departments whose person a note names in brackets: "respiratory (deb)", "LAB (TAMMY)", "transport (manny)".
-_DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", "nutrition", "therapy",
-                          "anesthesia", "team", "housekeeping", "security", "chaplain", "interpreter", "admitting",
-                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm", "counselor",
-                          "management", "mgmt", "liaison", "coordinator", "manager", "mgr", "worker", "pa"})
-# Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
-_SERVICES = _DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
-                                      "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
-                                      "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
-                                      "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
-                                      "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
-# A sign-off line: a name, an initial or two, a slash or dots, a credential, nothing else ("holly/rn", "MARCY O./RN",
-# "B.W./RN", "kat.r.rn"); and initials after a credential and a slash that end a line ("daphne rn / dk").
-_SLASH_SIGNOFF = re.compile(
-    r"(?im)^[ \t-]{0,3}([a-z][a-z'-]{1,15}(?:[ \t]?[a-z]\.?)?|[a-z]\.[ \t]?[a-z]\.?|[a-z][a-z'-]{1,15}\.[a-z])"
-    r"[ \t]*(?:/|\.)[ \t]*(?:rn|np|md|sn|lpn|rrt|pa)\.?[ \t]*$")
-_INITIALS_AFTER_CREDENTIAL = re.compile(r"(?im)(?<![\w])(?:rn|np|md)[ \t]*/[ \t]*([a-z]{2,3})[ \t]*$")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
 
 
-class NursingRules(FacilityRules):
+class NursingRules(PeopleRules):
     """Names and places in notes without case: cues before and after, initials, whole facility names."""
 
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
@@ -98,21 +69,6 @@ class NursingRules(FacilityRules):
         if "/" in text or ".rn" in text.lower():
             spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
-
-    def _slash_signoffs(self, text: str) -> list[Span]:
-        """A note signed on a line of its own with a slash or dots before the credential ("holly/rn", "cathy
-        m./rn", "B.W./RN", "kat.r.rn") and initials after the credential that close a line ("daphne rn / dk")."""
-        spans = []
-        credentials = self.rules.words("credentials")
-        for m in _SLASH_SIGNOFF.finditer(text):
-            first = m.group(1).split(".")[0].split()[0].lower()
-            if len(first) > 1 and (first in self.non_names or self.words.is_shorthand(first)):
-                continue  # "PLAN/RN", "neuro/rn": a heading, not a nurse
-            spans.append(Span(m.start(1), m.start(1) + len(m.group(1).rstrip(". \t")), PhiType.NAME))
-        for m in _INITIALS_AFTER_CREDENTIAL.finditer(text):
-            if m.group(1).lower() not in credentials and m.group(1).lower() not in self.non_names:
-                spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
-        return spans
 
     def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
@@ -183,77 +139,6 @@ class NursingRules(FacilityRules):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
 
-    def _clergy(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """A priest named after "fr" where no number makes it a catheter's size: "chaplain (fr tomasz)", "FR. COLM LED
-        A PRAYER", "priest (fr. okonjo)" (not "14 FR FOLEY")."""
-        out = []
-        for k, tok in enumerate(tokens[:-1]):
-            if tok.key != "fr" or (k and tokens[k - 1].kind == "d") or (tok.cased and not tok.text[0].isupper()):
-                continue
-            before = tokens[k - 1].key if k and not tok.first else ""
-            if not (tok.first or before in ("(", "") or tokens[k - 1].text == "(" or before in _CLERGY):
-                continue
-            j = k + 1 + (tokens[k + 1].text == ".")
-            if j >= len(tokens) or tokens[j].first or tokens[j].kind != "w" or len(tokens[j].key) < 3:
-                continue
-            name = tokens[j]
-            if (name.key in self.words.first_names or self.words.is_name(name.key)
-                    or self.tier(name, Slips.NONE) == Ambiguity.NAME_ONLY) \
-                    and not self.words.is_shorthand(name.key) and name.key not in self.non_names \
-                    and self.tier(name, Slips.NONE) != Ambiguity.CLINICAL:
-                out.append((j, j + 1))
-        return out
-
-    def _from_a_service(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """A first name before "from" and a department or service: "deb from sw came by", "seen by raj from vascular",
-        "KATHY FROM PHARMACY CALLED" (not a modal: "will from")."""
-        out = []
-        for k in range(len(tokens) - 2):
-            tok = tokens[k]
-            named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
-                                                           and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY)
-            if tok.kind == "w" and named and tok.key not in _MODALS \
-                    and tok.key not in self.non_names and tokens[k + 1].key == "from" \
-                    and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
-                    and not (tok.cased and not tok.text[0].isupper()):
-                out.append((k, k + 1))
-        return out
-
-    def _quoted_nicknames(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """A word alone in double quotes right after a relation or a name found, as nurses write a nickname:
-        'sister-in-law "bunny"', 'son will ("billy")', 'friends (tj and "moose")'; not a feeling or a state in
-        quotes ('wife "devastated"', 'son "ok"') nor shorthand ('son "dnr"')."""
-        ends = {b for _, b in found}
-        out = []
-        for k in range(1, len(tokens) - 1):
-            tok, opening, closing = tokens[k], tokens[k - 1], tokens[k + 1]
-            if opening.text not in _QUOTES or closing.text not in _QUOTES or tok.kind != "w" or tok.first \
-                    or opening.end != tok.start or closing.start != tok.end or len(tok.key) < 2 \
-                    or tok.key in STOPWORDS or tok.key in _NOT_A_NICKNAME or self.words.is_shorthand(tok.key) \
-                    or (tok.key.endswith(_STATE_ENDINGS) and tok.key not in self.words.first_names):
-                continue
-            if self._beside_a_person(tokens, k - 2, ends):
-                out.append((k, k + 1))
-        return out
-
-    def _beside_a_person(self, tokens: list[Token], j: int, ends: set[int]) -> bool:
-        """Whether token j ends a name found or, back over brackets, "and", "-in-law" and names, a relation on
-        the same line ('son will ("billy")', 'friends (tj and "moose")', 'sister-in-law "bunny"')."""
-        start = j
-        while j >= 0 and start - j < 6 and not tokens[j + 1].first:
-            tok = tokens[j]
-            if j + 1 in ends or tok.key in self._relations:
-                return True
-            if tok.text in "(,:-" or tok.key in ("and", "in", "law", "&"):
-                j -= 1
-                continue
-            if tok.kind == "w" and (tok.key in self.words.first_names
-                                    or self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY):
-                j -= 1  # "son will (", "friends (tj and": a name between the relation and the nickname
-                continue
-            return False
-        return False
-
     def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)": a first name alone in brackets
         right after a role, a department or a credential names who it was."""
@@ -291,7 +176,7 @@ class NursingRules(FacilityRules):
         person when a verb only a person does follows it ("son also called" and "son finally visited" stay words)."""
         tok = tokens[k]
         if tok.cased or tok.kind != "w" or len(tok.key) < 3 or not tok.text.isalpha() or tok.key in STOPWORDS \
-                or tok.key in _NOT_A_NICKNAME or tok.key.endswith("ly") or tok.key in self.rules.words("relations") \
+                or tok.key in NOT_A_NICKNAME or tok.key.endswith("ly") or tok.key in self.rules.words("relations") \
                 or tok.key in self.rules.words("credentials") or tok.key in self.rules.words("units") \
                 or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
             return False
@@ -300,7 +185,7 @@ class NursingRules(FacilityRules):
     def _person_follows(self, tokens: list[Token], k: int) -> bool:
         """Whether what follows the word at k is said of a person ("STATES MAJOR WILL BRING", "per hope, ok to")."""
         nxt = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
-        return nxt is not None and (nxt.key in _SAID_OF_A_PERSON or nxt.key in _MODALS or nxt.key in REPORTED
+        return nxt is not None and (nxt.key in _SAID_OF_A_PERSON or nxt.key in MODALS or nxt.key in REPORTED
                                     or self._named_by_its_verb(tokens, k))
 
     def _roles(self) -> frozenset[str]:
@@ -308,7 +193,7 @@ class NursingRules(FacilityRules):
         cached = self.__dict__.get("_role_words")
         if cached is None:
             cached = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
-                               if " " not in w) | _DEPARTMENTS
+                               if " " not in w) | DEPARTMENTS
             self.__dict__["_role_words"] = cached
         return cached
 
@@ -323,7 +208,7 @@ class NursingRules(FacilityRules):
         if tok.key in self.non_names - self.words.clinical_terms:  # a stopword, a relation ("son"), the modal "will"
             return tok.key == "will" and nxt.key in _NO_VERB_AFTER and nxt.start - tok.end <= 2  # "BROTHER WILL IS"
         possessive = nxt.text in "'’" and k + 2 < len(tokens) and tokens[k + 2].key == "s"
-        said = nxt.key in _SAID_OF_A_PERSON or (nxt.key in _SAID_OF_A_RELATIVE and tok.key not in _MODALS)
+        said = nxt.key in _SAID_OF_A_PERSON or (nxt.key in _SAID_OF_A_RELATIVE and tok.key not in MODALS)
         return possessive or (said and nxt.start - tok.end <= 2)  # "wife may in am": a modal, not "wife peg in"
 
     def _person_cue_firsts(self) -> frozenset[str]:

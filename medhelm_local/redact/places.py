@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
-from medhelm_local.redact.names import NameRules, Slips
+from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
     COMPASS,
@@ -24,6 +24,7 @@ from medhelm_local.redact.place_words import (
     after_cue,
     after_university_of,
 )
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.initials import InitialsRules
-from medhelm_local.redact.names import Slips
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, MOVED_FROM, MOVES, UNIT_AFTER, WARD_AFTER
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import Token
 from medhelm_local.redact.types import PhiType, Span
 

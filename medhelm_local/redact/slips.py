@@ -1,0 +1,106 @@
+"""Slips of the keyboard: how a word no list holds, on a line without case, is read as the clinical or English word it
+is one slip from ("INFLUNZA", "per reenal", "adn", "verry"), and how far a cue lets that reading go (NameRules.tier
+asks; the tuning sets typed with slips and bench/phi_slips.py measure it)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.name_words import MEMO_LIMIT
+from medhelm_local.redact.tokens import STOPWORDS
+
+
+class Slips(IntEnum):
+    """When NameRules.tier reads a word no list holds, on a line without case, as a slip of the keyboard."""
+
+    ANY = 0  # where no cue names a person: a slip (four letters or more) of any clinical or English word
+    CLINICAL = 1  # after a label or a place cue: a slip of a frequent word, or from five letters of a clinical one
+    FREQUENT = 2  # after a relation or a title: from five letters, only a slip of a word medical text writes often
+    NONE = 3  # after a naming verb, words of wards and abbreviations: only two letters of a common word swapped
+
+
+def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bool]:
+    """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
+    letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
+    or None; whether a word it slips from is frequent in medical text; and whether it is a slip of a function word
+    or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr").
+    First names and common surnames are never read as slips ("brian" stays a name, not "brain"); a rare surname
+    or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema")."""
+    if len(word) < 2 or not word.isalpha() or not word.isascii():
+        return None, False, False
+    swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
+    if len(word) == 2 and any(near in STOPWORDS for near in swaps):
+        return Ambiguity.CLINICAL, True, True  # "ni", "ta": "in", "at", even where a first name
+    if word in words.first_names:
+        return None, False, False
+    rare = word not in words.common_names
+    if (len(word) == 3 and any(near in STOPWORDS for near in swaps)) or (rare and any(
+            near in STOPWORDS or (len(near) >= 4 and near in words.frequent) for near in swaps)):
+        return Ambiguity.CLINICAL, True, True  # "adn", "syas", "wehn": two letters of a common word swapped
+    if len(word) < 4 or (words.is_name(word) and not rare):
+        return None, False, False
+    known = words.is_name(word) or word in words.cities
+    best: Ambiguity | None = None
+    frequent = False
+    for near in _one_slip(word):
+        if len(near) < 3 or word == near + "s" or near[0] != word[0]:
+            continue  # "childrens" is a name's possessive, not a slip; a typist strikes the first letter right
+            # ("umass" is no slip of "mass")
+        if known or len(near) == 3:
+            if near in STOPWORDS or near in _SHORT_FUNCTION_WORDS or (len(near) >= 4 and near in words.frequent):
+                return Ambiguity.CLINICAL, True, False  # "verry", "perr": a rare surname or a short word as a
+                # slip of a common word, read so where no relation or title names a person (see NameRules.tier)
+            continue
+        frequent = frequent or near in words.frequent
+        if near in words.clinical:
+            best = Ambiguity.CLINICAL
+        elif best is None and (near in words.everyday or near in STOPWORDS or _inflected(words, near)):
+            best = Ambiguity.EVERYDAY
+    return best, frequent, False
+
+def slip_tier(words: Dictionaries, key: str, slips: Slips, memo: dict[str, tuple[Ambiguity | None, bool, bool]]) \
+        -> Ambiguity:
+    """The tier NameRules.tier gives a word no list holds on a line without case: that of the word it is one slip
+    from, as far as `slips` allows ("OTHER SON COLM" is no "cold"), else NAME_ONLY. `memo` keeps each word's slip,
+    asked again for the same words."""
+    slip = memo.get(key)
+    if slip is None:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        slip = memo[key] = misspelt(words, key)
+    found, frequent, swapped = slip
+    if swapped:
+        return Ambiguity.CLINICAL  # "adn", "ni", "teh", "syas": two letters of a common word swapped
+    if found is None or slips is Slips.NONE or len(key) < 4 \
+            or (slips is Slips.FREQUENT and words.is_name(key)) \
+            or (slips is Slips.CLINICAL and not frequent and (found is not Ambiguity.CLINICAL or len(key) < 5)) \
+            or (slips is Slips.FREQUENT and (not frequent or len(key) < 5)):
+        return Ambiguity.NAME_ONLY
+    return found
+
+
+def _inflected(words: Dictionaries, word: str) -> bool:
+    """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
+    for ending in ("ing", "ed", "ly", "es", "s"):
+        stem = word[:-len(ending)]
+        if word.endswith(ending) and len(stem) >= 3 and (stem in words.everyday or stem in words.clinical
+                                                         or stem + "e" in words.everyday):
+            return True
+    return False
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# Short words notes write so often that a slip of them is read as them: "perr team", "pt's".
+_SHORT_FUNCTION_WORDS = frozenset({"per", "pts"})
+
+
+def _one_slip(word: str) -> set[str]:
+    """Every string one deletion, adjacent transposition, substitution or insertion from `word` (lower-case ASCII)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    out.discard(word)
+    return out
