@@ -1,7 +1,8 @@
 """Words the place rules read: connectors inside names, street suffixes, region words after a facility's "of",
 whom a facility is for, practice and facility words, places that are no town, what a house number may carry, and
 the words around a hospital's abbreviation or a ward, the moves that bring a patient to one, a town's services and
-compass words, and two tests of the words before a token (a place cue, "university of")."""
+compass words, the states a town is written before, the words streets are named with, and two tests of the words before
+a token (a place cue, "university of")."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ CONNECTORS = frozenset("de del la las los el do da dos das di della van von der 
 # Suffixes that name a street written without its number after "on" or "at": "FOUND DOWN ON WASHINGTON ST".
 NAMED_STREET_SUFFIXES = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "lane",
                                     "terrace", "parkway", "highway"})
+# Postal codes of states that a note writes after a town without a comma ("from concord nh tomorrow", "LOWELL MA"),
+# less those that are words or shorthand there ("in", "or", "me", "hi", "ok", "pa", "md", "co", "ct", "de", "la").
+STATE_CODES_AFTER_A_TOWN = frozenset({"ma", "nh", "ri", "vt", "ny", "nj", "fl", "nc", "sc", "ga", "tx", "az", "nm",
+                                      "nv", "ut", "wa", "wv", "ky", "tn", "mn", "wi", "il", "ia", "ks", "ne",
+                                      "nd", "sd", "mt", "wy", "id", "ak", "ar", "ms", "mo", "va", "ca"})
 # Words that clinical writing uses too but that name streets all over New England ("on cedar st in somerville", "AT
 # CENTRE ST AND SOUTH ST"): before a street's suffix after "on", "at", "off" or "near" they are its name.
 STREET_NAME_WORDS = frozenset({"cedar", "oak", "main", "high", "school", "church", "summer", "spring", "center",

@@ -18,6 +18,7 @@ from medhelm_local.redact.place_words import (
     REGION_NAMES,
     REGION_WORDS,
     SIDE_WORDS,
+    STATE_CODES_AFTER_A_TOWN,
     STREET_NAME_WORDS,
     TOWN_SERVICES,
     WORD_SUFFIXES,
@@ -27,12 +28,6 @@ from medhelm_local.redact.place_words import (
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
-
-# Postal codes of states that a note writes after a town without a comma ("from concord nh tomorrow", "LOWELL MA"),
-# less those that are words or shorthand there ("in", "or", "me", "hi", "ok", "pa", "md", "co", "ct", "de", "la").
-_STATE_CODES_AFTER_A_TOWN = frozenset({"ma", "nh", "ri", "vt", "ny", "nj", "fl", "nc", "sc", "ga", "tx", "az", "nm",
-                                       "nv", "ut", "wa", "wv", "ky", "tn", "mn", "wi", "il", "ia", "ks", "ne",
-                                       "nd", "sd", "mt", "wy", "id", "ak", "ar", "ms", "mo", "va", "ca"})
 
 
 class PlaceRules(NameRules):
@@ -408,6 +403,6 @@ class PlaceRules(NameRules):
     def _ends_phrase(tokens: list[Token], k: int) -> bool:
         """Whether token k ends a phrase: a line end, a stop or comma, or a word that goes on about a person."""
         return k >= len(tokens) or tokens[k].first or tokens[k].text in ".,;()@~-" or tokens[k].kind == "d" \
-            or tokens[k].key in _STATE_CODES_AFTER_A_TOWN or tokens[k].key in (
+            or tokens[k].key in STATE_CODES_AFTER_A_TOWN or tokens[k].key in (
             "called", "calling", "asking", "asked", "visiting", "will", "is", "area", "and", "at", "today", "tonight",
             "tomorrow", "when", "for", "until", "since", "with", "w", "near")
