@@ -25,9 +25,13 @@ from medhelm_local.redact.place_words import (
     after_cue,
     after_university_of,
 )
-from medhelm_local.redact.slips import Slips
+from medhelm_local.redact.slips import Slips, town_slip
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
+
+# Cues after which a word one slip from a town is the town: "lives alone in lowel", "drove from pittsfeild" (not "plan
+# to resite", "at fenway park").
+_TOWN_SLIP_CUES = frozenset({"in", "ni", "from", "frm", "fr", "near"})
 
 
 class PlaceRules(NameRules):
@@ -349,6 +353,10 @@ class PlaceRules(NameRules):
                     and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
+                continue
+            if not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first \
+                    and town_slip(self.words, tok.key) and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY:
+                spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "lives alone in lowel", "from pittsfeild"
                 continue
             # A town of several words is looked up only after a word that starts one (most words start none).
             longest = min(len(words), self.words.city_max_words) if tok.key in self._city_firsts else 1

@@ -80,6 +80,14 @@ def slip_tier(words: Dictionaries, key: str, slips: Slips, memo: dict[str, tuple
     return found
 
 
+def town_slip(words: Dictionaries, word: str) -> bool:
+    """Whether a word no list holds is one slip (after its first letter) from a town of six letters or more:
+    "lowel", "pittsfeild", "somervile" (read as the town after a place cue, not as the English word "lower")."""
+    if len(word) < 5 or not word.isalpha() or not word.isascii() or word in words.cities or words.is_name(word):
+        return False
+    return any(len(near) >= 6 and near[0] == word[0] and near in words.cities for near in _one_slip(word))
+
+
 def _inflected(words: Dictionaries, word: str) -> bool:
     """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
     for ending in ("ing", "ed", "ly", "es", "s"):

@@ -137,3 +137,16 @@ def test_staff_named_in_brackets_sign_offs_and_clergy_are_found(text: str, value
 ])
 def test_catheter_sizes_devices_and_headings_are_not_names(text: str) -> None:
     assert flagged(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("lives alone in lowel, daughter here.", "lowel"), ("dtr lives in springfeild, very worried.", "springfeild"),
+    ("8YO SON IN CHELSA.", "CHELSA"), ("girlfriend in haverill.", "haverill"),
+])
+def test_a_town_typed_with_a_slip_after_a_place_cue_is_found(text: str, value: str) -> None:
+    assert covered(text, value)
+
+
+@pytest.mark.parametrize("text", ["aline (plan to resite).", "pain in lowr back.", "seen in clinc today."])
+def test_a_slip_that_is_no_town_is_not_a_place(text: str) -> None:
+    assert flagged(text) == []
