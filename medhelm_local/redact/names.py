@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.eponyms import EponymTest
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import MEMO_LIMIT, REPORTED, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
@@ -42,7 +43,7 @@ class NameRules:
         self._listed_names = w("facility_names") | w("facility_names_anywhere") | words.facility_names_one \
             | words.ward_names
         # Context lists the token rules ask about many times a note, held here rather than looked up each time.
-        self._eponym_followers = w("eponym_followers") | w("eponym_nouns")
+        self._eponyms = EponymTest(w("eponym_followers") | w("eponym_nouns"), self._never_names)
         self._units, self._credentials = w("units"), w("credentials")
         self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 
@@ -364,37 +365,8 @@ class NameRules:
 
     def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
-        j = end
-        while j < len(tokens) and tokens[j].text in ("'", "’", "s", "S") and j - end < 2:  # "MURPHY'S SIGN"
-            j += 1
-        if j > end and j < len(tokens) and tokens[j].key in name_words.OWNED:
-            return True  # "BRIANNA'S CELL", "wife's bag": what a person has, not an eponym
-        if j + 1 < len(tokens) and tokens[j].key in ("cell", "phone") and not tokens[j + 1].first \
-                and (tokens[j + 1].kind == "d" or tokens[j + 1].text in "#:-("):
-            return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
-        if j < len(tokens) and tokens[j].key in name_words.SIGN_READ and not tokens[j].cased:
-            return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
-        if j < len(tokens) and (tokens[j].key in self._eponym_followers
-                                or (not tokens[j].first and self._names_disease(tokens[j]))):
-            return False
-        return not self._eponym_pair(tokens, j)
+        return self._eponyms.not_eponym(tokens, end)
 
-    def _names_disease(self, tok: Token) -> bool:
-        """An infection's or inflammation's name after the candidate on its line ("CANDIDA ESOPHAGITIS", "candida
-        osteomyelitis", "lyme arthritis", "Hashimoto thyroiditis"): an organism or an eponym."""
-        key = tok.key
-        return tok.kind == "w" and len(key) >= 7 and key not in name_words.NOT_DISEASES \
-            and key not in self._never_names and key.endswith(name_words.DISEASE_ENDINGS)
-
-    def _eponym_pair(self, tokens: list[Token], j: int) -> bool:
-        """Whether the candidate is the first of two or three joined eponyms before what they name: "TAY-SACHS
-        DISEASE", "jervell and lange-nielsen syndrome", "Epstein-Barr virus" (a person's things excepted)."""
-        k, joins = j, 0
-        while k + 1 < len(tokens) and joins < 3 and not tokens[k + 1].first and (
-                tokens[k].text in ("-", "–") or tokens[k].key == "and") and tokens[k + 1].kind == "w":
-            k, joins = k + 2, joins + 1
-        return bool(joins) and k < len(tokens) and tokens[k].key in self._eponym_followers \
-            and tokens[k].key not in name_words.OWNED and tokens[k].key not in name_words.PERSONAL
 
 def _with_initial(tokens: list[Token], start: int) -> int:
     """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""

@@ -15,6 +15,10 @@ SAME_WORDS = [
     "pt: lacey morgan seen today by dr pike for f/u of knee. son tom called, aware.",
     "Son Tom called; Lacey Morgan to Springfield tomorrow. LIMA to LAD patent.",
     "LIMA TO LAD PATENT. SON TOM CALLED. TRANSFERRED TO WHITE 9 WHEN BED AVAILABLE",
+    # words typed with slips, each read once as the word it slips from (the slip memo)
+    "pt tearufl, famliy verry religious. per reenal, ok perr team. wehn awake syas she is fine, cougihng thick. neruo "
+    "checks. visiteed by chaplain. stabel. drainage at inferoor pole. insulin per protoxol. aunt at bedsside. quilt "
+    "from hoem. dc per nuece. dr lee awrae. fanily request. wife callde, mom askde. ptt verry knowledgable.",
 ]
 
 
@@ -31,10 +35,11 @@ def test_what_a_note_gives_does_not_depend_on_the_notes_read_before() -> None:
 
 def test_the_memos_stay_bounded(monkeypatch: object) -> None:
     detector = Detector.from_dir(default_redaction_dir())
-    from medhelm_local.redact import names, places
+    from medhelm_local.redact import names, slips, streets
 
-    for module in (names, places):
+    for module in (names, streets, slips):  # where each memo is kept: name_like, _place_word, a slip's reading
         monkeypatch.setattr(module, "MEMO_LIMIT", 16)  # type: ignore[attr-defined]
     first = _spans(detector, SAME_WORDS)
     assert len(detector._name_like_memo) <= 16 and len(detector._place_word_memo) <= 16
+    assert len(detector._slip_memo) <= 16
     assert _spans(detector, SAME_WORDS) == first  # answers worked out again after a clear are the same
