@@ -39,9 +39,10 @@ _HOME_SERVICES = frozenset({"care", "health", "healthcare", "services", "svcs", 
 _TOWN_FACILITY_HEADS = frozenset({"center", "ctr", "centre", "clinic", "institute", "program"})
 # Words after a town that make it a hospital's name: "LOWELL GENERAL", "sturdy memorial".
 _TOWN_HOSPITAL = frozenset({"general", "gen", "memorial", "mem", "regional"})
-# Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing".
-# A practice's words (places.py), less the two a specialty never comes before, and "nursing".
-_SPECIALTY_HEADS = (PRACTICE_WORDS - {"practice", "partners"}) | {"nursing"}
+# Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing",
+# "SPAULDING CARDIAC REHAB". A practice's words (places.py), less the two a specialty never comes before, "nursing"
+# and "rehab".
+_SPECIALTY_HEADS = (PRACTICE_WORDS - {"practice", "partners"}) | {"nursing", "rehab"}
 # Words that go on a facility's name after "and": "rehab and nursing center", "maplewood nursing and rehab".
 _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healthcare", "health", "living", "wellness",
                                     "convalescent", "retirement", "hospice", "infants", "womens", "childrens"})
