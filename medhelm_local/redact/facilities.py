@@ -235,8 +235,10 @@ class FacilityRules(WardRules):
         return start
 
     def _common_place_word(self, tok: Token) -> bool:
-        """A common word that can be part of a place's name ("CAPE", "COD"), not shorthand or a unit."""
+        """A common word that can be part of a place's name ("CAPE", "COD"), not shorthand, a unit or a slip of a
+        function word ("at teh hope lodge")."""
         return (tok.kind == "w" and len(tok.key) >= 3 and not self.words.is_shorthand(tok.key)
+                and not self.swapped_slip(tok)
                 and tok.key not in self.rules.words("units") and tok.key not in self.rules.words("facility_generic")
                 and tok.key not in self.rules.words("states"))
 

@@ -13,7 +13,7 @@ from medhelm_local.redact.eponyms import EponymTest
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import MEMO_LIMIT, REPORTED, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
-from medhelm_local.redact.slips import Slips, slip_tier
+from medhelm_local.redact.slips import Slips, misspelt, slip_tier
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
@@ -64,6 +64,19 @@ class NameRules:
         if key in self._listed_names or len(key) < 2 or tok.cased:  # with case, a capital says what a name is
             return Ambiguity.NAME_ONLY
         return slip_tier(self.words, key, slips, self._slip_memo)
+
+    def swapped_slip(self, tok: Token, words_too: bool = False) -> bool:
+        """Whether a short word on a line without case is two letters of a function word swapped ("ta", "ni",
+        "teh", "fro"), which never begins a name or a place however a list holds it ("TA" is a surname too); an
+        English word so made ("form") only with `words_too`."""
+        if tok.cased or tok.kind != "w" or len(tok.key) > 4:
+            return False
+        slip = self._slip_memo.get(tok.key)
+        if slip is None:
+            if len(self._slip_memo) >= MEMO_LIMIT:
+                self._slip_memo.clear()
+            slip = self._slip_memo[tok.key] = misspelt(self.words, tok.key)
+        return slip[2] and (words_too or tok.key not in self._everyday)
 
     def cue_at(self, tokens: list[Token], i: int) -> tuple[str, int] | None:
         """The longest cue phrase starting at token i, as (list name, tokens it spans), or None."""

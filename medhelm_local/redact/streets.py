@@ -39,7 +39,10 @@ class StreetRules(NameRules):
         return tok.text[0].isupper() if tok.cased else (tok.key not in self._units or tok.key == "sq")
 
     def _distinctive(self, tok: Token) -> bool:
-        """A word that names something: a known name or city, or a word that is not common English."""
+        """A word that names something: a known name or city, or a word that is not common English (not a slip of
+        a function word: "TA DAVITA" is "at DaVita", "form feldberg 7" "from" it)."""
+        if self.swapped_slip(tok, words_too=True):
+            return False
         return self.words.is_name(tok.key) or tok.key in self.words.cities or (
             self.tier(tok) == Ambiguity.NAME_ONLY)
 
