@@ -35,6 +35,14 @@ _SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
                             "after", "before", "arrived"})
+# Words after which a four-digit number that can be a clock time says when something was done, read as the time
+# when it is before 1960 or on a quarter hour ("HEPARIN STARTED 2000", "PROPOFOL OFF 1930", "VISITED 2000"), with
+# any verb in -ed but those of a life's history ("MARRIED 1950", "DIAGNOSED 2000" stay years). "PLACED 2004" stays
+# a year: a device's year is not on a quarter hour as often as a time is.
+_DONE_WORDS = frozenset({"off", "given", "drawn", "done", "begun", "sent", "hung", "spirometer", "spirometry"})
+_LIFE_EVENTS = frozenset({"married", "divorced", "widowed", "retired", "born", "immigrated", "emigrated", "moved",
+                          "diagnosed", "graduated", "served", "deployed", "separated", "remarried", "adopted",
+                          "hospitalized", "stented", "replaced", "fractured", "sobered", "quit"})
 # Words before a count of culture bottles: "BLD CX 2/2", "bcx 1/4", "MSSA 4/4".
 _BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa", "mrsa", "gpc", "gnr", "gpcs", "gnrs"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
@@ -60,7 +68,11 @@ _HISTORY = frozenset({"admit", "admitted", "admission", "hospitalized", "hospita
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
-_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching"})
+_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional"})
+# Settings of non-invasive ventilation, written inspiratory over expiratory pressure: "BIPAP AT NIGHT 10/5".
+_PRESSURES = frozenset({"bipap", "bi-pap", "ipap", "niv", "nippv"})
+# Parenteral nutrition products named by amino acid over dextrose: "CLINIMIX E 5/15", "clinimix 4.25/10".
+_NUTRITION = frozenset({"clinimix", "kabiven", "procalamine"})
 
 
 def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -89,6 +101,10 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
             and word_after(text, m.end()) not in _AFTER_A_DATE \
             and not (before and before[0] in ("on", "since", "from", "until", "of")):
         return None  # "DILTIAZEM HELD 2/2 BP": "secondary to", the commonest fraction a nurse writes
+    if month > day and any(w in _PRESSURES for w in before):
+        return None  # "BIPAP AT NIGHT 10/5": inspiratory over expiratory pressure
+    if any(w in _NUTRITION for w in before[:2]):
+        return None  # "CLINIMIX E 5/15": amino acids over dextrose
     if before and any(w in _WEANED for w in before) and _VENT_AFTER.match(text, m.end()):
         return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
@@ -310,6 +326,13 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
             return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
+        done = before and (before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
+                                                       and before[0] not in _LIFE_EVENTS))
+        if done and (value < 1960 or value % 100 % 15 == 0):
+            return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day
+        if text[m.start() - 1:m.start()] == "(" and text[m.end():m.end() + 1] == ")" \
+                and re.search(r"\d[ \t]*\($", text[max(0, m.start() - 4):m.start()]):
+            return None  # "NA 112 (2000) --> 115 (0000)": the time of a value
     return m.start(), m.end(), PhiType.DATE
 
 
