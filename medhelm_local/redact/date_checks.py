@@ -326,14 +326,21 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
             return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
-        done = before and (before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
+        done = _without_case(text, m.start()) and before and (before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
                                                        and before[0] not in _LIFE_EVENTS))
         if done and (value < 1960 or value % 100 % 15 == 0):
-            return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day
+            return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day (nursing notes,
+            # written without case, give times in four digits; text with case writes "20:00" or "8 pm")
         if text[m.start() - 1:m.start()] == "(" and text[m.end():m.end() + 1] == ")" \
                 and re.search(r"\d[ \t]*\($", text[max(0, m.start() - 4):m.start()]):
             return None  # "NA 112 (2000) --> 115 (0000)": the time of a value
     return m.start(), m.end(), PhiType.DATE
+
+
+def _without_case(text: str, at: int) -> bool:
+    """Whether the line around `at` is written all in capitals or all in lower case."""
+    line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at) % (len(text) + 1)]
+    return line.upper() == line or line.lower() == line
 
 
 DATE_CHECKS: dict[str, Validator] = {
