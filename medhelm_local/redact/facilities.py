@@ -26,7 +26,9 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
                    "assisted": ("living",), "senior": ("living", "center"),
                    "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": (),
-                   "hospice": (), "mental": ("health",), "behavioral": ("health",)}
+                   "hospice": (), "mental": ("health",), "behavioral": ("health",), "comm": ("health",),
+                   "community": ("health", "hospital"), "cancer": ("center", "ctr", "centre", "institute"),
+                   "treatment": ("center", "ctr", "centre")}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
@@ -59,6 +61,8 @@ _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts",
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
+# A street's suffix that a health centre's name holds after the street it is on: "CODMAN SQ HEALTH CTR".
+_STREET_IN_A_NAME = frozenset({"st", "sq", "square", "street", "ave"})
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
                        "good", "sacred"})
 
@@ -106,8 +110,8 @@ class FacilityRules(WardRules):
                 if t.kind == "w" and t.key == "s" and keys and tokens[j - 1].text in "'’":
                     keys[-1] += "s"  # "women's"
                     ends[-1] = j
-                elif t.kind == "w" or t.text == "&":
-                    keys.append("and" if t.text == "&" else t.key)
+                elif t.kind == "w" or t.text in ("&", "+"):
+                    keys.append("and" if t.text in ("&", "+") else t.key)  # "brigham + womens"
                     ends.append(j)
                 elif not (t.text in "-'’" or (t.text == "." and len(tokens[j - 1].text) <= 3)):
                     break  # "ST. LUKE'S", "dana-farber"; not "MASS. GENERAL APPEARANCE"
@@ -270,10 +274,12 @@ class FacilityRules(WardRules):
         return before in ("at", "from") or (before == "to" and i >= 2 and tokens[i - 2].key in MOVES)
 
     def _unknown_place(self, tokens: list[Token], i: int) -> bool:
-        """A word of five letters or more that no list knows, after "at" or "from" on a line without
-        case ("dialysis at fresenius", "placement at gosnold"): a place, as people and jargon are listed."""
+        """A word of five letters or more that no list knows, after "at" (or "at the") or "from" on a line without
+        case ("dialysis at fresenius", "placement at gosnold", "seen at the lahey"): a place, as people and jargon
+        are listed ("from the azores" is a region)."""
         tok = tokens[i]
-        return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1].key in ("at", "from", "frm", "@")
+        the = i >= 2 and tokens[i - 1].key == "the" and not tokens[i - 1].first and tokens[i - 2].key == "at"
+        return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1 - the].key in ("at", "from", "frm", "@")
                 and self._unknown(tok, Slips.CLINICAL) and not self.words.is_name(tok.key)
                 and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)
@@ -352,13 +358,15 @@ class FacilityRules(WardRules):
 
     def _common_words_then_head(self, tokens: list[Token], i: int) -> list[Span]:
         """"AT CAPE COD HOSPITAL", "to sacred heart nursing home", "cape cod family medicine": up to three common
-        words from token i, then a facility word (a state, or a word a facility's kind is named with, may stand
-        inside once the name has begun: "TO SOUTHERN NH MEDICAL CENTER")."""
+        words from token i, then a facility word (a state, a word a facility's kind is named with, or a street's
+        suffix may stand inside once the name has begun: "TO SOUTHERN NH MEDICAL CENTER", "AT CODMAN SQ HEALTH
+        CTR")."""
         j, states, kinds = i, self.rules.words("states"), self.rules.words("facility_generic")
         town = tokens[i].key in self.words.cities  # "CHELSEA JEWISH NURSING HOME", "CAMBRIDGE EATING DISORDER CENTER"
         while j < len(tokens) and j - i < 3 and not tokens[j].first and tokens[j].key not in STOPWORDS \
                 and (self._common_place_word(tokens[j]) or (town and j > i and self._specialty_word(tokens[j]))
-                     or (j > i and (tokens[j].key in states or (tokens[j].key in kinds and len(tokens[j].key) >= 4)))) \
+                     or (j > i and (tokens[j].key in states or (tokens[j].key in kinds and len(tokens[j].key) >= 4)
+                                    or tokens[j].key in _STREET_IN_A_NAME))) \
                 and not self._facility_head(tokens, j) and not (tokens[j].key == "nursing" and j > i
                                                                  and tokens[j - 1].key == "skilled") \
                 and not (town and j > i + 1 and tokens[j].key in _TOWN_FACILITY_HEADS):

@@ -19,7 +19,7 @@ from medhelm_local.redact.place_words import (
     after_cue,
     after_university_of,
 )
-from medhelm_local.redact.slips import Slips, town_slip
+from medhelm_local.redact.slips import Slips, town_pair_slip, town_slip
 from medhelm_local.redact.streets import StreetRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -223,6 +223,14 @@ class PlaceRules(StreetRules):
             if ((state_after and tok.cased) or zip_after) and (i == 0 or tokens[i - 1].kind != "w"
                                                              or not place[i - 1]):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
+                continue
+            nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
+            if not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first and nxt is not None \
+                    and nxt.kind == "w" and f"{tok.key} {nxt.key}" not in self.words.cities \
+                    and (self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY
+                         or self.tier(nxt, Slips.NONE) == Ambiguity.NAME_ONLY) \
+                    and town_pair_slip(self.words, tok.key, nxt.key):
+                spans.append(Span(tok.start, nxt.end, PhiType.CITY))  # "visiting from new bedfrod", "in jamaca plain"
                 continue
             if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
                     and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):

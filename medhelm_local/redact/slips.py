@@ -88,6 +88,22 @@ def town_slip(words: Dictionaries, word: str) -> bool:
     return any(len(near) >= 6 and near[0] == word[0] and near in words.cities for near in _one_slip(word))
 
 
+def town_pair_slip(words: Dictionaries, first: str, second: str) -> bool:
+    """Whether two words, one of them one slip (after its first letter) from its own, are a town of two words:
+    "new bedfrod", "jamaca plain" (the slipped word of four letters or more)."""
+    if not (first.isalpha() and second.isalpha() and first.isascii() and second.isascii()):
+        return False
+    for word, other, slipped_first in ((first, second, True), (second, first, False)):
+        if len(word) < 4:
+            continue
+        for near in _one_slip(word):
+            if len(near) >= 4 and near[0] == word[0]:
+                pair = f"{near} {other}" if slipped_first else f"{other} {near}"
+                if pair in words.cities:
+                    return True
+    return False
+
+
 def _inflected(words: Dictionaries, word: str) -> bool:
     """Whether a word is an English or clinical word with -s, -ed, -ing or -ly on ("staying", "played")."""
     for ending in ("ing", "ed", "ly", "es", "s"):
