@@ -35,6 +35,9 @@ _SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neu
                                      "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
                                      "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
                                      "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
+# Members of a team a note names with an initial in brackets after their role: "FELLOW (D. PIKE)", "APS (T. NORTH)".
+_TEAM_ROLES = frozenset({"fellow", "resident", "res", "attending", "intern", "aps", "wocn", "ep", "consult", "np",
+                         "pa", "rn", "md"})
 _QUOTES = frozenset({'"', "“", "”"})
 # What stands before "fr" when it names a priest: "chaplain (fr tomasz)", "visited by fr walsh".
 _BEFORE_A_PRIEST = frozenset({"chaplain", "priest", "pastor", "clergy", "catholic", "parish", "by", "with", "w", "and",
@@ -101,6 +104,31 @@ class PeopleRules(FacilityRules):
                     and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
                     and not (tok.cased and not tok.text[0].isupper()):
                 out.append((k, k + 1))
+        return out
+
+    def _initial_and_surname_in_brackets(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """An initial, its stop and one word alone in brackets right after a role, a service or a relation:
+        "APS (T. NORTH) AWARE", "sw (p. ames) paged", "EP (J. FRIES, DEVICE RN)", "SON WARD (W. LANE JR)": who it
+        was, whatever word the surname is; not a side and a part of the body ("(L. ARM)", "(R. IJ)")."""
+        out = []
+        cues = self.__dict__.get("_bracket_cues")
+        if cues is None:
+            cues = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
+                             | self.rules.words("relations") if " " not in w) | _SERVICES | _TEAM_ROLES
+            self.__dict__["_bracket_cues"] = cues
+        for k in range(1, len(tokens) - 4):
+            if tokens[k].text != "(" or tokens[k - 1].key not in cues:
+                continue
+            initial, stop, word, close = tokens[k + 1:k + 5]
+            if len(initial.text) != 1 or not initial.text.isalpha() or initial.start != tokens[k].end \
+                    or stop.text != "." or stop.start != initial.end or word.kind != "w" or len(word.key) < 2 \
+                    or word.start - stop.end > 1 or word.first or not word.text.isalpha() \
+                    or (close.text not in "),;" and close.key not in ("jr", "sr")):
+                continue
+            if word.key in STOPWORDS - {"oh", "an", "in", "on"} or self.words.is_shorthand(word.key) \
+                    or (initial.key in ("r", "l", "b") and self.tier(word, Slips.NONE) == Ambiguity.CLINICAL):
+                continue
+            out.append((k + 1, k + 4))
         return out
 
     def _quoted_nicknames(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
