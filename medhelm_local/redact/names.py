@@ -253,6 +253,8 @@ class NameRules:
                 i += length
                 continue
             end = self._run(tokens, k, level)
+            if end == k and kind == "titles_abbrev" and self._short_surname_after_dr(tokens, i, k):
+                end = k + 1  # "per dr mas.", "(DR. OH)", "w/ dr. lo in 4 wks"
             if end > k and (level == 0 or self.not_eponym(tokens, end)):
                 found.append((k, end))
                 i = end
@@ -263,6 +265,20 @@ class NameRules:
                     found.append((start + 1, i - 1))
             i += length
         return with_other_mentions(self, tokens, found)
+
+    def _short_surname_after_dr(self, tokens: list[Token], i: int, k: int) -> bool:
+        """A word of two or three letters after "dr" that closes a phrase ("per dr mas.", "(DR. OH)", "f/u w/ dr. lo in
+        4 wks"), on a line without case: a short surname, whatever word it is in English or Spanish too; not
+        shorthand or an English function word ("DR ON CALL", "dr ok")."""
+        if tokens[i].key != "dr" or k >= len(tokens):
+            return False
+        tok = tokens[k]
+        if tok.cased or tok.kind != "w" or tok.first or not 2 <= len(tok.key) <= 3 or not tok.text.isalpha() \
+                or tok.key in _SHORT_ENGLISH or tok.key in self._titles or tok.key in self._credentials \
+                or self.words.is_shorthand(tok.key):
+            return False
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        return nxt is None or nxt.first or nxt.text in ").,;" or nxt.key in ("in", "at")
 
     def _surname_unlisted(self, tok: Token) -> bool:
         """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
@@ -388,3 +404,8 @@ def _with_initial(tokens: list[Token], start: int) -> int:
             and tokens[start].start - tokens[j - 1].end <= 3:
         return j - 1
     return start
+
+
+# English words of two or three letters that follow "dr" in a sentence, not as a surname ("DR ON CALL", "dr ok.").
+_SHORT_ENGLISH = frozenset("""on in at to is am pm ok me us we he it of or an as be by do go no so up and the for was are
+has had his her its not but all can did may saw see yes who how now out off per too yet due new old our any via""".split())
