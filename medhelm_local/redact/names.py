@@ -143,8 +143,10 @@ class NameRules:
             follows_first = words and first.key in self.words.first_names and last.key in self.words.surnames
             sure_first = (follows_first and self.tier(first) == Ambiguity.NAME_ONLY) or (
                 step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"
-            if step > 0 and words and self._verb_like(tokens, j):
-                break  # "wife yvonne gave list": a word going on with the sentence, not a surname
+            hyphened = step > 0 and words and tokens[j - 1].text == "-" and tokens[j - 1].end == tok.start
+            if step > 0 and words and not hyphened and self._verb_like(tokens, j):
+                break  # "wife yvonne gave list": a word going on with the sentence, not a surname (but
+                # "DR SZCZEPANSKI-BROWN AWARE": a name's second half)
             if len(tok.text) == 1 and j + 1 < len(tokens) and tokens[j + 1].text == "/" \
                     and tokens[j + 1].start == tok.end:
                 break  # "W/ OCC PVCS", "S/P": a letter before a slash is shorthand, not an initial

@@ -30,6 +30,9 @@ _CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "f
 _UNITS_AFTER_A_COUNT = frozenset({"mg", "mcg", "g", "gm", "ml", "cc", "l", "units", "u", "cm", "mm", "fr", "french",
                                   "plus", "of", "tabs", "tab", "times", "x", "days", "hrs", "hours", "weeks", "mos",
                                   "yrs", "yr", "years", "year", "months", "y", "yo", "percent", "pm", "am", "beats"})
+# Floors a note writes in words after a ward's name: "back to farr eleven".
+_NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty""".split())
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
 
 
@@ -129,13 +132,17 @@ class WardRules(InitialsRules):
         if not 0 <= j < len(tokens) or tokens[max(i, j)].first:
             return False
         num = tokens[j]
+        if j > i and num.kind == "w" and num.key in _NUMBER_WORDS and num.start - tokens[i].end == 1:
+            return True  # "back to farr eleven", "NOT READY FOR LUNDER SEVEN"
         if num.kind != "d" or len(num.text) > 2 or not 1 <= int(num.text) <= 20 \
                 or (num.start - tokens[i].end if j > i else tokens[i].start - num.end) != 1:
             return False
         if j > i:
             after = tokens[j + 1] if j + 1 < len(tokens) and not tokens[j + 1].first else None
-            return after is None or not ((after.start == num.end and after.text in "+/.%-x")
-                                         or after.key in _UNITS_AFTER_A_COUNT)
+            decimal = after is not None and after.text == "." and j + 2 < len(tokens) \
+                and tokens[j + 2].kind == "d" and tokens[j + 2].start == after.end
+            return after is None or not ((after.start == num.end and (after.text in "+/%-x" or decimal))
+                                         or after.key in _UNITS_AFTER_A_COUNT)  # "LUNDER 7." ends a sentence
         before = tokens[j - 1] if j and not num.first else None
         return before is None or not ((before.end == num.start and before.text != "(") or before.kind == "d"
                                       or before.text in "x#")  # "(11 REISMAN)", not "x2 white"
