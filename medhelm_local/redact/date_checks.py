@@ -63,7 +63,7 @@ _DEVICES = frozenset({"pacer", "pacemaker", "defibrillator"})
 _SINCE_WORDS = frozenset({"since", "quit", "sober", "retired", "widowed"})
 # Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
 # 02", "HIP FX IN 98", "stent to rca in 99", "PREDNISONE SINCE 99".
-_HISTORY = frozenset({"admit", "admitted", "admission", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
+_HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
                       "fx", "fracture", "fractured", "stroke", "seizure", "seizures", "arrest", "mvc", "fall", "injury",
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})

@@ -20,7 +20,7 @@ _NOT_WARD_LETTERS = frozenset({"o", "d", "b", "h", "v", "nc", "fm", "ra", "po", 
                                "ij", "ct", "pa", "la", "rv", "lv", "cv", "ic"})
 # What follows a spaced ward code besides a time: "TO CC 7 STEP DOWN", "transfer to cc 7 tele tomorrow".
 _AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and", "room", "rm", "medicine", "med", "surgery", "surg",
-                                  "assigned"}
+                                  "assigned", "then", "but", "if", "pending"}
 # What assigns a patient a bed on a ward written as a code: "BED ASSIGNED CC 7", "BED ON CC 7", "TX TO CC 9".
 _BED_ASSIGNED = frozenset({"assigned", "bed"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
