@@ -34,6 +34,9 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
         return Ambiguity.CLINICAL, True, True  # "ni", "ta": "in", "at", even where a first name
     if word in words.first_names:
         return None, False, False
+    if len(word) == 3 and not words.is_name(word) and any(
+            len(near) == 4 and near[0] == word[0] and near in STOPWORDS for near in _one_slip(word)):
+        return Ambiguity.CLINICAL, True, True  # "wll", "thn": a function word with a letter dropped
     rare = word not in words.common_names
     if (len(word) == 3 and any(near in STOPWORDS for near in swaps)) or (rare and any(
             near in STOPWORDS or (len(near) >= 4 and near in words.frequent) for near in swaps)):
