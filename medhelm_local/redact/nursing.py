@@ -51,7 +51,8 @@ _DOTTED_INITIALS = re.compile(
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
-
+# What stands before the patient's sex after the age: "37 YO M.", "33 y/o f. brain death exam".
+_AGE_BEFORE_SEX = frozenset({"yo", "y/o", "yrs", "yr", "old", "years", "year", "o", "y.o"})
 
 class NursingRules(PeopleRules):
     """Names and places in notes without case: cues before and after, initials, whole facility names."""
@@ -286,6 +287,8 @@ class NursingRules(PeopleRules):
             if i > 1 and tokens[i - 1].text == "." and len(tokens[i - 2].text) == 1 and tokens[i - 2].kind == "w":
                 continue  # "P.O. BID", "A.M.": letters with stops
             before = tokens[i - 1].key if i and not tok.first else ""
+            if tok.key in "mf" and before in _AGE_BEFORE_SEX:
+                continue  # "37 YO M. DAY 2 IN UNIT": the patient's sex after the age, no initial
             if not dotted and (tok.key in "rl" or tokens[j].key not in self.words.surnames
                                or (before not in _CUE_BEFORE_INITIAL
                                    and (tok.key == "x" or not self._reported_after(tokens, j)))):

@@ -98,7 +98,8 @@ class PeopleRules(FacilityRules):
         for k in range(len(tokens) - 2):
             tok = tokens[k]
             named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
-                                                           and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY)
+                                                           and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY
+                                                           and not tok.key.endswith("ed"))  # "TRANSFERED FROM ONC"
             if tok.kind == "w" and named and tok.key not in MODALS \
                     and tok.key not in self.non_names and tokens[k + 1].key == "from" \
                     and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
