@@ -80,6 +80,8 @@ class NursingRules(PeopleRules):
             return False
         if tok.cased and not tok.text[0].isupper():
             return False  # on a line with case, a lower-case word after "son" is a word
+        if len(key) == 2 and self.swapped_slip(tok):
+            return False  # "A PROFESSOR TA TUFTS": "at", though "Ta" is a first name too
         return key in self.words.first_names or (self.tier(tok, slips) == Ambiguity.NAME_ONLY and len(key) >= 3
                                                  and not verb_shaped(key))
 
