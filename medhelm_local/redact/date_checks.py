@@ -184,6 +184,27 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+# Endings of a disease's name that a two-digit year follows in a history: "PANCREATITIS 05", "CMV RETINITIS 97".
+_DISEASES = ("itis", "osis", "oma")
+
+
+def _year2_list(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """Two-digit years listed after an event, a disease or a count of events ("MI X2 (94, 02)", "PRIOR INTUBATIONS
+    (88, 95, 03)", "PANCREATITIS 05 AND 06"): every one of a year's shape (00-09, 60-99), since values are listed so
+    too ("HR 88, 95")."""
+    word = m.group("w").lower().replace(" ", "")
+    values = re.findall(r"\d{2}", m.group("v"))
+    if not all(v[0] == "0" or int(v) >= 60 for v in values) or unit_follows(text, m.end(), rules):
+        return None
+    plural = word.endswith("s") and (word[:-1] in rules.words("event_words") or word[:-1] in _HISTORY)
+    event = (word in rules.words("event_words") or word in _HISTORY or plural or _TIMES.fullmatch(word) is not None
+             or word.endswith(_DISEASES + _PROCEDURES) or word.endswith(("tions", "ations")))
+    if not event or (_TIMES.fullmatch(word) and not re.search(r"[a-z]", text[max(0, m.start() - 12):m.start()],
+                                                               re.IGNORECASE)):
+        return None  # "x2 (94, 02)" only after an event's name: "MI X2 (94, 02)"
+    return m.start("v"), m.end("v"), PhiType.DATE
+
+
 # Words before a number with an apostrophe after it that make it feet or degrees, not a year: "AMBULATED 40'",
 # "HOB UP 30'", "TMAX 99'".
 _LENGTH_WORDS = frozenset({"ambulated", "amb", "ambulate", "walked", "walk", "walking", "ambulating", "feet", "ft",
@@ -347,5 +368,5 @@ DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
     "month_alone": _month_alone, "month_abbrev": _month_abbrev, "year": _year, "month_year2": _month_year2,
     "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after,
-    "date_stray_dot": _date_stray_dot, "glued_date": _glued_date,
+    "date_stray_dot": _date_stray_dot, "glued_date": _glued_date, "year2_list": _year2_list,
 }

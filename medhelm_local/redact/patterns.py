@@ -39,6 +39,7 @@ class PatternRule(BaseModel):
     check: str | None = None
     group: str | None = None
     requires: list[str] | None = None  # run only when the lower-case text holds one of these (for speed)
+    split: bool = False  # the span is a list ("94, 02", "05 AND 06"): each run of digits in it is a span of its own
 
 
 class NegativeRule(BaseModel):
@@ -290,7 +291,10 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
                     continue
                 start, end = verdict[0], verdict[1]
                 kind = verdict[2] or kind
-            spans.append(Span(start, end, kind))
+            if c.rule.split:
+                spans += [Span(d.start(), d.end(), kind) for d in _DIGITS.finditer(text, start, end)]
+            else:
+                spans.append(Span(start, end, kind))
     for at in rules.label_places(text, lower):
         found = rules.label_regex.match(text, at)
         if found is None:
@@ -306,6 +310,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
     return spans
 
 
+_DIGITS = re.compile(r"\d+")
 _LABEL_START = re.compile(r"(?<![\w#])[^\W\d_]{1,40}")
 _NEXT_GROUP = re.compile(r"[ -](?=[a-z0-9]{0,12}\d)[a-z0-9]{1,12}(?![\w])", re.IGNORECASE)
 
