@@ -63,7 +63,8 @@ _DEVICES = frozenset({"pacer", "pacemaker", "defibrillator"})
 _SINCE_WORDS = frozenset({"since", "quit", "sober", "retired", "widowed"})
 # Words of a history that a year follows with "in" or "since", read only as 00-09 or 60-99 as well: "LAST ADMIT IN
 # 02", "HIP FX IN 98", "stent to rca in 99", "PREDNISONE SINCE 99".
-_HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", "hospitalized", "hospitalization", "hosp", "surgery", "sx",
+_HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", "hospitalized", "hospitalization",
+                      "hosp", "surgery", "sx",
                       "fx", "fracture", "fractured", "stroke", "seizure", "seizures", "arrest", "mvc", "fall", "injury",
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
@@ -347,8 +348,9 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
             return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
-        done = _without_case(text, m.start()) and before and (before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
-                                                       and before[0] not in _LIFE_EVENTS))
+        done = _without_case(text, m.start()) and before and (
+            before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
+                                         and before[0] not in _LIFE_EVENTS))
         if done and (value < 1960 or value % 100 % 15 == 0):
             return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day (nursing notes,
             # written without case, give times in four digits; text with case writes "20:00" or "8 pm")

@@ -19,6 +19,7 @@ from medhelm_local.redact.organisms import drop_organisms
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
 from medhelm_local.redact.regex_starts import Starts
+from medhelm_local.redact.slips import facility_word_slip, month_slip
 from medhelm_local.redact.surrogates import Policy, parse_policy
 from medhelm_local.redact.tokens import Token, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
@@ -87,13 +88,38 @@ class Detector(NursingRules):
         folded = fold(text)  # accents off, offsets kept
         starts = Starts(folded)  # where the regex rules can start, found once for them and the negatives
         spans = find_pattern_spans(folded, self.rules, starts)
+        tokens = self._facility_words_mended(tokens)
         spans += self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
-        spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
+        spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens) + self._slipped_months(tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
         return drop_organisms(tokens, drop_countries(self.words, self._states, self._person_cues, text, tokens, spans))
+
+
+    def _facility_words_mended(self, tokens: list[Token]) -> list[Token]:
+        """The tokens, a word no list holds on a line without case read as the facility word it is one slip from
+        ("BEVERLY HOSPTIAL", "MASS GENRAL", "LAHEY CLNIC"), so that the rules read the name whole."""
+        out = tokens
+        for n, t in enumerate(tokens):
+            if t.kind == "w" and not t.cased and len(t.key) >= 5 and (word := facility_word_slip(t.key)) is not None \
+                    and self._unlisted(t.key):
+                if out is tokens:
+                    out = list(tokens)
+                out[n] = t._replace(key=word)
+        return out
+
+    def _unlisted(self, key: str) -> bool:
+        """Whether no list holds a word: no name, English or clinical word, short form or medical form."""
+        return not (key in self.words.everyday or key in self.words.clinical or self.words.is_name(key)
+                    or self.words.is_shorthand(key) or self.words.medical_form(key))
+
+    def _slipped_months(self, tokens: list[Token]) -> list[Span]:
+        """A month's name typed with a slip, on a line without case, that no list holds as a word or a name:
+        "QUIT NOVMBER", "thinks its janaury", "SINCE AUGUT 2005"."""
+        return [Span(t.start, t.end, PhiType.DATE) for t in tokens
+                if t.kind == "w" and not t.cased and month_slip(t.key) and self._unlisted(t.key)]
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

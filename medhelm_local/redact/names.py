@@ -409,5 +409,6 @@ def _with_initial(tokens: list[Token], start: int) -> int:
 
 
 # English words of two or three letters that follow "dr" in a sentence, not as a surname ("DR ON CALL", "dr ok.").
-_SHORT_ENGLISH = frozenset("""on in at to is am pm ok me us we he it of or an as be by do go no so up and the for was are
-has had his her its not but all can did may saw see yes who how now out off per too yet due new old our any via""".split())
+_SHORT_ENGLISH = frozenset("""on in at to is am pm ok me us we he it of or an as be by do go no so up and the for was
+are has had his her its not but all can did may saw see yes who how now out off per too yet due new old our any
+via""".split())

@@ -91,6 +91,42 @@ def town_slip(words: Dictionaries, word: str) -> bool:
     return any(len(near) >= 6 and near[0] == word[0] and near in words.cities for near in _one_slip(word))
 
 
+_MONTHS = ("january", "february", "march", "april", "august", "september", "october", "november", "december")
+_MONTH_SLIPS: frozenset[str] = frozenset()
+
+
+def month_slip(word: str) -> bool:
+    """Whether a word of five letters or more is one slip (after its first letter) from a month's name of five
+    letters or more: "octobr", "janaury", "NOVMBER", "augut" (not the month itself)."""
+    global _MONTH_SLIPS
+    if not 5 <= len(word) <= 10:
+        return False
+    if not _MONTH_SLIPS:
+        _MONTH_SLIPS = frozenset(s for m in _MONTHS for s in _one_slip(m) if len(s) >= 5 and s[0] == m[0]) \
+            - frozenset(_MONTHS)
+    return word in _MONTH_SLIPS
+
+
+# Words that end a facility's name, read through a slip so that the name is read whole ("BEVERLY HOSPTIAL", "MASS
+# GENRAL", "BOSTON MEDICAL CNETER", "LAHEY CLNIC").
+_FACILITY_WORDS = ("hospital", "general", "center", "centre", "clinic", "medical", "nursing", "memorial", "regional",
+                   "rehab", "rehabilitation", "infirmary", "hospice", "healthcare", "health")
+_FACILITY_SLIPS: dict[str, str] = {}
+
+
+def facility_word_slip(word: str) -> str | None:
+    """The facility word ("hospital", "general", ...) a word of five letters or more is one slip from (after its
+    first letter), or None."""
+    if len(word) < 5:
+        return None
+    if not _FACILITY_SLIPS:
+        for w in _FACILITY_WORDS:
+            for s in _one_slip(w):
+                if len(s) >= 5 and s[0] == w[0] and s not in _FACILITY_WORDS:
+                    _FACILITY_SLIPS.setdefault(s, w)
+    return _FACILITY_SLIPS.get(word)
+
+
 def town_pair_slip(words: Dictionaries, first: str, second: str) -> bool:
     """Whether two words, one of them one slip (after its first letter) from its own, are a town of two words:
     "new bedfrod", "jamaca plain" (the slipped word of four letters or more)."""
