@@ -143,9 +143,9 @@ class NursingRules(PeopleRules):
         return found
 
     def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)": a first name alone in brackets
-        right after a role, a department or a credential names who it was."""
-        found, roles = [], self._roles()
+        """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)", "father (art)": a first name
+        alone in brackets right after a role, a department, a credential or a relation names who it was."""
+        found, roles = [], self._roles() | self._relations  # "pt's father (art)", "brother (will) had the same"
         for k, tok in enumerate(tokens[2:-1], 2):
             end = k + 1
             if end + 1 < len(tokens) and len(tokens[end].text) == 1 and tokens[end].text.isalpha() \
