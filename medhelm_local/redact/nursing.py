@@ -62,6 +62,7 @@ class NursingRules(PeopleRules):
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
+        found += self._first_name_saying(tokens)
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another

@@ -38,6 +38,12 @@ _SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neu
 # Members of a team a note names with an initial in brackets after their role: "FELLOW (D. PIKE)", "APS (T. NORTH)".
 _TEAM_ROLES = frozenset({"fellow", "resident", "res", "attending", "intern", "aps", "wocn", "ep", "consult", "np",
                          "pa", "rn", "md"})
+# Verbs only a person does, after a first name that opens a sentence: "NICK SAYS", "hank lives near pt".
+_SAYING = frozenset({"says", "said", "states", "stated", "asks", "asked", "lives", "lived", "wants", "wanted", "feels",
+                     "felt", "agrees", "agreed", "understands", "understood", "requests", "requested", "reports",
+                     "reported", "thinks", "believes", "prefers", "arrived", "drove", "flew", "called", "visited",
+                     "phoned", "spoke", "calls", "visits", "stayed", "knows", "wishes", "declined", "refused",
+                     "expressed", "verbalized", "voiced"})
 _QUOTES = frozenset({'"', "“", "”"})
 # What stands before "fr" when it names a priest: "chaplain (fr tomasz)", "visited by fr walsh".
 _BEFORE_A_PRIEST = frozenset({"chaplain", "priest", "pastor", "clergy", "catholic", "parish", "by", "with", "w", "and",
@@ -130,6 +136,23 @@ class PeopleRules(FacilityRules):
                     or (initial.key in ("r", "l", "b") and self.tier(word, Slips.NONE) == Ambiguity.CLINICAL):
                 continue
             out.append((k + 1, k + 4))
+        return out
+
+    def _first_name_saying(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """A first name that opens a sentence with a verb only a person does after it: "NICK SAYS PT WALKS", "hank
+        lives near pt", "kit asked that updates go to her", however common a word the name is too (not a modal,
+        a relation, a function word or shorthand: "WILL CALL", "MOM SAYS", "ALINE DECLINED")."""
+        out = []
+        relations = self.rules.words("relations")
+        for k in range(len(tokens) - 1):
+            tok, verb = tokens[k], tokens[k + 1]
+            opens = tok.first or (k and tokens[k - 1].text in ".;!?")
+            if not opens or tok.kind != "w" or verb.first or verb.key not in _SAYING or verb.start - tok.end > 2 \
+                    or tok.key not in self.words.first_names or tok.key in STOPWORDS or tok.key in MODALS \
+                    or tok.key in relations or tok.key in self._units or self.words.is_shorthand(tok.key) \
+                    or (tok.cased and not tok.text[0].isupper()):  # "ALINE DECLINED BY PT": shorthand
+                continue
+            out.append((k, k + 1))
         return out
 
     def _quoted_nicknames(self, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
