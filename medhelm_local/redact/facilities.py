@@ -146,7 +146,7 @@ class FacilityRules(WardRules):
         if first is None:
             return b
         facility_word = tokens[b].key in _FACILITY_TAIL or tokens[b].key in _FACILITY_HEADS
-        if first.key in ("and", "") and first.text in ("and", "AND", "And", "&") and second is not None:
+        if first.text in ("and", "AND", "And", "&", "+") and second is not None:
             if second.key in _JOINED_FACILITY_WORDS:
                 return b + 2  # "maplewood nursing and rehab", "rehab and nursing center"
             return b
