@@ -119,3 +119,18 @@ def test_a_month_typed_with_a_slip_is_a_date(text: str, value: str) -> None:
 @pytest.mark.parametrize("text", ["WILL CALL IF WORSE.", "MOM SAYS PT SLEPT.", "marches in place w/ pt."])
 def test_a_word_that_opens_a_sentence_is_no_name_unless_it_is_one(text: str) -> None:
     assert flagged(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "GI: 1800 KCAL ADA DIET, ATE WELL.", "GI: REG DIET, BM X1.", "HCT ROSE APPROPRIATELY W/ 2U.",
+    "pat dry technique taught.", "radial pulse 2+, allen's ok.",
+])
+def test_nursing_phrases_that_hold_a_name_are_not_phi(text: str) -> None:
+    assert flagged(text) == []
+    assert flagged(text.swapcase()) == []
+
+
+@pytest.mark.parametrize("text, value", [("WIFE ADA CALLED.", "ADA"), ("DAUGHTER ROSE AT BEDSIDE.", "ROSE"),
+                                         ("SON PAT CALLED.", "PAT"), ("MRS BARRETT CALLED.", "BARRETT")])
+def test_the_same_words_after_a_relation_or_a_title_are_names(text: str, value: str) -> None:
+    assert covered(text, value)
