@@ -27,8 +27,9 @@ EIGHTH_ROUND_SPARSE = [f"heldout{k}" for k in range(23, EIGHTH_ROUND_LAST + 1)]
 EIGHTH_ROUND_TUNING = ["dev24", "dev25", "dev26", "dev27", "dev28", "dev29"]
 # The ninth round's held-out sets, in set-number order; the sparse ones of 45 notes in capitals and 35 in lower case,
 # 18,000+ words, share the sparse-set test (the others are checked against their own splits below).
-NINTH_ROUND_HELDOUT = [f"heldout{k}" for k in range(36, 48)]
-NINTH_ROUND_SPARSE = ["heldout38", "heldout39", "heldout40", "heldout42", "heldout43", "heldout46", "heldout47"]
+NINTH_ROUND_HELDOUT = [f"heldout{k}" for k in (*range(36, 48), 49, 50, 51, 52)]
+NINTH_ROUND_SPARSE = ["heldout38", "heldout39", "heldout40", "heldout42", "heldout43", "heldout46", "heldout47",
+                      "heldout49", "heldout50", "heldout51"]
 NINTH_ROUND_TUNING = ["dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36"]
 NINTH_ROUND_DENSE = [name for name in NINTH_ROUND_TUNING if name != "dev33"]  # dev33 is the false-alarm stress set
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
@@ -326,6 +327,7 @@ def test_the_eighth_rounds_tuning_sets_are_dense_half_in_each_case(name: str) ->
     ("heldout43", 45, 35, 18000, 0, (4, 5), 40),
     ("heldout44", 60, 20, 18000, 0, (6, 8), 20),
     ("heldout45", 20, 60, 15000, 26, (7, 10), 25),
+    ("heldout52", 25, 55, 18000, 0, (7, 10), 20),
 ])
 def test_the_ninth_rounds_other_heldout_sets_have_their_own_splits(name: str, caps: int, lower: int, min_words: int,
                                                                    short: int, density: tuple[int, int],
