@@ -45,7 +45,7 @@ Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
-               dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev36,heldout36,...,heldout47,heldout49,...,heldout52,
+               dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev36,heldout36,...,heldout52,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -71,7 +71,8 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "dev24,dev25,dev26,dev27,dev28,dev29,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,"
             "heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,"
             "dev30,dev31,dev32,dev33,dev34,dev35,dev36,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,"
-            "heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout49,heldout50,heldout51,heldout52,"
+            "heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,"
+            "heldout52,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -133,6 +134,7 @@ HELDOUT_TITLES = {
     "heldout45": "the ninth round, a 44th hand, careless lower case (60 notes; 20 in capitals), a third of them short",
     "heldout46": "the ninth round, a 45th hand with no emphasis",
     "heldout47": "the ninth round, a 46th hand: surgical and trauma patients",
+    "heldout48": "the ninth round, a 47th hand typing in capitals, with slips",
     "heldout49": "the ninth round, a 48th hand: medical ICU patients and their social lives",
     "heldout50": "the ninth round, a 49th hand: coronary care",
     "heldout51": "the ninth round, a 50th hand: neuro ICU",
