@@ -45,7 +45,8 @@ Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
-               dev24,...,dev29,heldout22,...,heldout35,presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
+               dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev36,heldout36,...,heldout52,
+               presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
 
@@ -69,11 +70,20 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,"
             "dev24,dev25,dev26,dev27,dev28,dev29,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,"
             "heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,"
+            "dev30,dev31,dev32,dev33,dev34,dev35,dev36,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,"
+            "heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,"
+            "heldout52,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
                     "dev27": "slips of the keyboard", "dev28": "hospitals, wards and services",
                     "dev29": "sign-offs and staff"}
+# The ninth round's: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis; dev33 (45 in
+# capitals, 35 in lower case) holds few identifiers among jargon and slips, to find false alarms.
+NINTH_ROUND_DEV = {"dev30": "facilities no list holds, places typed with slips", "dev31": "initials and short names",
+                   "dev32": "wards and units", "dev33": "false alarms: sparse identifiers among jargon and slips",
+                   "dev34": "identifiers typed with slips", "dev35": "families, friends and short names",
+                   "dev36": "numbers and dates"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -112,6 +122,23 @@ HELDOUT_TITLES = {
     "heldout33": "the eighth round, a 32nd hand: oncology, marrow and organ transplant",
     "heldout34": "the eighth round, a 33rd hand: the elderly from nursing homes and rehabs",
     "heldout35": "the eighth round, a 34th hand: young patients, friends, schools and police",
+    "heldout36": "the ninth round, a 35th hand, a third of them short event notes and addenda",
+    "heldout37": "the ninth round, a 36th hand typing in a hurry, 30 in capitals and 50 in lower case",
+    "heldout38": "the ninth round, a 37th hand writing run-on paragraphs: cardiac surgery and coronary care",
+    "heldout39": "the ninth round, a 38th hand: families",
+    "heldout40": "the ninth round, a 39th hand: outside places, transfers in and out",
+    "heldout41": "the ninth round, a 40th hand typing fast, 35 in capitals and 45 in lower case",
+    "heldout42": "the ninth round, a 41st hand: staff",
+    "heldout43": "the ninth round, a 42nd hand: the sparsest identifiers, half the notes without one",
+    "heldout44": "the ninth round, a 43rd hand typing in capitals with slips, 60 in capitals and 20 in lower case",
+    "heldout45": "the ninth round, a 44th hand, careless lower case (60 notes; 20 in capitals), a third of them short",
+    "heldout46": "the ninth round, a 45th hand with no emphasis",
+    "heldout47": "the ninth round, a 46th hand: surgical and trauma patients",
+    "heldout48": "the ninth round, a 47th hand typing in capitals, with slips",
+    "heldout49": "the ninth round, a 48th hand: medical ICU patients and their social lives",
+    "heldout50": "the ninth round, a 49th hand: coronary care",
+    "heldout51": "the ninth round, a 50th hand: neuro ICU",
+    "heldout52": "the ninth round, a 51st hand writing tersely, 25 in capitals and 55 in lower case",
 }
 
 
@@ -255,7 +282,7 @@ def main() -> None:
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-                                                  "dev23", *EIGHTH_ROUND_DEV],
+                                                  "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -285,6 +312,10 @@ def main() -> None:
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with dense identifiers, eighth "
                    f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
+    for name, emphasis in NINTH_ROUND_DEV.items():
+        if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
+            report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing, ninth round: {emphasis} "
+                   "(tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for name, title in HELDOUT_TITLES.items():
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             recall, precision, _ = report(f"hand-annotated {name.upper()} set ({title}; measured only, never tuned on)",

@@ -21,7 +21,10 @@ SETS = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "h
         "heldout15", "heldout16", "heldout17", "dev18", "dev19", "heldout18", "heldout19",
         "dev20", "dev21", "heldout20", "heldout21", "dev22", "dev23", "heldout22", "heldout23", "heldout24",
         "heldout25", "heldout26", "dev24", "dev25", "dev26", "heldout27", "heldout28", "heldout29", "heldout30",
-        "heldout31", "dev27", "dev28", "dev29", "heldout32", "heldout33", "heldout34", "heldout35")
+        "heldout31", "dev27", "dev28", "dev29", "heldout32", "heldout33", "heldout34", "heldout35",
+        "dev30", "dev31", "dev32", "dev33", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
+        "heldout42", "heldout43", "heldout41", "heldout44", "dev35", "dev36", "heldout46", "heldout47", "heldout45",
+        "dev34", "heldout52", "heldout49", "heldout51", "heldout50", "heldout48")
 NEUTRAL = "-"
 _HEADER = re.compile(r"^### (\S+) (\S+)[ \t]*$", re.MULTILINE)
 _MARK = re.compile(r"\{\{([A-Z_]+|-)(?:/([a-z0-9_]+))?\|([^{}|\n]+)\}\}")
