@@ -68,8 +68,7 @@ class NursingRules(PeopleRules):
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
                       for m in _DOTTED_INITIALS.finditer(text)]
-        if "/" in text or ".rn" in text.lower():
-            spans += self._slash_signoffs(text)
+        spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
 
     def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:

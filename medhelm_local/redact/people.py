@@ -10,6 +10,7 @@ import re
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
+from medhelm_local.redact.name_words import ROLE_WORDS
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -55,6 +56,11 @@ _STATE_ENDINGS = ("ed", "ing", "ful", "ous", "ive", "ly", "less", "able", "ible"
 _SLASH_SIGNOFF = re.compile(
     r"(?im)^[ \t-]{0,3}([a-z][a-z'-]{1,15}(?:[ \t]?[a-z]\.?)?|[a-z]\.[ \t]?[a-z]\.?|[a-z][a-z'-]{1,15}\.[a-z])"
     r"[ \t]*(?:/|\.)[ \t]*(?:rn|np|md|sn|lpn|rrt|pa)\.?[ \t]*$")
+# A sign-off line of one word and a credential, perhaps with a dash before and the charge nurse's initials after
+# ("- kasia rn", "jj rn / charge peg", "tess, rn").
+_WORD_SIGNOFF = re.compile(
+    r"(?im)^[ \t]*[-~/]{0,2}[ \t]*([a-z][a-z'-]{1,15})[ \t]*,?[ \t]+(?:rn|np|sn|lpn|rrt)\.?"
+    r"(?:[ \t]*/[ \t]*[a-z][a-z. ]{0,20})?[ \t]*$")
 _INITIALS_AFTER_CREDENTIAL = re.compile(r"(?im)(?<![\w])(?:rn|np|md)[ \t]*/[ \t]*([a-z]{2,3})[ \t]*$")
 
 
@@ -63,7 +69,8 @@ class PeopleRules(FacilityRules):
 
     def _slash_signoffs(self, text: str) -> list[Span]:
         """A note signed on a line of its own with a slash or dots before the credential ("holly/rn", "cathy
-        m./rn", "B.W./RN", "kat.r.rn") and initials after the credential that close a line ("daphne rn / dk")."""
+        m./rn", "B.W./RN", "kat.r.rn"), one word and the credential ("- kasia rn", "jj rn / charge peg"), and
+        initials after the credential that close a line ("daphne rn / dk")."""
         spans = []
         credentials = self.rules.words("credentials")
         for m in _SLASH_SIGNOFF.finditer(text):
@@ -71,6 +78,12 @@ class PeopleRules(FacilityRules):
             if len(first) > 1 and (first in self.non_names or self.words.is_shorthand(first)):
                 continue  # "PLAN/RN", "neuro/rn": a heading, not a nurse
             spans.append(Span(m.start(1), m.start(1) + len(m.group(1).rstrip(". \t")), PhiType.NAME))
+        for m in _WORD_SIGNOFF.finditer(text):
+            word = m.group(1).lower()
+            if word in ROLE_WORDS or word in STOPWORDS or word in credentials or word in self.rules.words("relations") \
+                    or word in self.rules.words("units") or (len(word) <= 4 and self.words.is_shorthand(word)):
+                continue  # "charge rn", "icu rn", "onc rn": which nurse, not who
+            spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
         for m in _INITIALS_AFTER_CREDENTIAL.finditer(text):
             if m.group(1).lower() not in credentials and m.group(1).lower() not in self.non_names:
                 spans.append(Span(m.start(1), m.end(1), PhiType.NAME))

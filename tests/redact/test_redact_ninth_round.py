@@ -134,3 +134,15 @@ def test_nursing_phrases_that_hold_a_name_are_not_phi(text: str) -> None:
                                          ("SON PAT CALLED.", "PAT"), ("MRS BARRETT CALLED.", "BARRETT")])
 def test_the_same_words_after_a_relation_or_a_title_are_names(text: str, value: str) -> None:
     assert covered(text, value)
+
+
+@pytest.mark.parametrize("text, value", [("plan: cont abx.\n- kasia rn\naddendum: bs 140.", "kasia"),
+                                         ("plan: same.\njj rn / charge peg", "jj"), ("plan: same.\ntess, rn", "tess")])
+def test_a_sign_off_line_of_one_word_and_a_credential_names_the_nurse(text: str, value: str) -> None:
+    assert covered(text, value)
+    assert covered(text.upper(), value.upper())
+
+
+@pytest.mark.parametrize("text", ["plan: same.\ncharge rn", "PLAN: SAME.\nICU RN", "plan: same.\nfloat rn aware"])
+def test_a_sign_off_line_that_says_which_nurse_names_no_one(text: str) -> None:
+    assert flagged(text) == []
