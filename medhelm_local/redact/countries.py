@@ -3,7 +3,8 @@ from any address ("IMMIGRATED FROM UKRAINE", "trip to south africa", "Southeast 
 
 The token rules read such words as names ("India", "Asia" and "America" are first names too) or as an unknown
 place after "from"; masking them saves nothing and costs precision. A country inside or next to an address
-("Pärnu, Estonia 62488", "Arnsdorf, Germany") is left to the address rules, a town named after one ("lebanon, nh")
+("Pärnu, Estonia 62488", "Arnsdorf, Germany") is left to the address rules, except after a town and a comma on a
+line without case ("from kingston, jamaica": where a family lives), a town named after one ("lebanon, nh")
 stays a town, and a country word that is also a common name stays a name unless a place word stands before it
 ("son Chad", "dr jordan" are people; "from Jordan" is a place).
 """
@@ -45,6 +46,8 @@ def drop_countries(words: Dictionaries, states: frozenset[str], person_cues: fro
             out.append(span)
             continue
         a, b = ranges[n]
+        if _after_a_town_in_a_note(text, tokens, spans, n, a, b):
+            continue  # "DAUGHTER IN GALWAY, IRELAND": the town is masked, the country is no identifier
         # "EL SALVADOR" may come as two spans; a country beside any other span is part of an address.
         if (n and not country[n - 1] and _touching(text, spans[n - 1].end, span.start)) \
                 or (n + 1 < len(spans) and not country[n + 1] and _touching(text, span.end, spans[n + 1].start)):
@@ -66,6 +69,18 @@ def drop_countries(words: Dictionaries, states: frozenset[str], person_cues: fro
                 and not any(t.key in _QUALIFIERS for t in inside):
             out.append(span)  # "son Chad", "dr jordan": a person; "FROM JORDAN", "south india", "PUERTO RICO": a place
     return out
+
+
+def _after_a_town_in_a_note(text: str, tokens: list[Token], spans: list[Span], n: int, a: int, b: int) -> bool:
+    """Whether span n, a country, follows a town and a comma on a line without case with no postcode or other
+    span after it ("from kingston, jamaica", "LIVES IN CORK, IRELAND"): nursing notes name where a family lives so,
+    not an address (with case, "Arnsdorf, Germany" may be one, and stays with it)."""
+    if not n or tokens[a].cased or spans[n - 1].type not in (PhiType.CITY, PhiType.NAME) \
+            or text[spans[n - 1].end:spans[n].start].strip() != ",":
+        return False
+    if b < len(tokens) and tokens[b].kind == "d":
+        return False  # "CYPRUS 25572": a postcode after it
+    return n + 1 >= len(spans) or not _touching(text, spans[n].end, spans[n + 1].start)
 
 
 def _country_only(words: Dictionaries, tokens: list[Token]) -> bool:
