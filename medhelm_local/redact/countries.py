@@ -75,7 +75,7 @@ def _after_a_town_in_a_note(text: str, tokens: list[Token], spans: list[Span], n
     """Whether span n, a country, follows a town and a comma on a line without case with no postcode or other
     span after it ("from kingston, jamaica", "LIVES IN CORK, IRELAND"): nursing notes name where a family lives so,
     not an address (with case, "Arnsdorf, Germany" may be one, and stays with it)."""
-    if not n or tokens[a].cased or spans[n - 1].type not in (PhiType.CITY, PhiType.NAME) \
+    if not n or tokens[a].cased or spans[n - 1].type not in (PhiType.CITY, PhiType.NAME, PhiType.HOSPITAL) \
             or text[spans[n - 1].end:spans[n].start].strip() != ",":
         return False
     if b < len(tokens) and tokens[b].kind == "d":

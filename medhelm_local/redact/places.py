@@ -27,6 +27,8 @@ from medhelm_local.redact.types import PhiType, Span
 # Cues after which a word one slip from a town is the town: "lives alone in lowel", "drove from pittsfeild" (not "plan
 # to resite", "at fenway park").
 _TOWN_SLIP_CUES = frozenset({"in", "ni", "from", "frm", "fr", "near"})
+# Cues before a town written with its state or country after a comma: "from bend, oregon", "LIVES IN CORK, IRELAND".
+_TOWN_BEFORE_STATE_CUES = frozenset({"in", "from", "frm", "near", "of", "to"})
 
 
 class PlaceRules(StreetRules):
@@ -256,6 +258,30 @@ class PlaceRules(StreetRules):
                         and words[n - 1].key in self.rules.words("street_suffixes")  # "MASS AVE", "blue hill ave"
                     spans.append(Span(tokens[i - 1].start if compass else tok.start, words[n - 1].end,
                                       PhiType.STREET if road else PhiType.CITY))
+                    break
+        return spans + self._town_before_its_state(tokens)
+
+    def _town_before_its_state(self, tokens: list[Token]) -> list[Span]:
+        """One or two words between a place cue and a comma before a state's or a country's whole name, on a line
+        without case: a town no list holds or that is a word too ("from bend, oregon", "FROM CORK, IRELAND",
+        "from montego bay, jamaica")."""
+        spans, cues = [], _TOWN_BEFORE_STATE_CUES
+        states, countries = self.rules.words("states"), self.words.country_words
+        for k, tok in enumerate(tokens):
+            if tok.text != "," or tok.first or k < 2 or k + 1 >= len(tokens) or tokens[k + 1].first:
+                continue
+            after = tokens[k + 1]
+            if after.cased or after.kind != "w" or len(after.key) < 4 \
+                    or not (after.key in states or after.key in countries):
+                continue
+            for n in (1, 2):
+                start = k - n
+                if start < 1 or tokens[start - 1].key not in cues or tokens[start].first:
+                    continue
+                words = tokens[start:k]
+                if all(w.kind == "w" and not w.cased and w.key not in STOPWORDS and len(w.key) >= 3
+                       and w.key not in states for w in words):
+                    spans.append(Span(words[0].start, words[-1].end, PhiType.CITY))
                     break
         return spans
 
