@@ -162,6 +162,9 @@ def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     month, year = (int(p) for p in m.group().split("/"))
     if not 1 <= month <= 12 or year <= 31 or unit_follows(text, m.end(), rules):
         return None
+    before = words_before(text, m.start(), 1)
+    if before and before[0] in _COUNTED:
+        return None  # "VANCO DAY 6/42": the sixth day of 42, not June 1942
     return m.start(), m.end(), PhiType.DATE
 
 

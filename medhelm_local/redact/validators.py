@@ -52,6 +52,8 @@ _NANP = re.compile(r"(?:\+?1\D{0,3})?\(?[2-9]\d\d\D{1,4}[2-9]\d\d\D")
 def _fax(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     if _LOOSE_GROUPS.search(m.group()) and not _NANP.match(m.group()):
         return None
+    if _round_range(m.group()):
+        return None  # "IS Q1H AWAKE, 750-1000": a range of volumes in round numbers, not a local number
     before = text[max(0, m.start() - 24):m.start()]
     return m.start(), m.end(), PhiType.FAX if _FAX_BEFORE.search(before) else PhiType.PHONE
 
@@ -114,7 +116,17 @@ def _zip(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] 
 
 def _not_measure(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
     group = "v" if "v" in m.re.groupindex else 0
-    return None if unit_follows(text, m.end(group), rules) else (m.start(group), m.end(group), None)
+    if unit_follows(text, m.end(group), rules) or _round_range(m.group(group)):
+        return None
+    return m.start(group), m.end(group), None
+
+
+def _round_range(value: str) -> bool:
+    """Whether a number is two round numbers (multiples of 50) joined by a dash, rising, up to 10,000: a range
+    ("750-1000", "500-1500"), not a phone or a record number."""
+    low, dash, high = value.partition("-")
+    return bool(dash) and low.isdigit() and high.isdigit() and 100 <= int(low) < int(high) <= 10000 \
+        and int(low) % 50 == 0 and int(high) % 50 == 0
 
 
 _TEMPERATURE = frozenset({"t", "temp", "tmax", "tm", "tc", "temperature", "febrile", "fever", "afebrile", "of"})

@@ -146,3 +146,9 @@ def test_a_sign_off_line_of_one_word_and_a_credential_names_the_nurse(text: str,
 @pytest.mark.parametrize("text", ["plan: same.\ncharge rn", "PLAN: SAME.\nICU RN", "plan: same.\nfloat rn aware"])
 def test_a_sign_off_line_that_says_which_nurse_names_no_one(text: str) -> None:
     assert flagged(text) == []
+
+
+@pytest.mark.parametrize("text", ["IS Q1H WHILE AWAKE, 750-1000.", "VANCO DAY 6/42, LEVEL PENDING."])
+def test_a_range_of_round_volumes_and_a_counted_day_are_no_identifiers(text: str) -> None:
+    assert flagged(text) == []
+    assert flagged(text.lower()) == []
