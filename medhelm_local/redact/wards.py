@@ -119,11 +119,23 @@ class WardRules(InitialsRules):
                 continue
             if self._ward_number_beside(tokens, i, i + 1):
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
+            elif self._ward_number_hyphened(tokens, i):
+                spans.append(Span(tok.start, tokens[i + 2].end, PhiType.HOSPITAL))  # "back to farr-7 step down"
             elif self._ward_number_beside(tokens, i, i - 1) and (
                     self.tier(tok) == Ambiguity.NAME_ONLY
                     or (i >= 2 and not tokens[i - 1].first and tokens[i - 2].key in _CUES_BEFORE_A_WARD_NUMBER)):
                 spans.append(Span(tokens[i - 1].start, tok.end, PhiType.HOSPITAL))
         return spans
+
+    @staticmethod
+    def _ward_number_hyphened(tokens: list[Token], i: int) -> bool:
+        """Whether a hyphen and a floor number (1-20) are joined to the ward's word at i ("farr-7"), with nothing
+        joined after the number ("GRAY-3/4" is a fraction)."""
+        if i + 2 >= len(tokens) or tokens[i + 1].text != "-" or tokens[i + 2].kind != "d" \
+                or tokens[i + 1].start != tokens[i].end or tokens[i + 2].start != tokens[i + 1].end \
+                or len(tokens[i + 2].text) > 2 or not 1 <= int(tokens[i + 2].text) <= 20:
+            return False
+        return i + 3 >= len(tokens) or tokens[i + 3].start > tokens[i + 2].end
 
     @staticmethod
     def _ward_number_beside(tokens: list[Token], i: int, j: int) -> bool:

@@ -152,3 +152,11 @@ def test_a_sign_off_line_that_says_which_nurse_names_no_one(text: str) -> None:
 def test_a_range_of_round_volumes_and_a_counted_day_are_no_identifiers(text: str) -> None:
     assert flagged(text) == []
     assert flagged(text.lower()) == []
+
+
+@pytest.mark.parametrize("text, value", [("back to farr-7 step down tonight.", "farr-7"),
+                                         ("transferred from 10 blake at 2100.", "10 blake"),
+                                         ("?TX BLAKE 11 IN AM.", "BLAKE 11")])
+def test_a_listed_ward_with_its_floor_after_a_hyphen_or_the_blake_building_is_found(text: str, value: str) -> None:
+    assert covered(text, value)
+    assert covered(text.swapcase(), value.swapcase())
