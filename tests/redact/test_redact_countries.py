@@ -74,8 +74,10 @@ def test_a_sign_with_its_reading_and_an_organism_before_its_specimen_are_no_name
     assert masked("MARY") and masked("PAM")
 
 
-@pytest.mark.parametrize("text, town, country", [("DAUGHTER LIVES IN GALWAY, IRELAND.", "GALWAY", "IRELAND"),
-                                                 ("son flying in from kingston, jamaica, tonight.", "kingston", "jamaica")])
+@pytest.mark.parametrize("text, town, country", [
+    ("DAUGHTER LIVES IN GALWAY, IRELAND.", "GALWAY", "IRELAND"),
+    ("son flying in from kingston, jamaica, tonight.", "kingston", "jamaica"),
+])
 def test_in_a_note_without_case_a_country_after_a_town_is_left(text: str, town: str, country: str) -> None:
     """Nursing notes say where a family lives so: the town is masked, the country is no identifier."""
     spans = detector_for(default_redaction_dir().resolve()).detect(text)
