@@ -119,8 +119,10 @@ class WardRules(InitialsRules):
                 continue
             if self._ward_number_beside(tokens, i, i + 1):
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
-            elif self._ward_number_hyphened(tokens, i):
-                spans.append(Span(tok.start, tokens[i + 2].end, PhiType.HOSPITAL))  # "back to farr-7 step down"
+            elif self._ward_number_hyphened(tokens, i) and i and not tok.first \
+                    and tokens[i - 1].key in ("to", "from", "frm", "fr", "at") \
+                    and not (i > 1 and tokens[i - 2].key in CHANGE_BEFORE_TO):
+                spans.append(Span(tok.start, tokens[i + 2].end, PhiType.HOSPITAL))  # "back to farr-7", not "COX-2"
             elif self._ward_number_beside(tokens, i, i - 1) and (
                     self.tier(tok) == Ambiguity.NAME_ONLY
                     or (i >= 2 and not tokens[i - 1].first and tokens[i - 2].key in _CUES_BEFORE_A_WARD_NUMBER)):
