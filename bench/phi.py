@@ -45,7 +45,7 @@ Run: .venv/bin/python bench/phi.py
        [--sets independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11,dev12,dev13,dev14,dev15,dev16,
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
-               dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev36,heldout36,...,heldout52,
+               dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -70,9 +70,9 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,"
             "dev24,dev25,dev26,dev27,dev28,dev29,heldout22,heldout23,heldout24,heldout25,heldout26,heldout27,heldout28,"
             "heldout29,heldout30,heldout31,heldout32,heldout33,heldout34,heldout35,"
-            "dev30,dev31,dev32,dev33,dev34,dev35,dev36,heldout36,heldout37,heldout38,heldout39,heldout40,heldout41,"
-            "heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,heldout50,heldout51,"
-            "heldout52,"
+            "dev30,dev31,dev32,dev33,dev34,dev35,dev36,dev37,dev38,dev39,heldout36,heldout37,heldout38,heldout39,"
+            "heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,"
+            "heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -83,7 +83,8 @@ EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "de
 NINTH_ROUND_DEV = {"dev30": "facilities no list holds, places typed with slips", "dev31": "initials and short names",
                    "dev32": "wards and units", "dev33": "false alarms: sparse identifiers among jargon and slips",
                    "dev34": "identifiers typed with slips", "dev35": "families, friends and short names",
-                   "dev36": "numbers and dates"}
+                   "dev36": "numbers and dates", "dev37": "places far away, other states and countries",
+                   "dev38": "terse hands", "dev39": "run-on paragraphs"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -139,6 +140,13 @@ HELDOUT_TITLES = {
     "heldout50": "the ninth round, a 49th hand: coronary care",
     "heldout51": "the ninth round, a 50th hand: neuro ICU",
     "heldout52": "the ninth round, a 51st hand writing tersely, 25 in capitals and 55 in lower case",
+    "heldout53": "the ninth round, a 52nd hand, written after the round's last rule: no emphasis",
+    "heldout54": "the ninth round, a 53rd hand, written after the round's last rule: a tired typist, with slips",
+    "heldout55": "the ninth round, a 54th hand, written after the round's last rule: mostly lower case, typed fast "
+                 "with slips, 25 in capitals and 55 in lower case",
+    "heldout56": "the ninth round, a 55th hand, written after the round's last rule, a quarter of them short event "
+                 "notes and addenda",
+    "heldout57": "the ninth round, a 56th hand, written after the round's last rule: many people around the patient",
 }
 
 

@@ -28,10 +28,14 @@ EIGHTH_ROUND_TUNING = ["dev24", "dev25", "dev26", "dev27", "dev28", "dev29"]
 # The ninth round's held-out sets, in set-number order; the sparse ones of 45 notes in capitals and 35 in lower case,
 # 18,000+ words, share the sparse-set test (the others are checked against their own splits below).
 NINTH_ROUND_HELDOUT = [f"heldout{k}" for k in range(36, 53)]
+# The held-out sets written after the round's last rule, measured only: heldout53, 54 and 57 are sparse 45/35 sets,
+# heldout55 and 56 have their own splits.
+NINTH_ROUND_AFTER_FREEZE = [f"heldout{k}" for k in range(53, 58)]
 NINTH_ROUND_SPARSE = ["heldout38", "heldout39", "heldout40", "heldout42", "heldout43", "heldout46", "heldout47",
-                      "heldout48", "heldout49", "heldout50", "heldout51"]
-NINTH_ROUND_TUNING = ["dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36"]
-NINTH_ROUND_DENSE = [name for name in NINTH_ROUND_TUNING if name != "dev33"]  # dev33 is the false-alarm stress set
+                      "heldout48", "heldout49", "heldout50", "heldout51", "heldout53", "heldout54", "heldout57"]
+NINTH_ROUND_TUNING = ["dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39"]
+NINTH_ROUND_DENSE = ["dev30", "dev31", "dev32", "dev34", "dev35", "dev36"]  # dev33 is the false-alarm stress set
+NINTH_ROUND_LAST_DENSE = ["dev37", "dev38", "dev39"]  # the densest, 25 to 28 marked spans per 1,000 words
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -122,7 +126,7 @@ def _identifiers(name: str) -> set[str]:
                                                         "heldout6", "heldout7")),
                                           *[(name, tuple(s for s in SETS if s != name))
                                             for name in (*(f"heldout{k}" for k in range(9, EIGHTH_ROUND_LAST + 1)),
-                                                         *NINTH_ROUND_HELDOUT)]])
+                                                         *NINTH_ROUND_HELDOUT, *NINTH_ROUND_AFTER_FREEZE)]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -328,13 +332,15 @@ def test_the_eighth_rounds_tuning_sets_are_dense_half_in_each_case(name: str) ->
     ("heldout44", 60, 20, 18000, 0, (6, 8), 20),
     ("heldout45", 20, 60, 15000, 26, (7, 10), 25),
     ("heldout52", 25, 55, 18000, 0, (7, 10), 20),
+    ("heldout55", 25, 55, 18000, 0, (8, 9), 25),
+    ("heldout56", 45, 35, 15000, 24, (9, 10), 25),
 ])
 def test_the_ninth_rounds_other_heldout_sets_have_their_own_splits(name: str, caps: int, lower: int, min_words: int,
                                                                    short: int, density: tuple[int, int],
                                                                    empty: int) -> None:
-    """80 notes each in its case, in the split its hand was asked for; a third of heldout36's and heldout45's are
-    short (40 to 150 words), the rest full shifts of 150+; identifiers sparse (heldout43 the sparsest, half its
-    notes without one)."""
+    """80 notes each in its case, in the split its hand was asked for; a third of heldout36's and heldout45's and 24 of
+    heldout56's are short (40 to 150 words), the rest full shifts of 150+; identifiers sparse (heldout43 the
+    sparsest, half its notes without one). heldout55 and heldout56 were written after the round's last rule."""
     notes = load(name)
     assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
     for note in notes:
@@ -373,6 +379,30 @@ def test_the_ninth_rounds_tuning_sets_are_dense_half_in_each_case(name: str) -> 
         assert classes["NAME/relative"] >= 200
     else:
         assert classes["DATE/partial"] >= 100 and classes["DATE/year2"] + classes["DATE/year"] >= 35
+
+
+@pytest.mark.parametrize("name", NINTH_ROUND_LAST_DENSE)
+def test_the_ninth_rounds_last_tuning_sets_are_the_densest_half_in_each_case(name: str) -> None:
+    """80 full-shift notes, 40 in capitals and 40 in lower case, 25 to 28 marked spans per 1,000 words, at most 2
+    notes without one: places far away, other states and countries, in dev37; terse hands in dev38; run-on
+    paragraphs in dev39, every note one paragraph of 150+ words."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 40, "nursing_lower": 40}
+    for note in notes:
+        _assert_in_its_case(note)
+    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
+    assert words >= 18000 and 25 <= 1000 * sum(len(n.spans) for n in notes) / words < 28
+    assert sum(1 for n in notes if not n.spans) <= 2
+    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
+    names = sum(v for k, v in classes.items() if k.startswith("NAME/"))
+    if name == "dev37":
+        assert classes["CITY/"] + classes["CITY/landmark"] >= 150
+    elif name == "dev38":
+        assert names >= 200 and classes["DATE/partial"] >= 60
+    else:
+        assert names >= 200
+        for note in notes:
+            assert max(len(re.findall(r"[^\W_]+", line)) for line in note.text.split("\n")) >= 150, note.id
 
 
 def test_dev33_is_sparse_full_shift_notes_for_false_alarms() -> None:

@@ -24,7 +24,8 @@ SETS = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "h
         "heldout31", "dev27", "dev28", "dev29", "heldout32", "heldout33", "heldout34", "heldout35",
         "dev30", "dev31", "dev32", "dev33", "heldout36", "heldout37", "heldout38", "heldout39", "heldout40",
         "heldout42", "heldout43", "heldout41", "heldout44", "dev35", "dev36", "heldout46", "heldout47", "heldout45",
-        "dev34", "heldout52", "heldout49", "heldout51", "heldout50", "heldout48")
+        "dev34", "heldout52", "heldout49", "heldout51", "heldout50", "heldout48", "dev37", "dev39", "dev38",
+        "heldout56", "heldout57", "heldout53", "heldout54", "heldout55")
 NEUTRAL = "-"
 _HEADER = re.compile(r"^### (\S+) (\S+)[ \t]*$", re.MULTILINE)
 _MARK = re.compile(r"\{\{([A-Z_]+|-)(?:/([a-z0-9_]+))?\|([^{}|\n]+)\}\}")
