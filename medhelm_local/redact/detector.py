@@ -88,38 +88,37 @@ class Detector(NursingRules):
         folded = fold(text)  # accents off, offsets kept
         starts = Starts(folded)  # where the regex rules can start, found once for them and the negatives
         spans = find_pattern_spans(folded, self.rules, starts)
-        tokens = self._facility_words_mended(tokens)
-        spans += self._names(tokens)
+        tokens, months = self._read_slips(tokens)
+        spans += months + self._names(tokens)
         spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
-        spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens) + self._slipped_months(tokens)
+        spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
         return drop_organisms(tokens, drop_countries(self.words, self._states, self._person_cues, text, tokens, spans))
 
 
-    def _facility_words_mended(self, tokens: list[Token]) -> list[Token]:
+    def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from
-        ("BEVERLY HOSPTIAL", "MASS GENRAL", "LAHEY CLNIC"), so that the rules read the name whole."""
-        out = tokens
+        ("BEVERLY HOSPTIAL", "MASS GENRAL", "LAHEY CLNIC") so that the rules read the name whole; and as dates, such
+        words one slip from a month ("QUIT NOVMBER", "thinks its janaury", "SINCE AUGUT 2005")."""
+        out, months = tokens, []
         for n, t in enumerate(tokens):
-            if t.kind == "w" and not t.cased and len(t.key) >= 5 and (word := facility_word_slip(t.key)) is not None \
-                    and self._unlisted(t.key):
+            if t.kind != "w" or t.cased or len(t.key) < 5:
+                continue
+            word = facility_word_slip(t.key)
+            if word is not None and self._unlisted(t.key):
                 if out is tokens:
                     out = list(tokens)
                 out[n] = t._replace(key=word)
-        return out
+            elif word is None and month_slip(t.key) and self._unlisted(t.key):
+                months.append(Span(t.start, t.end, PhiType.DATE))
+        return out, months
 
     def _unlisted(self, key: str) -> bool:
         """Whether no list holds a word: no name, English or clinical word, short form or medical form."""
         return not (key in self.words.everyday or key in self.words.clinical or self.words.is_name(key)
                     or self.words.is_shorthand(key) or self.words.medical_form(key))
-
-    def _slipped_months(self, tokens: list[Token]) -> list[Span]:
-        """A month's name typed with a slip, on a line without case, that no list holds as a word or a name:
-        "QUIT NOVMBER", "thinks its janaury", "SINCE AUGUT 2005"."""
-        return [Span(t.start, t.end, PhiType.DATE) for t in tokens
-                if t.kind == "w" and not t.cased and month_slip(t.key) and self._unlisted(t.key)]
 
 
 def _outside(spans: list[Span], masks: list[tuple[int, int]]) -> list[Span]:

@@ -116,6 +116,8 @@ class PeopleRules(FacilityRules):
         out = []
         for k in range(len(tokens) - 2):
             tok = tokens[k]
+            if tokens[k + 1].key != "from" or tokens[k + 2].key not in _SERVICES:
+                continue
             named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
                                                            and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY
                                                            and not tok.key.endswith("ed"))  # "TRANSFERED FROM ONC"

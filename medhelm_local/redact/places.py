@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
+from medhelm_local.redact.name_words import MEMO_LIMIT
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
     COMPASS,
@@ -231,7 +232,7 @@ class PlaceRules(StreetRules):
                     and nxt.kind == "w" and f"{tok.key} {nxt.key}" not in self.words.cities \
                     and (self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY
                          or self.tier(nxt, Slips.NONE) == Ambiguity.NAME_ONLY) \
-                    and town_pair_slip(self.words, tok.key, nxt.key):
+                    and self._town_pair(tok.key, nxt.key):
                 spans.append(Span(tok.start, nxt.end, PhiType.CITY))  # "visiting from new bedfrod", "in jamaca plain"
                 continue
             if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
@@ -260,6 +261,16 @@ class PlaceRules(StreetRules):
                                       PhiType.STREET if road else PhiType.CITY))
                     break
         return spans + self._town_before_its_state(tokens)
+
+    def _town_pair(self, first: str, second: str) -> bool:
+        """town_pair_slip, remembered: the same pair of words recurs in a note and across a batch."""
+        memo: dict[tuple[str, str], bool] = self.__dict__.setdefault("_town_pair_memo", {})
+        found = memo.get((first, second))
+        if found is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[(first, second)] = town_pair_slip(self.words, first, second)
+        return found
 
     def _town_before_its_state(self, tokens: list[Token]) -> list[Span]:
         """One or two words between a place cue and a comma before a state's or a country's whole name, on a line
