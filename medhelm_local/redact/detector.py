@@ -97,7 +97,6 @@ class Detector(NursingRules):
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
         return drop_organisms(tokens, drop_countries(self.words, self._states, self._person_cues, text, tokens, spans))
 
-
     def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from
         ("BEVERLY HOSPTIAL", "MASS GENRAL", "LAHEY CLNIC") so that the rules read the name whole; and as dates, such

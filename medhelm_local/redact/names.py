@@ -66,9 +66,9 @@ class NameRules:
         return slip_tier(self.words, key, slips, self._slip_memo)
 
     def swapped_slip(self, tok: Token, words_too: bool = False) -> bool:
-        """Whether a short word on a line without case is two letters of a function word swapped ("ta", "ni",
-        "teh", "fro"), which never begins a name or a place however a list holds it ("TA" is a surname too); an
-        English word so made ("form") only with `words_too`."""
+        """Whether a short word on a line without case is a function word with two letters swapped ("ta", "ni",
+        "teh", "fro") or one dropped ("wll"), which never begins a name or a place however a list holds it ("TA" is a
+        surname too); an English word so made ("form") only with `words_too`."""
         if tok.cased or tok.kind != "w" or len(tok.key) > 4:
             return False
         slip = self._slip_memo.get(tok.key)

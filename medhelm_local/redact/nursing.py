@@ -54,6 +54,7 @@ _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "
 # What stands before the patient's sex after the age: "37 YO M.", "33 y/o f. brain death exam".
 _AGE_BEFORE_SEX = frozenset({"yo", "y/o", "yrs", "yr", "old", "years", "year", "o", "y.o"})
 
+
 class NursingRules(PeopleRules):
     """Names and places in notes without case: cues before and after, initials, whole facility names."""
 

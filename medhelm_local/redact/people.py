@@ -122,16 +122,15 @@ class PeopleRules(FacilityRules):
                                                            and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY
                                                            and not tok.key.endswith("ed"))  # "TRANSFERED FROM ONC"
             if tok.kind == "w" and named and tok.key not in MODALS \
-                    and tok.key not in self.non_names and tokens[k + 1].key == "from" \
-                    and tokens[k + 2].key in _SERVICES and not tokens[k + 1].first and not tokens[k + 2].first \
+                    and tok.key not in self.non_names and not tokens[k + 1].first and not tokens[k + 2].first \
                     and not (tok.cased and not tok.text[0].isupper()):
                 out.append((k, k + 1))
         return out
 
     def _initial_and_surname_in_brackets(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """An initial, its stop and one word alone in brackets right after a role, a service or a relation:
-        "APS (T. NORTH) AWARE", "sw (p. ames) paged", "EP (J. FRIES, DEVICE RN)", "SON WARD (W. LANE JR)": who it
-        was, whatever word the surname is; not a side and a part of the body ("(L. ARM)", "(R. IJ)")."""
+        "APS (T. NORTH) AWARE", "sw (p. ames) paged", "EP (J. FRIES, DEVICE RN)": who it was, whatever word the
+        surname is; not a side and a part of the body ("(L. ARM)", "(R. IJ)")."""
         out = []
         cues = self.__dict__.get("_bracket_cues")
         if cues is None:

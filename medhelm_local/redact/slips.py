@@ -24,7 +24,8 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
     """The tier of the clinical or English word that a word no list holds is one slip of the keyboard from (a
     letter after the first dropped, doubled, swapped with the next or struck for another: "pateint", "neruo"),
     or None; whether a word it slips from is frequent in medical text; and whether it is a slip of a function word
-    or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr").
+    or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr"; a
+    three-letter word no list holds that is a four-letter function word with a letter dropped: "wll", "thn").
     First names and common surnames are never read as slips ("brian" stays a name, not "brain"); a rare surname
     or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema")."""
     if len(word) < 2 or not word.isalpha() or not word.isascii():

@@ -162,7 +162,8 @@ def test_a_listed_ward_with_its_floor_after_a_hyphen_or_the_blake_building_is_fo
     assert covered(text.swapcase(), value.swapcase())
 
 
-@pytest.mark.parametrize("text", ["ON CELECOXIB (COX-2 INHIBITOR).", "ON COX-2 INHIBITOR.", "SWITCHED TO COX-2 INHIBITOR."])
+@pytest.mark.parametrize("text", ["ON CELECOXIB (COX-2 INHIBITOR).", "ON COX-2 INHIBITOR.",
+                                  "SWITCHED TO COX-2 INHIBITOR."])
 def test_an_enzyme_named_like_a_ward_is_not_one(text: str) -> None:
     assert flagged(text) == []
     assert flagged(text.lower()) == []
