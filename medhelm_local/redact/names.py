@@ -1,4 +1,5 @@
-"""Name rules: cue words (titles, labels, relations, credentials), dictionaries and their ambiguity tiers.
+"""What a name word is: dictionaries and their ambiguity tiers, the slip reading, runs of name words, and names found
+by the dictionaries alone (cue_names.py reads names after a cue word and builds on these).
 
 Capital letters are evidence only on lines written in mixed case; on ALL-CAPS or all-lower lines
 (nursing notes, transcripts) a word counts as a name only through a dictionary and its ambiguity
@@ -10,12 +11,10 @@ from __future__ import annotations
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.eponyms import EponymTest
-from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import MEMO_LIMIT, REPORTED, mixed_abbreviation, verb_shaped
+from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.slips import Slips, misspelt, slip_tier
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
-from medhelm_local.redact.types import Span
 
 
 class NameRules:
@@ -179,109 +178,6 @@ class NameRules:
             j -= step
         return j
 
-    def _names(self, tokens: list[Token]) -> list[Span]:
-        found: list[tuple[int, int]] = []
-        memo = self._name_like_memo  # most words are known not to be names: no call for them (name_like's memo)
-        i = 0
-        while i < len(tokens):
-            cue = self.cue_at(tokens, i) if tokens[i].kind == "w" and tokens[i].key in self._phrase_index else None
-            if cue is None or cue[0] == "facility_words":
-                tok = tokens[i]
-                end = i if tok.kind != "w" or memo.get((tok.text, tok.cased, 2)) is False \
-                    else self._dictionary_name(tokens, i)
-                if end > i:
-                    found.append((i, end))
-                i = max(end, i + 1)
-                continue
-            kind, length = cue
-            k = i + length
-            skip = name_words.SKIP_AFTER_CUE[kind]
-            while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
-                k += 1
-            if kind == "credentials":
-                nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
-                if nxt is not None and self.name_like(nxt, 1) and self.tier(nxt) != Ambiguity.CLINICAL and (
-                        self.words.is_name(nxt.key) or (tokens[i].key in name_words.NAMING_CREDENTIALS
-                                                        and self._surname_unlisted(nxt))):
-                    end = self._run(tokens, k, 1)  # "NSURG NP HEATHER DOYLE": a role before a name
-                    found.append((k, end))
-                    i = end
-                    continue
-                j = i - 1 if i and tokens[i - 1].text == "," else i
-                if j > 0 and tokens[j - 1].key in name_words.ROLE_WORDS:
-                    i += length
-                    continue  # "GINA (NIGHT RN)", "charge rn": which nurse, not who
-                ends_line = i + length >= len(tokens) or tokens[i + length].first
-                reported = not ends_line and tokens[i + length].key in REPORTED and j > 0 \
-                    and tokens[j - 1].key in self.words.first_names  # "sue rn notified", not "heparin held rn aware"
-                if j == i and self._done_before_credential(tokens, j):
-                    i += length
-                    continue  # "HEPARIN HELD RN AWARE": what was done, then who was told
-                if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line or reported):  # "k lee rn"
-                    start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
-                    slashed = start == j - 2 and len(tokens[j - 1].text) == 1 and tokens[start].text == "/"
-                    if start < j - 1 and self.not_eponym(tokens, j) and not slashed:  # "D/W NP", "W/ MD"
-                        found.append((_with_initial(tokens, start + 1), j))
-                i += length
-                continue
-            colon = any(t.text == ":" for t in tokens[i + length:k])
-            if kind == "name_labels" and tokens[i].cased and any(t.text == "." for t in tokens[i + length:k]) \
-                    and k < len(tokens) and tokens[k].text[:1].isupper():
-                i += length
-                continue  # "No LOC per pt. Head CT neg.": a sentence ends after the label
-            if kind == "name_labels" and not colon and k < len(tokens) and len(tokens[k].key) >= 4 \
-                    and tokens[k].start - tokens[k - 1].end <= 2:
-                end = self._run(tokens, k, 3)  # "PT KAVERI ACHTERBERG ADMITTED": only words that are nothing else
-                if end > k and self.not_eponym(tokens, end):
-                    found.append((k, end))
-                    i = end
-                    continue
-            if kind == "name_labels" and (not colon or any(t.key in STOPWORDS for t in tokens[k:k + 4])):
-                i += length
-                continue
-            if kind == "titles_abbrev" and k < len(tokens) and tokens[k].first and not tokens[i].cased:
-                i += length
-                continue  # "HR 60S SR.\nRESP: 2L NC": sinus rhythm ends its line; no name starts the next one
-            if kind == "titles_word" and tokens[i].key in self._relations:
-                kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
-                k += k < len(tokens) and tokens[k].text == ","
-            level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
-            if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased \
-                    and i and not tokens[i].first and self._street_name_word(tokens[i - 1]):
-                level = 2  # "willow dr last month": after a word that can name a street, "dr" may be its suffix
-            if kind == "relations" and k < len(tokens) and tokens[k].cased and tokens[k].text[:1].isupper():
-                level = 1  # "her brother Lane": a capital after a relation outweighs the street suffix
-            if kind == "greetings" and k < len(tokens) and not tokens[k].cased and self._weak_after_greeting(tokens[k]):
-                i += length
-                continue
-            end = self._run(tokens, k, level)
-            if end == k and kind == "titles_abbrev" and self._short_surname_after_dr(tokens, i, k):
-                end = k + 1  # "per dr mas.", "(DR. OH)", "w/ dr. lo in 4 wks"
-            if end > k and (level == 0 or self.not_eponym(tokens, end)):
-                found.append((k, end))
-                i = end
-                continue
-            if kind == "relations" and i >= 2 and tokens[i - 1].text == "(":
-                start = self._run(tokens, i - 2, 2, -1)
-                if start < i - 2:
-                    found.append((start + 1, i - 1))
-            i += length
-        return with_other_mentions(self, tokens, found)
-
-    def _short_surname_after_dr(self, tokens: list[Token], i: int, k: int) -> bool:
-        """A word of two or three letters after "dr" that closes a phrase ("per dr mas.", "(DR. OH)", "f/u w/ dr. lo in
-        4 wks"), on a line without case: a short surname, whatever word it is in English or Spanish too; not
-        shorthand or an English function word ("DR ON CALL", "dr ok")."""
-        if tokens[i].key != "dr" or k >= len(tokens):
-            return False
-        tok = tokens[k]
-        if tok.cased or tok.kind != "w" or tok.first or not 2 <= len(tok.key) <= 3 or not tok.text.isalpha() \
-                or tok.key in _SHORT_ENGLISH or tok.key in self._titles or tok.key in self._credentials \
-                or self.words.is_shorthand(tok.key):
-            return False
-        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-        return nxt is None or nxt.first or nxt.text in ").,;" or nxt.key in ("in", "at")
-
     def _surname_unlisted(self, tok: Token) -> bool:
         """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
         ("BY NP DELACROIX") a surname the census lists miss, not shorthand ("NP NOTE" is a word, "NP RECS" short)."""
@@ -289,17 +185,6 @@ class NameRules:
             and not self.words.is_shorthand(tok.key) \
             and tok.key not in self.words.abbreviations and not verb_shaped(tok.key) \
             and (tok.text.isupper() or tok.text[:1].isupper() or not tok.cased)
-
-    def _done_before_credential(self, tokens: list[Token], j: int) -> bool:
-        """On a line without case, a clinical word before a credential ("HELD", "GIVEN", "LOW") is what was done
-        when a known word that is no name stands before it on its line ("HEPARIN HELD RN AWARE", "LASIX GIVEN MD
-        AWARE"); "ANN WHITE RN", "SUJAI PARISH RN", "-STONE RN" and "REPORT TO HOPE RN" still name a nurse."""
-        word = tokens[j - 1]
-        if word.cased or word.first or j < 2 or self.tier(word) != Ambiguity.CLINICAL:
-            return False
-        prev = tokens[j - 2]
-        return prev.kind == "w" and not self.words.is_name(prev.key) and self.tier(prev) != Ambiguity.NAME_ONLY \
-            and prev.key not in name_words.BEFORE_A_NURSE
 
     def _verb_like(self, tokens: list[Token], j: int) -> bool:
         """A clinical word without a capital that the sentence goes on after ("gave list", "will call")."""
@@ -312,10 +197,6 @@ class NameRules:
         cue, a stopword or clinical."""
         return tok.kind == "w" and len(tok.key) > 1 and tok.key not in self._never_names \
             and self.tier(tok) != Ambiguity.CLINICAL
-
-    def _weak_after_greeting(self, tok: Token) -> bool:
-        """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
-        return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
 
     def _dictionary_name(self, tokens: list[Token], i: int) -> int:
         """End of a name found by the dictionaries alone at token i (a first name + surname, or one word)."""
@@ -397,18 +278,3 @@ class NameRules:
     def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
         return self._eponyms.not_eponym(tokens, end)
-
-
-def _with_initial(tokens: list[Token], start: int) -> int:
-    """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""
-    j = start - 1 if start and tokens[start - 1].text == "." else start
-    if j and len(tokens[j - 1].text) == 1 and tokens[j - 1].kind == "w" and not tokens[start].first \
-            and tokens[start].start - tokens[j - 1].end <= 3:
-        return j - 1
-    return start
-
-
-# English words of two or three letters that follow "dr" in a sentence, not as a surname ("DR ON CALL", "dr ok.").
-_SHORT_ENGLISH = frozenset("""on in at to is am pm ok me us we he it of or an as be by do go no so up and the for was
-are has had his her its not but all can did may saw see yes who how now out off per too yet due new old our any
-via""".split())

@@ -5,16 +5,16 @@ rules (places.py) share."""
 
 from __future__ import annotations
 
+from medhelm_local.redact.cue_names import CueNameRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
-from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import HOUSE_LETTERS, NAMED_STREET_SUFFIXES, STREET_NAME_WORDS, WORD_SUFFIXES
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
 
 
-class StreetRules(NameRules):
+class StreetRules(CueNameRules):
     """Streets, and whether a word may belong to a place's name."""
 
     def __init__(self, rules: Rules, words: Dictionaries) -> None:
