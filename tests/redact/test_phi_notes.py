@@ -64,6 +64,19 @@ def test_independent_set_has_forty_notes_in_every_style() -> None:
     assert set(styles) == FIRST_STYLES and min(styles.values()) >= 8
 
 
+def _dense_half_in_each_case(name: str) -> tuple[list[PhiNote], float, Counter[str]]:
+    """A dense tuning set's notes, checked to be 80 notes, 40 in capitals and 40 in lower case, each in its case,
+    18,000 words or more; with its marked spans per 1,000 words and its spans' type/class counts."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 40, "nursing_lower": 40}
+    for note in notes:
+        _assert_in_its_case(note)
+    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
+    assert words >= 18000
+    return notes, 1000 * sum(len(n.spans) for n in notes) / words, Counter(f"{s.type}/{s.cls}" for n in notes
+                                                                            for s in n.spans)
+
+
 def _assert_in_its_case(note: PhiNote) -> None:
     """A note of the capital or lower-case style is written wholly in that case."""
     if note.style == "nursing_caps":
@@ -304,13 +317,8 @@ def test_the_eighth_rounds_tuning_sets_are_dense_half_in_each_case(name: str) ->
     """Written to find misses: 80 full-shift notes, 40 in capitals and 40 in lower case, about 25 marked spans per
     1,000 words (people around the patient in dev24; places in dev25; numbers and dates in dev26; slips of the
     keyboard in dev27; hospitals, wards and services in dev28; sign-offs and staff in dev29)."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 40, "nursing_lower": 40}
-    for note in notes:
-        _assert_in_its_case(note)
-    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
-    assert words >= 18000 and 20 <= 1000 * sum(len(n.spans) for n in notes) / words <= 30
-    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
+    _, density, classes = _dense_half_in_each_case(name)
+    assert 20 <= density <= 30
     names = sum(v for k, v in classes.items() if k.startswith("NAME/"))
     if name == "dev24":
         assert classes["NAME/relative"] >= 150
@@ -358,14 +366,9 @@ def test_the_ninth_rounds_tuning_sets_are_dense_half_in_each_case(name: str) -> 
     1,000 words, at most 3 notes without one (facilities no list holds and places typed with slips in dev30;
     initials and short names in dev31; wards and units in dev32; identifiers typed with slips in dev34; families,
     friends and short names in dev35; numbers and dates in dev36)."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 40, "nursing_lower": 40}
-    for note in notes:
-        _assert_in_its_case(note)
-    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
-    assert words >= 18000 and 21 <= 1000 * sum(len(n.spans) for n in notes) / words <= 27
+    notes, density, classes = _dense_half_in_each_case(name)
+    assert 21 <= density <= 27
     assert sum(1 for n in notes if not n.spans) <= 3
-    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
     names = sum(v for k, v in classes.items() if k.startswith("NAME/"))
     if name == "dev30":
         assert classes["HOSPITAL/facility"] + classes["HOSPITAL/abbrev"] >= 100 and classes["CITY/"] >= 80
@@ -386,14 +389,9 @@ def test_the_ninth_rounds_last_tuning_sets_are_the_densest_half_in_each_case(nam
     """80 full-shift notes, 40 in capitals and 40 in lower case, 25 to 28 marked spans per 1,000 words, at most 2
     notes without one: places far away, other states and countries, in dev37; terse hands in dev38; run-on
     paragraphs in dev39, every note one paragraph of 150+ words."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": 40, "nursing_lower": 40}
-    for note in notes:
-        _assert_in_its_case(note)
-    words = sum(len(re.findall(r"[^\W_]+", n.text)) for n in notes)
-    assert words >= 18000 and 25 <= 1000 * sum(len(n.spans) for n in notes) / words < 28
+    notes, density, classes = _dense_half_in_each_case(name)
+    assert 25 <= density < 28
     assert sum(1 for n in notes if not n.spans) <= 2
-    classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
     names = sum(v for k, v in classes.items() if k.startswith("NAME/"))
     if name == "dev37":
         assert classes["CITY/"] + classes["CITY/landmark"] >= 150
