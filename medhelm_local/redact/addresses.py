@@ -9,7 +9,7 @@ from bisect import bisect_left, bisect_right
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.place_words import CONNECTORS
 from medhelm_local.redact.places import PlaceRules
-from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 _TIME = re.compile(r"(?:,?[ T]|[ \t]{1,2}(?:at|@)[ \t]{1,2})\d{1,2}:\d{2}(?::\d{2})?"
@@ -74,8 +74,8 @@ class AddressRules(PlaceRules):
         """"Address: 6750 Koskikatu 25 Apt. 864", "lives at 86036 Rua do Arenque 1634, Goiânia"."""
         spans, cues = [], self.rules.words("address_cues")
         firsts = {cue.split()[0] for cue in cues}
-        for i, tok in enumerate(tokens):
-            if tok.key not in firsts or tok.kind != "w":
+        for i in where(tokens, firsts):
+            if tokens[i].kind != "w":
                 continue
             n = next((n for n in (3, 2, 1) if " ".join(t.key for t in tokens[i:i + n]) in cues), 0)
             if not n:
@@ -93,8 +93,9 @@ class AddressRules(PlaceRules):
     def _after_place_label(self, text: str, tokens: list[Token]) -> list[Span]:
         """"City: Springfield", "Localidad/ Provincia: La palma": the rest of a labelled line is a town."""
         labels, spans = self.rules.words("place_labels"), []
-        for i, tok in enumerate(tokens):
-            if tok.kind != "w" or tok.key not in labels:
+        for i in where(tokens, labels):
+            tok = tokens[i]
+            if tok.kind != "w":
                 continue
             k = i + 1
             while k < len(tokens) and (tokens[k].text in "/" or tokens[k].key in labels) and k - i < 4:
@@ -142,8 +143,9 @@ class AddressRules(PlaceRules):
     def _street_first(self, text: str, tokens: list[Token]) -> list[Span]:
         """Streets written type-first: "Calle de la Paz, 23, 5A", "Avda. de Elvas s/n", "Via Franscini 71"."""
         prefixes, spans = self.rules.words("street_prefixes"), []
-        for i, tok in enumerate(tokens):
-            if tok.kind != "w" or tok.key not in prefixes or (tok.cased and not tok.text[0].isupper()):
+        for i in where(tokens, prefixes):
+            tok = tokens[i]
+            if tok.kind != "w" or (tok.cased and not tok.text[0].isupper()):
                 continue
             j = i + 1
             while j < len(tokens) and tokens[j].text in "./" and j - i < 3:

@@ -21,7 +21,7 @@ from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, pa
 from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.slips import facility_word_slip, month_slip
 from medhelm_local.redact.surrogates import Policy, parse_policy
-from medhelm_local.redact.tokens import Token, fold, tokenize
+from medhelm_local.redact.tokens import Token, TokenList, fold, tokenize
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
 DEFAULT_MASK = "[{type}]"
@@ -108,7 +108,7 @@ class Detector(NursingRules):
             word = facility_word_slip(t.key)
             if word is not None and self._unlisted(t.key):
                 if out is tokens:
-                    out = list(tokens)
+                    out = TokenList(tokens)
                 out[n] = t._replace(key=word)
             elif word is None and month_slip(t.key) and self._unlisted(t.key):
                 months.append(Span(t.start, t.end, PhiType.DATE))

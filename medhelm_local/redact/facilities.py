@@ -12,7 +12,7 @@ from collections.abc import Callable
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
 from medhelm_local.redact.slips import Slips
-from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 from medhelm_local.redact.wards import WardRules
 
@@ -54,6 +54,7 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
+_OSH = frozenset({"osh", "oshs"})  # an outside hospital
 # Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
 _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts", "side", "north", "south", "east",
                            "west", "center", "centre", "suburb", "suburbs", "outside", "edge", "home", "house", "state",
@@ -97,8 +98,9 @@ class FacilityRules(WardRules):
         """Names of several words that facilities.txt holds, wherever they stand ("MASS EYE AND EAR", "brigham and
         women's", "dana-farber"); one-word names are read after a place cue (_named_after_cue)."""
         spans, firsts = [], self.words.facility_firsts
-        for i, tok in enumerate(tokens):
-            if tok.kind != "w" or tok.key not in firsts:
+        for i in where(tokens, firsts):
+            tok = tokens[i]
+            if tok.kind != "w":
                 continue
             keys: list[str] = []
             ends: list[int] = []
@@ -203,8 +205,8 @@ class FacilityRules(WardRules):
     def _outside_hospital_named(self, tokens: list[Token]) -> list[Span]:
         """"FROM OSH (NASHOBA)", "osh (good sam)": the outside hospital's name in brackets after it."""
         spans = []
-        for i, tok in enumerate(tokens[:-3]):
-            if tok.key not in ("osh", "oshs") or tokens[i + 1].text != "(":
+        for i in where(tokens, _OSH):
+            if i >= len(tokens) - 3 or tokens[i + 1].text != "(":
                 continue
             j = i + 2
             while j < len(tokens) and j - i < 6 and tokens[j].kind == "w" \
@@ -311,10 +313,11 @@ class FacilityRules(WardRules):
             if tok.key == "children" and self._childrens(tokens, i):  # "A NURSE AT CHILDREN'S"
                 spans.append(Span(tok.start, tokens[i + 2].end, PhiType.HOSPITAL))
                 continue
-            if not tok.first and self._ward_number_first(tokens, i):  # "CALLED OUT TO 7 FELDMAN", "(11 REISMAN)"
+            # (the kind tests repeat the wards' first tests: asked of every token, the calls cost more than both)
+            if tok.kind == "d" and not tok.first and self._ward_number_first(tokens, i):  # "OUT TO 7 FELDMAN"
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
                 continue
-            code_end = 0 if tok.first else self._ward_code(tokens, i)
+            code_end = self._ward_code(tokens, i) if tok.kind == "w" and len(tok.key) <= 2 and not tok.first else 0
             if code_end:  # "back to f6 when stable"
                 spans.append(Span(tok.start, tokens[code_end].end, PhiType.HOSPITAL))
                 continue

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.tokens import Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 if TYPE_CHECKING:  # names imports this module; the class is only named here
@@ -46,8 +46,9 @@ def with_other_mentions(names: NameRules, tokens: list[Token], found: list[tuple
     known = {t.key for a, b in found for t in tokens[a:b] if t.kind == "w" and len(t.key) > 1}
     covered = {k for a, b in found for k in range(a, b)}
     spans = [Span(tokens[a].start, tokens[b - 1].end, PhiType.NAME) for a, b in found]
-    for k, tok in enumerate(tokens):
-        if tok.key in known and k not in covered and tok.key not in names.non_names \
+    for k in where(tokens, known):
+        tok = tokens[k]
+        if k not in covered and tok.key not in names.non_names \
                 and tok.key not in names.words.clinical_terms and names.not_eponym(tokens, k + 1):
             if tok.cased and not tok.text.isupper():
                 ok = tok.text[0].isupper() and (names.words.is_name(tok.key) or names.sentence_start(tokens, k)

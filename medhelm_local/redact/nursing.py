@@ -14,7 +14,7 @@ from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import REPORTED, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
 from medhelm_local.redact.slips import Slips
-from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
@@ -32,6 +32,7 @@ _SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on",
 # Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
+_HCP = frozenset({"hcp"})  # the health-care proxy
 # What never follows a modal verb, so that "will" before it is a name: "BROTHER WILL IS CONTACT", "son will and dtr".
 _NO_VERB_AFTER = frozenset({"is", "was", "has", "had", "and", "who", "aware", "here", "at", "lives", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
@@ -90,8 +91,9 @@ class NursingRules(PeopleRules):
         """"son tom called", "WIFE FERN AT BEDSIDE", "report given to joan": a first name right after a relation,
         a role or a verb that names a person."""
         found, firsts = [], self._person_cue_firsts()
-        for i, tok in enumerate(tokens):
-            cue = self.cue_at(tokens, i) if tok.key in firsts else None
+        for i in where(tokens, firsts):
+            tok = tokens[i]
+            cue = self.cue_at(tokens, i)
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
             k = i + cue[1]
@@ -227,8 +229,8 @@ class NursingRules(PeopleRules):
     def _before_report(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"BAKER AWARE", "o'hara notified": a known name that is not clinical right before a report word."""
         found = []
-        for k, tok in enumerate(tokens):
-            if tok.key not in REPORTED or k == 0 or tok.first:
+        for k in where(tokens, REPORTED):
+            if k == 0 or tokens[k].first:
                 continue
             j = k - 1
             cand = tokens[j]
@@ -247,8 +249,8 @@ class NursingRules(PeopleRules):
         """"bill is hcp", "SUE IS HER HCP", "nephew t.j. is hcp": a first name (or initials) right before "is" and the
         health-care proxy: whoever that is, is a person."""
         found = []
-        for k, tok in enumerate(tokens):
-            if tok.key != "hcp" or k < 2 or tok.first:
+        for k in where(tokens, _HCP):
+            if k < 2 or tokens[k].first:
                 continue
             j = k - 1 - (tokens[k - 1].key in ("her", "his", "the", "pt's", "their"))
             if j < 1 or tokens[j].key != "is" or tokens[j].first:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from medhelm_local.errors import ConfigError
+from medhelm_local.redact.regex_lowered import lowered_twin
 from medhelm_local.redact.regex_speed import compile_fast
 from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.regex_windows import tried, where_tried, word_tree
@@ -143,6 +144,7 @@ class CompiledPattern:
     starts: str | None = None  # None: searched as written; else tried at digits (regex_starts.start_kind)
     window: tuple[int, int, int] | None = None  # searched near its digits (regex_windows.window); starts None only
     gate: re.Pattern[str] | None = None  # what every match holds (regex_windows.digit_gate); neither of the above
+    twin: re.Pattern[str] | None = None  # the same rule for the lower-case copy of an ASCII note (regex_lowered)
 
     def may_match(self, lower_text: str) -> bool:
         """False when the text holds none of the literals the pattern needs, so it cannot match."""
@@ -163,6 +165,7 @@ class CompiledNegative:
     starts: str | None
     window: tuple[int, int, int] | None
     gate: re.Pattern[str] | None
+    twin: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,8 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
                                  fix="correct it as the comments at the top of the file describe") from None
     compiled = tuple(CompiledPattern(rule, _compile(_expand(rule.regex, spec.macros), f"pattern '{rule.name}'", path),
                                      tuple(r.lower() for r in rule.requires or ()),
-                                     *where_tried(_expand(rule.regex, spec.macros)))
+                                     *where_tried(_expand(rule.regex, spec.macros)),
+                                     twin=lowered_twin(_expand(rule.regex, spec.macros)))
                      for rule in spec.patterns)
     for c in compiled:
         if c.rule.check is not None and c.rule.check not in VALIDATORS:
@@ -230,7 +234,8 @@ def parse_rules(text: str | bytes, path: Path) -> Rules:
     starts = frozenset(m.group() for m in (_LABEL_START.match(label) for label in label_types) if m)
     negatives = tuple(CompiledNegative(_compile(_expand(n.regex, spec.macros), f"negative '{n.name}'", path),
                                        tuple(r.lower() for r in n.requires or ()),
-                                       *where_tried(_expand(n.regex, spec.macros)))
+                                       *where_tried(_expand(n.regex, spec.macros)),
+                                       twin=lowered_twin(_expand(n.regex, spec.macros)))
                       for n in spec.negatives)
     # A word of 40 letters or more is cut at 40 by _LABEL_START; a non-ASCII label word may lower differently alone
     # and in its note (a final sigma): either keeps the word-by-word lookup.
@@ -260,8 +265,10 @@ def drop_negatives(text: str, spans: list[Span], rules: Rules, starts: Starts | 
     text's `Starts`, when find_pattern_spans has them already."""
     starts = starts or Starts(text)
     lower = starts.lower()
+    on_copy = text.isascii()  # search the twins on the lower-case copy (regex_lowered): the same spans, sooner
     ranges = sorted(m.span() for n in rules.negatives if not n.requires or any(r in lower for r in n.requires)
-                    for m in tried(n.regex, text, starts, n.starts, n.window, n.gate))
+                    for m in (tried(n.twin, lower, starts, n.starts, n.window, n.gate) if on_copy and n.twin
+                              else tried(n.regex, text, starts, n.starts, n.window, n.gate)))
     if not ranges:
         return spans
     return [s for s in spans if not any(a <= s.start and s.end <= b for a, b in ranges)]
@@ -274,6 +281,7 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
     starts = starts or Starts(text)
     lower = starts.lower()
     present: dict[tuple[str, ...], bool] = {}  # rules share their lists of literals (the month names)
+    on_copy = text.isascii()  # search the twins on the lower-case copy (regex_lowered): the same spans, sooner
     for c in rules.patterns:
         if c.requires:
             needed = present.get(c.requires)
@@ -282,10 +290,14 @@ def find_pattern_spans(text: str, rules: Rules, starts: Starts | None = None) ->
             if not needed:
                 continue
         check = VALIDATORS[c.rule.check] if c.rule.check else None
-        for m in tried(c.regex, text, starts, c.starts, c.window, c.gate):
+        twin = c.twin if on_copy else None
+        for m in (tried(twin, lower, starts, c.starts, c.window, c.gate) if twin is not None
+                  else tried(c.regex, text, starts, c.starts, c.window, c.gate)):
             start, end = m.span(c.rule.group) if c.rule.group else m.span()
             kind = c.rule.type
             if check is not None:
+                if twin is not None:  # a check reads the note's own text ("a lower-case month"): the same match there
+                    m = c.regex.match(text, m.start()) or m
                 verdict = check(text, m, rules)
                 if verdict is None:
                     continue

@@ -12,7 +12,7 @@ from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.facilities import FacilityRules
 from medhelm_local.redact.name_words import ROLE_WORDS
 from medhelm_local.redact.slips import Slips
-from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 # Modal verbs, after which a first name that is also a word is the verb's subject no more: "son will call".
@@ -31,6 +31,8 @@ DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", 
                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm", "counselor",
                          "management", "mgmt", "liaison", "coordinator", "manager", "mgr", "worker", "pa"})
 # Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
+_FR = frozenset({"fr"})  # father, or French (a catheter's size)
+_FROM = frozenset({"from"})
 _SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
                                      "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
                                      "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
@@ -93,8 +95,9 @@ class PeopleRules(FacilityRules):
         """A priest named after "fr" where no number makes it a catheter's size: "chaplain (fr tomasz)", "FR. COLM LED
         A PRAYER", "priest (fr. okonjo)" (not "14 FR FOLEY")."""
         out = []
-        for k, tok in enumerate(tokens[:-1]):
-            if tok.key != "fr" or (k and tokens[k - 1].kind == "d") or (tok.cased and not tok.text[0].isupper()):
+        for k in where(tokens, _FR):
+            tok = tokens[k]
+            if k == len(tokens) - 1 or (k and tokens[k - 1].kind == "d") or (tok.cased and not tok.text[0].isupper()):
                 continue
             before = tokens[k - 1].key if k and not tok.first else ""
             if not (tok.first or before in ("(", "") or tokens[k - 1].text == "(" or before in _BEFORE_A_PRIEST):
@@ -114,10 +117,11 @@ class PeopleRules(FacilityRules):
         """A first name before "from" and a department or service: "deb from sw came by", "seen by raj from vascular",
         "KATHY FROM PHARMACY CALLED" (not a modal: "will from")."""
         out = []
-        for k in range(len(tokens) - 2):
-            tok = tokens[k]
-            if tokens[k + 1].key != "from" or tokens[k + 2].key not in _SERVICES:
+        for after in where(tokens, _FROM):
+            k = after - 1
+            if k < 0 or after + 1 >= len(tokens) or tokens[after + 1].key not in _SERVICES:
                 continue
+            tok = tokens[k]
             named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
                                                            and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY
                                                            and not tok.key.endswith("ed"))  # "TRANSFERED FROM ONC"

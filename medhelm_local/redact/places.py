@@ -22,7 +22,7 @@ from medhelm_local.redact.place_words import (
 )
 from medhelm_local.redact.slips import Slips, town_pair_slip, town_slip
 from medhelm_local.redact.streets import StreetRules
-from medhelm_local.redact.tokens import STOPWORDS, Token
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 # Cues after which a word one slip from a town is the town: "lives alone in lowel", "drove from pittsfeild" (not "plan
@@ -44,8 +44,9 @@ class PlaceRules(StreetRules):
         """"St. Mary's Hospital", "MERCY MEDICAL CENTER", "Hospital of Springfield"."""
         generic, spans = self.rules.words("facility_generic"), []
         facility = self._facility_any  # "UNIVERSITY OF ...", "REGIONAL MEDICAL CENTER"
-        for i, tok in enumerate(tokens):
-            cue = self.cue_at(tokens, i) if tok.kind == "w" and tok.key in self._phrase_index else None
+        for i in where(tokens, self._phrase_index):
+            tok = tokens[i]
+            cue = self.cue_at(tokens, i) if tok.kind == "w" else None
             if cue is None or cue[0] != "facility_words" or (tok.cased and not tok.text[0].isupper()):
                 continue
             j, named = i, list[Token]()
@@ -102,8 +103,9 @@ class PlaceRules(StreetRules):
         words before it (its kind, clinical words too, since the region names it); with case, every word but "of"
         capitalised."""
         spans = []
-        for i, tok in enumerate(tokens):
-            if tok.key not in PRACTICE_WORDS or tok.first or i == 0 or tokens[i - 1].key in PRACTICE_WORDS:
+        for i in where(tokens, PRACTICE_WORDS):
+            tok = tokens[i]
+            if tok.first or i == 0 or tokens[i - 1].key in PRACTICE_WORDS:
                 continue
             end = self._region_after_of(tokens, i - 1)
             if not end or (tok.cased and not all(t.text[:1].isupper() for t in tokens[i:end + 1] if t.key != "of")):
@@ -235,13 +237,14 @@ class PlaceRules(StreetRules):
                     and self._town_pair(tok.key, nxt.key):
                 spans.append(Span(tok.start, nxt.end, PhiType.CITY))  # "visiting from new bedfrod", "in jamaca plain"
                 continue
-            if len(tok.key) >= (4 if tok.cased else 5) and not self.words.is_name(tok.key) and tok.key not in states \
-                    and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY and after_cue(tokens, i, cues):
+            if len(tok.key) >= (4 if tok.cased else 5) and after_cue(tokens, i, cues) \
+                    and not self.words.is_name(tok.key) and tok.key not in states \
+                    and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY:
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
             if not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first \
-                    and town_slip(self.words, tok.key) and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY:
+                    and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY and self._town_slip(tok.key):
                 spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "lives alone in lowel", "from pittsfeild"
                 continue
             # A town of several words is looked up only after a word that starts one (most words start none).
@@ -261,6 +264,16 @@ class PlaceRules(StreetRules):
                                       PhiType.STREET if road else PhiType.CITY))
                     break
         return spans + self._town_before_its_state(tokens)
+
+    def _town_slip(self, word: str) -> bool:
+        """town_slip, remembered: each candidate costs a few hundred dictionary lookups."""
+        memo: dict[str, bool] = self.__dict__.setdefault("_town_slip_memo", {})
+        found = memo.get(word)
+        if found is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            found = memo[word] = town_slip(self.words, word)
+        return found
 
     def _town_pair(self, first: str, second: str) -> bool:
         """town_pair_slip, remembered: the same pair of words recurs in a note and across a batch."""

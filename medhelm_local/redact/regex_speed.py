@@ -40,18 +40,24 @@ _BROAD_CATEGORIES = {c.CATEGORY_WORD, c.CATEGORY_NOT_WORD, c.CATEGORY_NOT_DIGIT,
 def compile_fast(regex: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     """`re.compile(regex, flags)`, rewritten to search faster where that is exact (see the module's docstring)."""
     try:
-        parsed = sre_parse.parse(regex, flags)
-        state, all_flags = parsed.state, parsed.state.flags
-        data = _group_branches(list(parsed.data), state, all_flags)
-        hoisted = _hoist(data, state, all_flags)
-        if hoisted is not None:
-            data = hoisted
-        else:
-            data = _guarded(data, state, all_flags)
-        parsed.data, parsed.width = data, None
-        return compile_tree(regex, parsed, flags)
+        return compile_tree(regex, fast_tree(regex, flags), flags)
     except Exception:  # a parse tree this module does not know: the plain compilation is exact
         return re.compile(regex, flags)
+
+
+def fast_tree(regex: str, flags: int = re.IGNORECASE) -> Any:
+    """The parse tree of `regex` with the rewrites of the module's docstring (an exception where it holds a node
+    they do not know)."""
+    parsed = sre_parse.parse(regex, flags)
+    state, all_flags = parsed.state, parsed.state.flags
+    data = _group_branches(list(parsed.data), state, all_flags)
+    hoisted = _hoist(data, state, all_flags)
+    if hoisted is not None:
+        data = hoisted
+    else:
+        data = _guarded(data, state, all_flags)
+    parsed.data, parsed.width = data, None
+    return parsed
 
 
 def compile_tree(regex: str, parsed: Any, flags: int) -> re.Pattern[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
+from itertools import chain
 from typing import NamedTuple
 
 
@@ -53,10 +55,47 @@ class Token(NamedTuple):
     first: bool  # the first token of its line
 
 
-def tokenize(text: str, case_text: str | None = None) -> list[Token]:
+class TokenList(list[Token]):
+    """A note's tokens, with where each key stands in them (read on the first ask). Most rules look only at the
+    few tokens whose key is in a small set ("to", "from", a relation, a ward's name): one index of the note's keys
+    finds those for every rule, where a loop over every token for each costs more than the rules' own work.
+    Holders never change a TokenList after its first `where` (a change makes a new one: `_read_slips`)."""
+
+    __slots__ = ("_at",)
+    _at: dict[str, list[int]]
+
+    def where(self, keys: Collection[str]) -> list[int]:
+        """Indexes of the tokens whose key is in `keys`, in order."""
+        try:
+            at = self._at
+        except AttributeError:
+            at = self._at = {}
+            for i, tok in enumerate(self):
+                found = at.get(tok.key)
+                if found is None:
+                    at[tok.key] = [i]
+                else:
+                    found.append(i)
+        if len(keys) < len(at):
+            hits = [at[k] for k in keys if k in at]
+        else:
+            hits = [found for k, found in at.items() if k in keys]
+        if len(hits) <= 1:
+            return list(hits[0]) if hits else []
+        return sorted(chain.from_iterable(hits))
+
+
+def where(tokens: list[Token], keys: Collection[str]) -> list[int]:
+    """Indexes of the tokens whose key is in `keys`, in order (from the index of a TokenList)."""
+    if isinstance(tokens, TokenList):
+        return tokens.where(keys)
+    return [i for i, tok in enumerate(tokens) if tok.key in keys]
+
+
+def tokenize(text: str, case_text: str | None = None) -> TokenList:
     """Tokens of `text`, line by line, each marked with its line's case mode (read from `case_text`, a
     same-length copy, when given: masks blanked for the rules still count as capitalised words there)."""
-    tokens: list[Token] = []
+    tokens = TokenList()
     case_lines = (case_text or text).splitlines(keepends=True)
     doc_cased = _is_cased(case_text or text)
     pos = 0

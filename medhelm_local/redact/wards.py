@@ -11,7 +11,7 @@ from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.initials import InitialsRules
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, MOVED_FROM, MOVES, UNIT_AFTER, WARD_AFTER
 from medhelm_local.redact.slips import Slips
-from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.tokens import Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 # Letters of a ward code that are oxygen, dextrose, a vitamin, a blocker, a drain or a chamber instead: "back to O2",
@@ -114,8 +114,9 @@ class WardRules(InitialsRules):
         spans: list[Span] = []
         if not wards:
             return spans
-        for i, tok in enumerate(tokens):
-            if tok.kind != "w" or tok.key not in wards or (tok.cased and not tok.text[0].isupper()):
+        for i in where(tokens, wards):
+            tok = tokens[i]
+            if tok.kind != "w" or (tok.cased and not tok.text[0].isupper()):
                 continue
             if self._ward_number_beside(tokens, i, i + 1):
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))

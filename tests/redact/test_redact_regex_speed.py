@@ -2,51 +2,20 @@
 
 from __future__ import annotations
 
-import random
 import re
 import string
 from array import array
 
 import pytest
-from support import phi_notes
-from support.pathological import ADVERSARIAL, PATHOLOGICAL
-from support.synthetic_notes import generate
+from support.regex_cases import RULES_PATH, texts
+from support.regex_cases import found as _found
+from support.regex_cases import shipped as _shipped
 
-from medhelm_local.redact.patterns import RuleFile, _expand
 from medhelm_local.redact.regex_speed import OTHER_CASES, compile_fast
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 from medhelm_local.redact.regex_windows import digit_gate, digit_window, matches_in, stretches, window
-from medhelm_local.settings import default_redaction_dir
-from medhelm_local.yaml_lines import parse_located
 
-RULES_PATH = default_redaction_dir() / "rules.yaml"
-# Characters the rewrites reason about: letters whose case has more than two forms (Kelvin sign, long s, dotted
-# and dotless i), digits, the marks the look-behinds name, line ends, and accented letters.
-TRICKY = "aAkKsSiI\u212a\u017f\u0130\u0131é0123456789 \t\n\r.,/-'’#:()+@%$xX"
-
-
-def _shipped() -> list[tuple[str, str]]:
-    spec = RuleFile.model_validate(parse_located(RULES_PATH.read_text(encoding="utf-8"), RULES_PATH,
-                                                 "redaction rule file").data)
-    rules = [(f"pattern {p.name}", _expand(p.regex, spec.macros)) for p in spec.patterns]
-    return rules + [(f"negative {n.name}", _expand(n.regex, spec.macros)) for n in spec.negatives]
-
-
-def _texts() -> list[str]:
-    texts = [note.text for name in phi_notes.SETS for note in phi_notes.load(name)]
-    texts += [note.text for note in generate(120, 3)]
-    texts += [t.upper() for t in texts[:200]] + [t.lower() for t in texts[:200]]
-    texts += [*PATHOLOGICAL.values(), ADVERSARIAL]
-    rng = random.Random(32)
-    texts += ["".join(rng.choice(TRICKY) for _ in range(rng.randint(1, 60))) for _ in range(400)]
-    return texts
-
-
-def _found(pattern: re.Pattern[str], texts: list[str]) -> list[list[tuple[object, ...]]]:
-    return [[(m.span(), m.groups(), m.groupdict()) for m in pattern.finditer(t)] for t in texts]
-
-
-TEXTS = _texts()
+TEXTS = texts()
 
 
 @pytest.mark.parametrize(("what", "regex"), _shipped(), ids=[w for w, _ in _shipped()])
