@@ -6,7 +6,7 @@ import re
 
 from support import phi_notes
 
-from medhelm_local.redact.tokens import fold, tokenize
+from medhelm_local.redact.tokens import TokenList, fold, tokenize, where
 
 WORDS = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 LINES = ["Pt seen by Dr. O'Brien and D’Angelo; son's cell 508-555-0100.", "PÉREZ, josé: 2 días", "x'y don't İstanbul",
@@ -48,3 +48,26 @@ def test_case_mode_of_a_line_counts_its_letters() -> None:
     mixed, caps = tokenize("Seen today by the covering physician"), tokenize("SEEN TODAY BY THE COVERING PHYSICIAN")
     assert all(t.cased for t in mixed) and not any(t.cased for t in caps)
     assert all(t.cased for t in tokenize("Visto hoy por el médico de guardia"))
+
+
+def test_where_finds_the_tokens_of_any_keys_in_order() -> None:
+    """The index of a note's keys gives what a scan of every token gives, for few keys or many, and for a plain
+    list of tokens too."""
+    notes = [note.text for note in phi_notes.load("dev5")[:20]] + LINES
+    for text in notes:
+        tokens = tokenize(text)
+        assert isinstance(tokens, TokenList)
+        keys = sorted({t.key for t in tokens})
+        for wanted in [set(), {"to"}, {"from", "at", "to", "nowhere"}, set(keys[::3]), set(keys), {"", "'"}]:
+            scanned = [i for i, t in enumerate(tokens) if t.key in wanted]
+            assert tokens.where(frozenset(wanted)) == scanned
+            assert where(list(tokens), wanted) == scanned
+            assert where(tokens, {k: None for k in wanted}) == scanned  # a dict's keys serve as the set
+
+
+def test_a_token_list_copied_and_changed_has_its_own_index() -> None:
+    tokens = tokenize("back to farr 7 from osh")
+    assert tokens.where({"osh"}) == [5]
+    changed = TokenList(tokens)
+    changed[5] = changed[5]._replace(key="hospital")
+    assert changed.where({"osh"}) == [] and changed.where({"hospital"}) == [5] and tokens.where({"osh"}) == [5]
