@@ -19,9 +19,9 @@ from medhelm_local.redact.organisms import drop_organisms
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
 from medhelm_local.redact.regex_starts import Starts
-from medhelm_local.redact.slips import facility_word_slip, month_slip
+from medhelm_local.redact.slips import facility_word_slip, month_slip, slip_keys
 from medhelm_local.redact.surrogates import Policy, parse_policy
-from medhelm_local.redact.tokens import Token, TokenList, fold, tokenize
+from medhelm_local.redact.tokens import Token, TokenList, fold, tokenize, where
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
 DEFAULT_MASK = "[{type}]"
@@ -102,7 +102,8 @@ class Detector(NursingRules):
         ("BEVERLY HOSPTIAL", "MASS GENRAL", "LAHEY CLNIC") so that the rules read the name whole; and as dates, such
         words one slip from a month ("QUIT NOVMBER", "thinks its janaury", "SINCE AUGUT 2005")."""
         out, months = tokens, []
-        for n, t in enumerate(tokens):
+        for n in where(tokens, slip_keys()):
+            t = tokens[n]
             if t.kind != "w" or t.cased or len(t.key) < 5:
                 continue
             word = facility_word_slip(t.key)

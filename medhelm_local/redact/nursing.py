@@ -33,6 +33,7 @@ _SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on",
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
 _HCP = frozenset({"hcp"})  # the health-care proxy
+_OPENING = frozenset({"("})
 # What never follows a modal verb, so that "will" before it is a name: "BROTHER WILL IS CONTACT", "son will and dtr".
 _NO_VERB_AFTER = frozenset({"is", "was", "has", "had", "and", "who", "aware", "here", "at", "lives", "(", ","})
 _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word"})
@@ -149,8 +150,10 @@ class NursingRules(PeopleRules):
         """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)", "father (art)": a first name
         alone in brackets right after a role, a department, a credential or a relation names who it was."""
         found, roles = [], self._roles() | self._relations  # "pt's father (art)", "brother (will) had the same"
-        for k, tok in enumerate(tokens[2:-1], 2):
-            end = k + 1
+        for k in (at + 1 for at in where(tokens, _OPENING)):  # the name after "("
+            if not 2 <= k < len(tokens) - 1:
+                continue
+            tok, end = tokens[k], k + 1
             if end + 1 < len(tokens) and len(tokens[end].text) == 1 and tokens[end].text.isalpha() \
                     and tokens[end].start == tok.end + 1:
                 end += 1 + (end + 1 < len(tokens) and tokens[end + 1].text == ".")  # "(connie b)", "(tina d., rn)"

@@ -162,7 +162,9 @@ class PeopleRules(FacilityRules):
         a relation, a function word or shorthand: "WILL CALL", "MOM SAYS", "ALINE DECLINED")."""
         out = []
         relations = self.rules.words("relations")
-        for k in range(len(tokens) - 1):
+        for k in (at - 1 for at in where(tokens, _SAYING)):  # the name before the verb
+            if k < 0:
+                continue
             tok, verb = tokens[k], tokens[k + 1]
             opens = tok.first or (k and tokens[k - 1].text in ".;!?")
             if not opens or tok.kind != "w" or verb.first or verb.key not in _SAYING or verb.start - tok.end > 2 \

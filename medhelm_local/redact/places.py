@@ -28,6 +28,7 @@ from medhelm_local.redact.types import PhiType, Span
 # Cues after which a word one slip from a town is the town: "lives alone in lowel", "drove from pittsfeild" (not "plan
 # to resite", "at fenway park").
 _TOWN_SLIP_CUES = frozenset({"in", "ni", "from", "frm", "fr", "near"})
+_COMMA = frozenset({","})
 # Cues before a town written with its state or country after a comma: "from bend, oregon", "LIVES IN CORK, IRELAND".
 _TOWN_BEFORE_STATE_CUES = frozenset({"in", "from", "frm", "near", "of", "to"})
 
@@ -205,9 +206,18 @@ class PlaceRules(StreetRules):
         memo, place_word = self._place_word_memo, self._place_word
         place = [memo.get((t.text, t.cased)) for t in tokens]  # asked of a token up to four times below
         place = [known if known is not None else place_word(t) for known, t in zip(place, tokens, strict=True)]
+        cities, firsts = self.words.cities, self._city_firsts
+        state_near = [False] * len(tokens)  # a comma and a state within a town's run after the token
+        for k in where(tokens, _COMMA):
+            if k + 1 < len(tokens) and tokens[k + 1].key in states:
+                state_near[max(0, k - 6):k] = [True] * (k - max(0, k - 6))
         for i, tok in enumerate(tokens):
             if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")):
                 continue
+            if not state_near[i] and tok.key not in cities and tok.key not in firsts \
+                    and not (i and tokens[i - 1].key in _TOWN_SLIP_CUES) \
+                    and not (len(tok.key) >= (4 if tok.cased else 5) and after_cue(tokens, i, cues)):
+                continue  # each reading below needs one of these: most words of a note are spared building a run
             words, end = [tok], i + 1
             while end < len(tokens) and len(words) < 3:
                 if place[end]:

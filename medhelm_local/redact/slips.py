@@ -99,13 +99,15 @@ _MONTH_SLIPS: frozenset[str] = frozenset()
 def month_slip(word: str) -> bool:
     """Whether a word of five letters or more is one slip (after its first letter) from a month's name of five
     letters or more: "octobr", "janaury", "NOVMBER", "augut" (not the month itself)."""
+    return 5 <= len(word) <= 10 and word in _month_slips()
+
+
+def _month_slips() -> frozenset[str]:
     global _MONTH_SLIPS
-    if not 5 <= len(word) <= 10:
-        return False
     if not _MONTH_SLIPS:
         _MONTH_SLIPS = frozenset(s for m in _MONTHS for s in _one_slip(m) if len(s) >= 5 and s[0] == m[0]) \
             - frozenset(_MONTHS)
-    return word in _MONTH_SLIPS
+    return _MONTH_SLIPS
 
 
 # Words that end a facility's name, read through a slip so that the name is read whole ("BEVERLY HOSPTIAL", "MASS
@@ -118,14 +120,27 @@ _FACILITY_SLIPS: dict[str, str] = {}
 def facility_word_slip(word: str) -> str | None:
     """The facility word ("hospital", "general", ...) a word of five letters or more is one slip from (after its
     first letter), or None."""
-    if len(word) < 5:
-        return None
+    return _facility_slips().get(word) if len(word) >= 5 else None
+
+
+def _facility_slips() -> dict[str, str]:
     if not _FACILITY_SLIPS:
         for w in _FACILITY_WORDS:
             for s in _one_slip(w):
                 if len(s) >= 5 and s[0] == w[0] and s not in _FACILITY_WORDS:
                     _FACILITY_SLIPS.setdefault(s, w)
-    return _FACILITY_SLIPS.get(word)
+    return _FACILITY_SLIPS
+
+
+def slip_keys() -> frozenset[str]:
+    """Every word that facility_word_slip or month_slip reads (for TokenList.where)."""
+    global _SLIP_KEYS
+    if not _SLIP_KEYS:
+        _SLIP_KEYS = frozenset(_facility_slips()) | _month_slips()
+    return _SLIP_KEYS
+
+
+_SLIP_KEYS: frozenset[str] = frozenset()
 
 
 def town_pair_slip(words: Dictionaries, first: str, second: str) -> bool:
