@@ -9,7 +9,8 @@ cases apart (a case-sensitive part of a rule: "(?-i:TAY-SACHS)"), or a case-sens
 read on the copy, which has lost them: such a rule gets no twin, nor does one holding a node this module does
 not know; it is searched as written. A rule so rewritten finds, on the copy, exactly the spans and groups the
 rule finds on the note; a check that reads the matched text is given the match on the note itself
-(`patterns.find_pattern_spans`).
+(`patterns.find_pattern_spans`). A twin keeps its rule's text as its `.pattern` (for messages), so a pickled one
+would come back as the rule compiled case-sensitively: twins are built where they are used, never pickled.
 tests/redact/test_redact_regex_lowered.py checks every shipped rule's twin against the rule.
 """
 
