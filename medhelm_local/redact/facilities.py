@@ -10,7 +10,14 @@ from bisect import bisect_left
 from collections.abc import Callable
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.place_words import MOVED_FROM, MOVES, PLACE_BEFORE, PRACTICE_WORDS, UNIT_AFTER
+from medhelm_local.redact.place_words import (
+    MOVED_FROM,
+    MOVES,
+    PLACE_BEFORE,
+    PRACTICE_WORDS,
+    UNIT_AFTER,
+    changed_from,
+)
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
@@ -282,6 +289,7 @@ class FacilityRules(WardRules):
         tok = tokens[i]
         the = i >= 2 and tokens[i - 1].key == "the" and not tokens[i - 1].first and tokens[i - 2].key == "at"
         return (not tok.cased and len(tok.key) >= 5 and tokens[i - 1 - the].key in ("at", "from", "frm", "@")
+                and not changed_from(tokens, i)
                 and self._unknown(tok, Slips.CLINICAL) and not self.words.is_name(tok.key)
                 and tok.key not in self.words.cities
                 and tok.key not in self.words.everyday)

@@ -12,7 +12,7 @@ from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT
 from medhelm_local.redact.patterns import Rules
-from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER
+from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER, changed_from
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -59,7 +59,7 @@ class InHouseRules(AddressRules):
                 continue
             if tok.key in _SAINTS:
                 spans += self._saint(tokens, i)
-            elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and (
+            elif i + 1 < len(tokens) and tokens[i + 1].kind == "d" and not changed_from(tokens, i) and (
                     self._ward_word(tok) or self._ward_word(tok, self._ward_cue(tokens, i))):
                 spans += self._ward(text, tokens, i)
             if 2 <= len(tok.text) <= 5 and memo.get((tok.text, tok.cased)) is not False:
@@ -83,8 +83,10 @@ class InHouseRules(AddressRules):
         before = tokens[i - 1].key if i and not tok.first else ""
         after = tokens[i + 1].key if i + 1 < len(tokens) and not tokens[i + 1].first else ""
         two_before = tokens[i - 2].key if i > 1 and not tokens[i - 1].first else ""
+        # what a drug or a setting was changed from or to is no place: "SWITCHED FROM PACERONE TO ZOCOR"
         moved = before in PLACE_BEFORE and before not in _NOT_A_MOVE and not (
-            before == "to" and two_before in CHANGE_BEFORE_TO) \
+            before == "to" and (two_before in CHANGE_BEFORE_TO or changed_from(tokens, i - 2))) \
+            and not changed_from(tokens, i) \
             and not (before == "@" and tokens[i - 1].end < tok.start)  # "@TUFTS", not "@ MBTA STATION"
         cue = ((moved and (tok.text.isupper() or (before in ("at", "from", "frm", "@") and len(tok.key) >= 3
                                                   and tok.key not in self.words.everyday)))

@@ -77,6 +77,11 @@ CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "
                               "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached",
                               "connected"})
+# Words before "from" that change a drug, a dose or a setting, so that what follows is what was changed, not a place
+# ("SWITCHED FROM ZOSYN TO CEFEPIME", "weaned from levophed"); not "went" or "transitioned", which move patients too.
+CHANGE_BEFORE_FROM = frozenset({"changed", "switched", "weaned", "titrated", "converted", "tapered", "increased",
+                                "decreased", "change", "switch", "wean", "titrate", "taper", "increase", "decrease",
+                                "dropped", "advanced"})
 # What follows a ward's name: "... 4 WHEN BED AVAILABLE", "FROM 12 STONE TODAY".
 WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight", "later", "bed"})
 # Words that move a patient to a ward or a facility: "TRANSFERRED TO PHELPS", "back to saint agnes".
@@ -89,6 +94,13 @@ MOVED_FROM = PLACE_BEFORE - {"on", "off"}
 TOWN_SERVICES = frozenset({"pd", "fd", "police", "fire", "ems", "rescue"})
 # A compass word before a town names a village of it: "SOUTH WEYMOUTH", "east falmouth", "West Newbury".
 COMPASS = frozenset({"north", "south", "east", "west"})
+
+
+def changed_from(tokens: list[Token], i: int) -> bool:
+    """Whether token i follows a word that changes a drug or a setting and "from" ("SWITCHED FROM ZOSYN"): what was
+    changed, not where a patient came from."""
+    return i >= 2 and tokens[i - 1].key == "from" and tokens[i - 2].key in CHANGE_BEFORE_FROM \
+        and not tokens[i].first and not tokens[i - 1].first
 
 
 def after_cue(tokens: list[Token], i: int, cues: frozenset[str]) -> bool:

@@ -19,6 +19,7 @@ from medhelm_local.redact.place_words import (
     TOWN_SERVICES,
     after_cue,
     after_university_of,
+    changed_from,
 )
 from medhelm_local.redact.slips import Slips, town_pair_slip, town_slip
 from medhelm_local.redact.streets import StreetRules
@@ -240,7 +241,9 @@ class PlaceRules(StreetRules):
                 spans.append(Span(tok.start, tokens[end - 1].end, PhiType.CITY))
                 continue
             nxt = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
-            if not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first and nxt is not None \
+            slip_cue = not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first \
+                and not changed_from(tokens, i)  # "switched from yervoy": a drug no list holds, not a town's slip
+            if slip_cue and nxt is not None \
                     and nxt.kind == "w" and f"{tok.key} {nxt.key}" not in self.words.cities \
                     and (self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY
                          or self.tier(nxt, Slips.NONE) == Ambiguity.NAME_ONLY) \
@@ -253,8 +256,7 @@ class PlaceRules(StreetRules):
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
-            if not tok.cased and i and tokens[i - 1].key in _TOWN_SLIP_CUES and not tok.first \
-                    and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY and self._town_slip(tok.key):
+            if slip_cue and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY and self._town_slip(tok.key):
                 spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "lives alone in lowel", "from pittsfeild"
                 continue
             # A town of several words is looked up only after a word that starts one (most words start none).

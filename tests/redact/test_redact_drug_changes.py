@@ -1,0 +1,30 @@
+"""What a drug or a setting was changed from, and what it was changed to after that, is no place: ICU notes write
+"SWITCHED FROM PACERONE TO ZOCOR" and "weaned from levophed" with brands no vocabulary holds, which a place cue
+("from", "to") would otherwise read as an outside hospital. A patient moved from a place still names it."""
+
+from __future__ import annotations
+
+import pytest
+from support.detected import covered, found
+
+# Brands that MedicationQA's questions name and no list of the rule pack holds.
+BRANDS = ("JANTOVEN", "PACERONE", "SANDIMMUNE", "GLUCOPHAGE", "ZOCOR", "ANDRX")
+
+
+@pytest.mark.parametrize("brand", BRANDS)
+@pytest.mark.parametrize("template", [
+    "SWITCHED FROM {} TO HEPARIN.", "CHANGED FROM {} LAST PM.", "WEANED FROM {} OVERNIGHT.",
+    "CONVERTED FROM {} TO PO.", "SWITCHED FROM HEPARIN TO {}.", "DECREASED FROM {} 10 TO 5.",
+])
+def test_a_brand_a_drug_was_changed_from_or_to_is_no_place(brand: str, template: str) -> None:
+    for text in (template.format(brand), template.format(brand).lower()):
+        assert not found(text), text
+
+
+@pytest.mark.parametrize("text, place", [
+    ("TRANSFERRED FROM KMC FOR CATH.", "KMC"), ("admitted from gosnold for detox.", "gosnold"),
+    ("PT CAME FROM NASHOBA TODAY.", "NASHOBA"), ("SWITCHED HOSPITALS.\nFROM KMC TO HERE.", "KMC"),
+    ("TRANSFERRED FROM FELDBERG 7 TODAY.", "FELDBERG 7"), ("pt changed.\nfrom eastwing 4 to micu.", "eastwing 4"),
+])
+def test_a_patient_moved_from_a_place_still_names_it(text: str, place: str) -> None:
+    assert covered(text, place)
