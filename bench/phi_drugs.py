@@ -1,12 +1,14 @@
 """False alarms on drug names in ICU nursing phrasing: the words MedicationQA's consumer questions write capitalised
 in mid-sentence (mostly brands and generics: "Pacerone", "Glucophage", "Zocor"), put into phrases nurses write about
-drugs ("SWITCHED FROM {} TO HEPARIN", "weaned off {} this am", "{} HELD FOR LOW BP"), in capitals and in lower
+drugs ("SWITCHED FROM {} TO HEPARIN", "weaned off {} this am", "AWAITING {} FROM PHARMACY"), in capitals and in lower
 case. A word flagged in a neutral phrase ("CONT {} AND MONITOR.") is left out: a month, a holiday, a town or a name
 that happens to be capitalised there ("November", "Harvard"), which the detector is right to mask.
 
 MedicationQA is in none of the sources `redaction/vocabulary` is counted from, so its brands are unknown words to
-the detector, as most brands in real notes are. Its phrases were tuned on at stop 48 (the "changed from" reading
-came from this probe); a phrase added later and measured before any rule changes is the fairer figure. Prints, per
+the detector, as most brands in real notes are. Its phrases were tuned on at stop 48 (the "changed from" and "from
+pharmacy" readings came from this probe); a phrase added later and measured before any rule changes is the fairer
+figure. Two phrases stay flagged on purpose: after "PCA" (a patient care assistant is named there too) and after
+"states" (as in "WIFE STATES JOHN WILL VISIT"), an unknown word is read as a name. Prints, per
 phrase, how many of the words are flagged in either case, then `drug_flags_per_1000 F` over every phrase and word.
 Reads ../shared/datasets/medication_qa (or PHI_BENCH_DATASETS); nothing of it is kept.
 Run: .venv/bin/python bench/phi_drugs.py
@@ -31,7 +33,8 @@ PHRASES = ("SWITCHED FROM {} TO HEPARIN.", "changed from levo to {} overnight", 
            "d/c'd {} per team", "started on {} for afib", "on {} and heparin", "NEEDS {} PRIOR TO TRANSFER",
            "{} @ 5 MCG/MIN", "PT REFUSED {}", "c/o pain, medicated w/ {}", "{} given at 1400", "pt from home on {}",
            "REQUIRED {} X2", "{} HELD FOR LOW BP, MD AWARE.", "GIVEN {} 5MG IV WITH GOOD EFFECT.",
-           "converted to {} po", "transitioned to {}")
+           "converted to {} po", "transitioned to {}", "AWAITING {} FROM PHARMACY", "pt states {} helps",
+           "PCA {}", "ALLERGIC TO {}")
 _CAPITALISED = re.compile(r"(?<=[a-z,;] )([A-Z][a-z]{3,})\b")
 
 

@@ -33,6 +33,11 @@ DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", 
 # Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
 _FR = frozenset({"fr"})  # father, or French (a catheter's size)
 _FROM = frozenset({"from"})
+# Words before what is awaited, asked for or sent from a service: a drug or a product, not a person, when the word is
+# no first name ("AWAITING PACERONE FROM PHARMACY", "need 2 more of the ativan from pharm"; "waiting for deb from sw").
+_WAITED_FOR = frozenset({"awaiting", "await", "waiting", "for", "need", "needs", "needed", "request", "requested",
+                         "order", "ordered", "get", "got", "getting", "obtain", "obtained", "more", "new", "no", "any",
+                         "extra", "the", "some", "of", "sent", "send"})
 _SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
                                      "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
                                      "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
@@ -122,7 +127,8 @@ class PeopleRules(FacilityRules):
             if k < 0 or after + 1 >= len(tokens) or tokens[after + 1].key not in _SERVICES:
                 continue
             tok = tokens[k]
-            named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha()
+            waited_for = k and not tok.first and tokens[k - 1].key in _WAITED_FOR  # "awaiting zosyn from pharmacy"
+            named = tok.key in self.words.first_names or (len(tok.key) >= 3 and tok.text.isalpha() and not waited_for
                                                            and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY
                                                            and not tok.key.endswith("ed"))  # "TRANSFERED FROM ONC"
             if tok.kind == "w" and named and tok.key not in MODALS \

@@ -1,6 +1,7 @@
 """What a drug or a setting was changed from, and what it was changed to after that, is no place: ICU notes write
 "SWITCHED FROM PACERONE TO ZOCOR" and "weaned from levophed" with brands no vocabulary holds, which a place cue
-("from", "to") would otherwise read as an outside hospital. A patient moved from a place still names it."""
+("from", "to") would otherwise read as an outside hospital. A patient moved from a place still names it. A brand
+awaited from pharmacy is no person from a service; a first name there still is."""
 
 from __future__ import annotations
 
@@ -28,3 +29,19 @@ def test_a_brand_a_drug_was_changed_from_or_to_is_no_place(brand: str, template:
 ])
 def test_a_patient_moved_from_a_place_still_names_it(text: str, place: str) -> None:
     assert covered(text, place)
+
+
+@pytest.mark.parametrize("brand", BRANDS)
+@pytest.mark.parametrize("template", ["AWAITING {} FROM PHARMACY.", "waiting for {} from pharmacy",
+                                      "NEEDS MORE {} FROM PHARM"])
+def test_a_brand_awaited_from_pharmacy_is_no_person(brand: str, template: str) -> None:
+    for text in (template.format(brand), template.format(brand).lower()):
+        assert not found(text), text
+
+
+@pytest.mark.parametrize("text, person", [
+    ("KATHY FROM PHARMACY CALLED.", "KATHY"), ("waiting for deb from sw to call back", "deb"),
+    ("seen by raj from vascular", "raj"), ("AWAITING ROSA FROM PHARMACY TO CALL BACK", "ROSA"),
+])
+def test_a_first_name_from_a_service_is_still_a_person(text: str, person: str) -> None:
+    assert person in found(text).get("NAME", [])
