@@ -16,14 +16,14 @@ Run: .venv/bin/python bench/phi_drugs.py
 
 from __future__ import annotations
 
-import html
 import re
 import sys
-import zipfile
+from pathlib import Path
 
 from phi_sets import SHARED
 
 from medhelm_local.redact.detector import Detector, detector_for
+from medhelm_local.scenarios.spreadsheet import read_sheet_rows
 from medhelm_local.settings import default_redaction_dir
 
 WORKBOOK = SHARED / "medication_qa" / "MedInfo2019-QA-Medications.xlsx"
@@ -38,11 +38,9 @@ PHRASES = ("SWITCHED FROM {} TO HEPARIN.", "changed from levo to {} overnight", 
 _CAPITALISED = re.compile(r"(?<=[a-z,;] )([A-Z][a-z]{3,})\b")
 
 
-def words(path: str) -> list[str]:
+def words(path: Path) -> list[str]:
     """The distinct words the workbook's cells write capitalised after a lower-case word, in lower case, in order."""
-    with zipfile.ZipFile(path) as book:
-        xml = book.read("xl/sharedStrings.xml").decode("utf-8")
-    cells = [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<si>(.*?)</si>", xml, re.S)]
+    cells = [text for _, row in read_sheet_rows(path) for text in row.values()]
     return list(dict.fromkeys(m.group(1).lower() for cell in cells for m in _CAPITALISED.finditer(cell)))
 
 
@@ -61,7 +59,7 @@ def main() -> None:
                  "`medhelm-local data stage` writes them on a connected host) or name their folder in "
                  "PHI_BENCH_DATASETS")
     detector = detector_for(default_redaction_dir().resolve())
-    candidates = words(str(WORKBOOK))
+    candidates = words(WORKBOOK)
     drugs = [w for w in candidates if not flagged(detector, NEUTRAL, w)]
     print(f"{len(candidates)} words capitalised mid-sentence; {len(drugs)} unflagged in '{NEUTRAL}' are probed")
     total = 0
