@@ -31,6 +31,11 @@ DEPARTMENTS = frozenset({"respiratory", "resp", "pharmacy", "lab", "transport", 
                          "phlebotomy", "dietary", "rehab", "wound", "ostomy", "ot", "slp", "sw", "cm", "counselor",
                          "management", "mgmt", "liaison", "coordinator", "manager", "mgr", "worker", "pa"})
 # Departments and services a person comes from: "deb from sw", "raj from vascular", "KATHY FROM PHARMACY".
+_SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
+                                     "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
+                                     "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
+                                     "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
+                                     "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
 _FR = frozenset({"fr"})  # father, or French (a catheter's size)
 _FROM = frozenset({"from"})
 # Words before what is awaited, asked for or sent from a service: a drug or a product, not a person, when the word is
@@ -38,11 +43,6 @@ _FROM = frozenset({"from"})
 _WAITED_FOR = frozenset({"awaiting", "await", "waiting", "for", "need", "needs", "needed", "request", "requested",
                          "order", "ordered", "get", "got", "getting", "obtain", "obtained", "more", "new", "no", "any",
                          "extra", "the", "some", "of", "sent", "send"})
-_SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neurosurgery", "renal", "gi", "id",
-                                     "cards", "cardiology", "ep", "ir", "radiology", "pulm", "pulmonary", "psych",
-                                     "psychiatry", "palliative", "hospice", "pastoral", "spiritual", "nursing",
-                                     "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
-                                     "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
 # Members of a team a note names with an initial in brackets after their role: "FELLOW (D. PIKE)", "APS (T. NORTH)".
 _TEAM_ROLES = frozenset({"fellow", "resident", "res", "attending", "intern", "aps", "wocn", "ep", "consult", "np",
                          "pa", "rn", "md"})
@@ -120,7 +120,8 @@ class PeopleRules(FacilityRules):
 
     def _from_a_service(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """A first name before "from" and a department or service: "deb from sw came by", "seen by raj from vascular",
-        "KATHY FROM PHARMACY CALLED" (not a modal: "will from")."""
+        "KATHY FROM PHARMACY CALLED" (not a modal: "will from"); a word no first name is none after what waits for
+        or orders a thing ("AWAITING PACERONE FROM PHARMACY")."""
         out = []
         for after in where(tokens, _FROM):
             k = after - 1
