@@ -21,14 +21,13 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-from medhelm_local.redact.regex_speed import compile_tree, fast_tree
+from medhelm_local.redact.regex_speed import REPEATS, compile_tree, fast_tree
 
 Item = tuple[Any, Any]
 
 # What the lower-case copy of an ASCII note can hold: every ASCII character but the capitals.
 COPY_ALPHABET = "".join(chr(i) for i in range(128) if not "A" <= chr(i) <= "Z")
 _ONE_CHARACTER = {c.LITERAL, c.NOT_LITERAL, c.IN}
-_REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 _KEPT = {c.AT, c.ANY}  # nothing of case in them
 _ASCII = "".join(chr(i) for i in range(128))
 
@@ -63,7 +62,7 @@ def _rewrite(seq: list[Item], flags: int) -> list[Item]:
             out.append((op, (group, add & ~re.IGNORECASE, delete & ~re.IGNORECASE, _again(body, inner))))
         elif op == c.BRANCH:
             out.append((op, (av[0], [_again(b, flags) for b in av[1]])))
-        elif op in _REPEATS:
+        elif op in REPEATS:
             out.append((op, (av[0], av[1], _again(av[2], flags))))
         elif op in (c.ASSERT, c.ASSERT_NOT):
             out.append((op, (av[0], _again(av[1], flags))))

@@ -29,7 +29,7 @@ Item = tuple[Any, Any]
 
 _ATOMS = {c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY}
 _ZERO_WIDTH = {c.ASSERT, c.ASSERT_NOT, c.AT}
-_REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
+REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}  # the parse tree's repeat nodes
 _CASE_FLAGS = re.IGNORECASE | re.LOCALE | re.ASCII
 _FEW = 8  # the most characters a spelled-out first letter may stand for (three letters in their case forms)
 _ANY_CHAR: Item = (c.IN, [(c.CATEGORY, c.CATEGORY_SPACE), (c.CATEGORY, c.CATEGORY_NOT_SPACE)])
@@ -212,7 +212,7 @@ def _first_of_item(item: Item) -> tuple[list[Item], bool] | None:
             chars += found[0]
             empty = empty or found[1]
         return chars, empty
-    if op in _REPEATS:
+    if op in REPEATS:
         found = first_chars(list(av[2]))
         return None if found is None else (found[0], found[1] or av[0] == 0)
     if op == c.ATOMIC_GROUP:
@@ -232,7 +232,7 @@ def _group_branches(seq: list[Item], state: Any, flags: int) -> list[Item]:
             group, add, delete, body = av
             inner = _group_branches(list(body), state, sre_compile._combine_flags(flags, add, delete))
             out.append((c.SUBPATTERN, (group, add, delete, _sub(state, inner))))
-        elif op in _REPEATS:
+        elif op in REPEATS:
             low, high, body = av
             out.append((op, (low, high, _sub(state, _group_branches(list(body), state, flags)))))
         elif op in (c.ASSERT, c.ASSERT_NOT):

@@ -23,11 +23,10 @@ from re import _constants as c  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-from medhelm_local.redact.regex_speed import compile_tree, first_chars
+from medhelm_local.redact.regex_speed import REPEATS, compile_tree, first_chars
 from medhelm_local.redact.regex_starts import Starts, matches_at, start_kind
 
 Item = tuple[Any, Any]
-_REPEATS = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 _ZERO, _NINE = ord("0"), ord("9")
 # The fewest digits a rule's run must hold for the windows to pay: a note has few runs of five digits or more,
 # while the stretches before shorter runs (times, years, doses) cover most of it and each costs a call from Python.
@@ -83,7 +82,7 @@ def _first_digit(seq: list[Item]) -> tuple[int, int] | None:
         op, av = item
         if _digit_atom(item):
             return before, 1
-        if op in _REPEATS and av[0] >= 1 and len(av[2]) == 1 and _digit_atom(av[2][0]):
+        if op in REPEATS and av[0] >= 1 and len(av[2]) == 1 and _digit_atom(av[2][0]):
             return before, av[0]
         if op == c.SUBPATTERN:
             inner = _first_digit(list(av[-1]))
@@ -118,7 +117,7 @@ def _width(seq: list[Item], ahead: bool) -> int | None:
         elif op == c.BRANCH:
             widths = [_width(list(b), ahead) for b in av[1]]
             width = None if any(w is None for w in widths) else max(w for w in widths if w is not None)
-        elif op in _REPEATS:
+        elif op in REPEATS:
             inner = _width(list(av[2]), ahead)
             width = None if inner is None or av[1] == c.MAXREPEAT else av[1] * inner
         else:
@@ -209,7 +208,7 @@ def _digits_first(item: Item) -> bool:
     op, av = item
     if _digit_atom(item):
         return True
-    if op in _REPEATS:
+    if op in REPEATS:
         return bool(av[0] >= 1 and len(av[2]) == 1 and _digit_atom(av[2][0]))
     if op == c.SUBPATTERN:
         body = [i for i in av[-1] if i[0] not in (c.ASSERT, c.ASSERT_NOT, c.AT)]
