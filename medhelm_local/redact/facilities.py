@@ -63,6 +63,9 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
 _THE = frozenset({"the"})
+# What a fraction after a place counts: "from lowell 1/2 tab", "1/2 strength", "3/4 of the way".
+_PARTS_OF = frozenset({"tab", "tabs", "tablet", "tablets", "pill", "pills", "strength", "of", "dose", "doses", "way",
+                       "full", "ns", "nss", "cup", "cups", "can", "cans", "bottle", "glass", "mile", "miles"})
 # Buildings, wings and houses of a hospital or a home, named after a person: "TO THE HARWOOD BUILDING", "to barbara
 # mcinnis house", "ERICH LINDEMANN CENTER", "from group home (vinfen residence)".
 _BUILDING_WORDS = frozenset({"building", "bldg", "pavilion", "wing", "house", "residence", "center", "centre", "ctr"})
@@ -110,7 +113,29 @@ class FacilityRules(WardRules):
                 short = self._short_name_after(tokens, b2)
                 if short is not None:
                     out.append(short)
-        return out
+        return out + self._dates_after_places(tokens, starts, out)
+
+    def _dates_after_places(self, tokens: list[Token], starts: list[int], spans: list[Span]) -> list[Span]:
+        """A month and day right after a place: when a patient was there ("at kindred 3/2, readmitted", "FOUND DOWN
+        IN CHARLESTOWN 3/4", "via beverly hosp 3/3 w/ apap"); not a ratio or a measure ("3/4/1", "1/2 TAB")."""
+        found = []
+        for span in spans:
+            if span.type not in (PhiType.HOSPITAL, PhiType.CITY):
+                continue
+            b = bisect_left(starts, span.end)
+            if b + 2 >= len(tokens) or tokens[b - 1].kind == "d":
+                continue  # a ward's number ends the span: "FELDBERG 7 3/4" is no date after it
+            month, slash, day = tokens[b], tokens[b + 1], tokens[b + 2]
+            if month.first or month.kind != "d" or slash.text != "/" or day.kind != "d" or len(month.text) > 2 \
+                    or len(day.text) > 2 or not 1 <= int(month.text) <= 12 or not 1 <= int(day.text) <= 31 \
+                    or not 0 < month.start - span.end <= 2 or slash.start != month.end or day.start != slash.end:
+                continue
+            after = tokens[b + 3] if b + 3 < len(tokens) and not tokens[b + 3].first else None
+            if after is not None and ((after.start == day.end and after.text in "/%-+") or after.kind == "d"
+                                      or after.key in self.rules.words("units") or after.key in _PARTS_OF):
+                continue
+            found.append(Span(month.start, day.end, PhiType.DATE))
+        return found
 
     def _short_name_after(self, tokens: list[Token], b: int) -> Span | None:
         """The short name a facility's name ending at token b is given in brackets after it: "SOMERVILLE HOSPITAL
