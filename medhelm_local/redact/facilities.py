@@ -70,6 +70,7 @@ _PARTS_OF = frozenset({"tab", "tabs", "tablet", "tablets", "pill", "pills", "str
 # mcinnis house", "ERICH LINDEMANN CENTER", "from group home (vinfen residence)".
 _BUILDING_WORDS = frozenset({"building", "bldg", "pavilion", "wing", "house", "residence", "center", "centre", "ctr"})
 # Before such a name: "the", a place cue, "in", or a first name ("barbara mcinnis house").
+_CENTRES = frozenset({"center", "centre", "ctr"})
 _DIRECTIONS_AND_SIDES = frozenset({"north", "south", "east", "west", "left", "right", "upper", "lower", "main"})
 _BEFORE_A_BUILDING = PLACE_BEFORE - {"on", "off"} | {"the", "in", "("}
 # Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
@@ -288,8 +289,9 @@ class FacilityRules(WardRules):
                     or self.words.is_shorthand(name.key) or name.key in self.rules.words("facility_generic") \
                     or name.key in self.rules.words("states") or name.key in _DIRECTIONS_AND_SIDES:
                 continue
-            if not (self.tier(name) == Ambiguity.NAME_ONLY or self._unknown(name, Slips.NONE)):
-                continue
+            if not (self.tier(name) == Ambiguity.NAME_ONLY or self._unknown(name, Slips.NONE)) \
+                    or (name.key in self.words.cities and tokens[h].key in _CENTRES):
+                continue  # "back from Harwich Center": a village
             if before.key in _BEFORE_A_BUILDING or (before.key in self.words.first_names and before.kind == "w"):
                 spans.append(Span(name.start, tokens[h].end, PhiType.HOSPITAL))
         return spans
@@ -462,9 +464,9 @@ class FacilityRules(WardRules):
     def _university_of(self, tokens: list[Token], i: int) -> int:
         """Index of the place's last word when token i starts "university of" and a state or a town after a place
         cue ("TO UNIVERSITY OF MIAMI", "at univ of michigan"): a university hospital; or 0."""
-        if tokens[i].key not in ("university", "univ") or i + 2 >= len(tokens) or tokens[i + 1].key != "of" \
-                or tokens[i + 1].first or tokens[i + 2].first:
-            return 0
+        if tokens[i].key not in ("university", "univ") or tokens[i].cased or i + 2 >= len(tokens) \
+                or tokens[i + 1].key != "of" or tokens[i + 1].first or tokens[i + 2].first or tokens[i - 1].key == "the":
+            return 0  # with case, or after "the", as often the school: "studied at the University of Nicosia"
         states = self.rules.words("states")
         if i + 3 < len(tokens) and not tokens[i + 3].first and f"{tokens[i + 2].key} {tokens[i + 3].key}" in states:
             return i + 3  # "university of new mexico"
