@@ -124,8 +124,14 @@ class FacilityRules(WardRules):
             if span.type not in (PhiType.HOSPITAL, PhiType.CITY):
                 continue
             b = bisect_left(starts, span.end)
-            if b + 2 >= len(tokens) or tokens[b - 1].kind == "d":
+            if b >= len(tokens) or tokens[b - 1].kind == "d":
                 continue  # a ward's number ends the span: "FELDBERG 7 3/4" is no date after it
+            year = self._year_after_place(tokens, b, span.end)
+            if year is not None:
+                found.append(year)
+                continue
+            if b + 2 >= len(tokens):
+                continue
             month, slash, day = tokens[b], tokens[b + 1], tokens[b + 2]
             if month.first or month.kind != "d" or slash.text != "/" or day.kind != "d" or len(month.text) > 2 \
                     or len(day.text) > 2 or not 1 <= int(month.text) <= 12 or not 1 <= int(day.text) <= 31 \
@@ -137,6 +143,27 @@ class FacilityRules(WardRules):
                 continue
             found.append(Span(month.start, day.end, PhiType.DATE))
         return found
+
+    def _year_after_place(self, tokens: list[Token], b: int, end: int) -> Span | None:
+        """A two-digit year right after a place, or after "in" there: when a patient was treated there ("AT TUFTS IN
+        94", "seen at mass general in 92.", "LOWELL GENERAL 99."); of a year's shape (00-09, 60-99), and without "in"
+        only where the clause ends ("AT MGH 85 BPM" is a rate)."""
+        k = b + (tokens[b].key == "in" and not tokens[b].first and tokens[b].start - end <= 2)
+        if k + 1 > len(tokens):
+            return None
+        year = tokens[k]
+        if year.kind != "d" or len(year.text) != 2 or year.first or (k == b and year.start - end > 2) \
+                or not (year.text[0] == "0" or int(year.text) >= 60) or year.start - tokens[k - 1].end > 2:
+            return None
+        after = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
+        if after is None:
+            return Span(year.start, year.end, PhiType.DATE)
+        if after.start == year.end and after.kind != "p" or after.text in "%/-+:" and after.start == year.end \
+                or after.key in self.rules.words("units"):
+            return None  # "IN 90S", "IN 94%", "99/60"
+        if k == b and not (after.text in ".,;)" and after.start == year.end):
+            return None
+        return Span(year.start, year.end, PhiType.DATE)
 
     def _short_name_after(self, tokens: list[Token], b: int) -> Span | None:
         """The short name a facility's name ending at token b is given in brackets after it: "SOMERVILLE HOSPITAL

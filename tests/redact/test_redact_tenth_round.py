@@ -111,3 +111,35 @@ def test_two_digit_years_after_bleeds_and_attempts_are_dates(case, text: str, ye
 @pytest.mark.parametrize("text", ["bleed 40 cc from site.", "no bleed 10 min after.", "attempt 2 of 3."])
 def test_volumes_and_counts_after_bleeds_and_attempts_are_no_years(case, text: str) -> None:
     assert "DATE" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, year", [
+    ("transplant at tufts in 94. wean iabp.", "94"), ("dx at mass general in 92. referred by dr.", "92"),
+    ("hx: cabg at lowell general 99.", "99"), ("detox at kindred in 02, sober since.", "02"),
+])
+def test_a_two_digit_year_after_a_place_is_a_date(case, text: str, year: str) -> None:
+    assert year in found(case(text)).get("DATE", [])
+
+
+@BOTH
+@pytest.mark.parametrize("text", ["at mgh 85 bpm.", "sats at mgh in 90s on ra.", "hr at lahey 88 on arrival."])
+def test_a_rate_after_a_place_is_no_year(case, text: str) -> None:
+    assert "DATE" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, parts", [
+    ("dad's cell 614 (ohio) 555-0124.", ["614", "555-0124"]),
+    ("phone: area code 339 then 555-0194.", ["339", "555-0194"]),
+    ("wife's cell 617, 555-0100 after 5.", ["617", "555-0100"]),
+    ("pgr for liver coordinator 32980.", ["32980"]),
+])
+def test_an_area_code_or_a_pager_written_apart_from_its_number_is_found(case, text: str, parts: list[str]) -> None:
+    assert found(case(text)).get("PHONE", []) == parts
+
+
+@BOTH
+@pytest.mark.parametrize("text", ["bp 120 phone 555-0100.", "home 120 then 555-0124.", "pgr not working, call 55555."])
+def test_a_value_before_a_phone_is_no_area_code(case, text: str) -> None:
+    assert all(len(p) > 3 for p in found(case(text)).get("PHONE", []))
