@@ -158,10 +158,10 @@ class FacilityRules(WardRules):
         after = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
         if after is None:
             return Span(year.start, year.end, PhiType.DATE)
-        if after.start == year.end and after.kind != "p" or after.text in "%/-+:" and after.start == year.end \
-                or after.key in self.rules.words("units"):
+        glued = after.start == year.end
+        if (glued and (after.kind != "p" or after.text in "%/-+:")) or after.key in self.rules.words("units"):
             return None  # "IN 90S", "IN 94%", "99/60"
-        if k == b and not (after.text in ".,;)" and after.start == year.end):
+        if k == b and not (after.text in ".,;)" and glued):
             return None
         return Span(year.start, year.end, PhiType.DATE)
 
@@ -317,8 +317,9 @@ class FacilityRules(WardRules):
                     or name.key in self.rules.words("states") or name.key in _DIRECTIONS_AND_SIDES:
                 continue
             if not (self.tier(name) == Ambiguity.NAME_ONLY or self._unknown(name, Slips.NONE)) \
-                    or (name.key in self.words.cities and tokens[h].key in _CENTRES):
-                continue  # "back from Harwich Center": a village
+                    or (name.key in self.words.cities and tokens[h].key in _CENTRES
+                        and before.key not in ("the", "(")):
+                continue  # "back from Harwich Center": a village; "AT THE ELIOT CTR", "(ELIOT CENTER)" a home
             if before.key in _BEFORE_A_BUILDING or (before.key in self.words.first_names and before.kind == "w"):
                 spans.append(Span(name.start, tokens[h].end, PhiType.HOSPITAL))
         return spans
@@ -492,7 +493,8 @@ class FacilityRules(WardRules):
         """Index of the place's last word when token i starts "university of" and a state or a town after a place
         cue ("TO UNIVERSITY OF MIAMI", "at univ of michigan"): a university hospital; or 0."""
         if tokens[i].key not in ("university", "univ") or tokens[i].cased or i + 2 >= len(tokens) \
-                or tokens[i + 1].key != "of" or tokens[i + 1].first or tokens[i + 2].first or tokens[i - 1].key == "the":
+                or tokens[i + 1].key != "of" or tokens[i + 1].first or tokens[i + 2].first \
+                or tokens[i - 1].key == "the":
             return 0  # with case, or after "the", as often the school: "studied at the University of Nicosia"
         states = self.rules.words("states")
         if i + 3 < len(tokens) and not tokens[i + 3].first and f"{tokens[i + 2].key} {tokens[i + 3].key}" in states:

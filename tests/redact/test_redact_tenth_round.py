@@ -14,7 +14,8 @@ BOTH = pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lo
 
 @BOTH
 @pytest.mark.parametrize("text, ward", [
-    ("then lowell 9 neuro step down tomorrow.", "lowell 9"), ("likely sheehan 3 medical floor then a rehab.", "sheehan 3"),
+    ("then lowell 9 neuro step down tomorrow.", "lowell 9"),
+    ("likely sheehan 3 medical floor then a rehab.", "sheehan 3"),
     ("to the shattuck 4 pulm step-down, bed pending.", "shattuck 4"),
     ("4h --> farragut 11 (gi/liver floor) when stable.", "farragut 11"),
     ("transitioned bowditch 2 (inpt psych) her choice.", "bowditch 2"),
