@@ -21,7 +21,7 @@ from medhelm_local.redact.place_words import (
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
-from medhelm_local.redact.wards import WardRules
+from medhelm_local.redact.wards import WARD_KINDS, WardRules
 
 # What a facility's name ends in, so that a place cue may reach across common words before it: "AT CAPE COD
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
@@ -62,6 +62,17 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
+_THE = frozenset({"the"})
+# What a fraction after a place counts: "from lowell 1/2 tab", "1/2 strength", "3/4 of the way".
+_PARTS_OF = frozenset({"tab", "tabs", "tablet", "tablets", "pill", "pills", "strength", "of", "dose", "doses", "way",
+                       "full", "ns", "nss", "cup", "cups", "can", "cans", "bottle", "glass", "mile", "miles"})
+# Buildings, wings and houses of a hospital or a home, named after a person: "TO THE HARWOOD BUILDING", "to barbara
+# mcinnis house", "ERICH LINDEMANN CENTER", "from group home (vinfen residence)".
+_BUILDING_WORDS = frozenset({"building", "bldg", "pavilion", "wing", "house", "residence", "center", "centre", "ctr"})
+# Before such a name: "the", a place cue, "in", or a first name ("barbara mcinnis house").
+_CENTRES = frozenset({"center", "centre", "ctr"})
+_DIRECTIONS_AND_SIDES = frozenset({"north", "south", "east", "west", "left", "right", "upper", "lower", "main"})
+_BEFORE_A_BUILDING = PLACE_BEFORE - {"on", "off"} | {"the", "in", "("}
 # Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
 _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts", "side", "north", "south", "east",
                            "west", "center", "centre", "suburb", "suburbs", "outside", "edge", "home", "house", "state",
@@ -82,7 +93,8 @@ class FacilityRules(WardRules):
         """Hospital spans grown to the whole name, listed facilities, and bare facility names after a place cue."""
         starts = [t.start for t in tokens]
         found = self._named_after_cue(tokens) + self._outside_hospital_named(tokens) + self._listed_facilities(tokens)
-        found += self._listed_wards(tokens)
+        found += self._listed_wards(tokens) + self._ward_before_kind(tokens) + self._named_clinic(tokens)
+        found += self._named_building(tokens)
         out = list(spans) + found
         for span in spans + found:
             a = bisect_left(starts, span.start)
@@ -99,7 +111,75 @@ class FacilityRules(WardRules):
                     continue  # "FROM NEWTON WELLESLEY ER": a town before a unit is a hospital only after a place cue
                 if (a2, b2) != (a, b) or span.type is not PhiType.HOSPITAL:
                     out.append(Span(tokens[a2].start, tokens[b2].end, PhiType.HOSPITAL))
-        return out
+                short = self._short_name_after(tokens, b2)
+                if short is not None:
+                    out.append(short)
+        return out + self._dates_after_places(tokens, starts, out)
+
+    def _dates_after_places(self, tokens: list[Token], starts: list[int], spans: list[Span]) -> list[Span]:
+        """A month and day right after a place: when a patient was there ("at kindred 3/2, readmitted", "FOUND DOWN
+        IN CHARLESTOWN 3/4", "via beverly hosp 3/3 w/ apap"); not a ratio or a measure ("3/4/1", "1/2 TAB")."""
+        found = []
+        for span in spans:
+            if span.type not in (PhiType.HOSPITAL, PhiType.CITY):
+                continue
+            b = bisect_left(starts, span.end)
+            if b >= len(tokens) or tokens[b - 1].kind == "d":
+                continue  # a ward's number ends the span: "FELDBERG 7 3/4" is no date after it
+            year = self._year_after_place(tokens, b, span.end)
+            if year is not None:
+                found.append(year)
+                continue
+            if b + 2 >= len(tokens):
+                continue
+            month, slash, day = tokens[b], tokens[b + 1], tokens[b + 2]
+            if month.first or month.kind != "d" or slash.text != "/" or day.kind != "d" or len(month.text) > 2 \
+                    or len(day.text) > 2 or not 1 <= int(month.text) <= 12 or not 1 <= int(day.text) <= 31 \
+                    or not 0 < month.start - span.end <= 2 or slash.start != month.end or day.start != slash.end:
+                continue
+            after = tokens[b + 3] if b + 3 < len(tokens) and not tokens[b + 3].first else None
+            if after is not None and ((after.start == day.end and after.text in "/%-+") or after.kind == "d"
+                                      or after.key in self.rules.words("units") or after.key in _PARTS_OF):
+                continue
+            found.append(Span(month.start, day.end, PhiType.DATE))
+        return found
+
+    def _year_after_place(self, tokens: list[Token], b: int, end: int) -> Span | None:
+        """A two-digit year right after a place, or after "in" there: when a patient was treated there ("AT TUFTS IN
+        94", "seen at mass general in 92.", "LOWELL GENERAL 99."); of a year's shape (00-09, 60-99), and without "in"
+        only where the clause ends ("AT MGH 85 BPM" is a rate)."""
+        k = b + (tokens[b].key == "in" and not tokens[b].first and tokens[b].start - end <= 2)
+        if k + 1 > len(tokens):
+            return None
+        year = tokens[k]
+        if year.kind != "d" or len(year.text) != 2 or year.first or (k == b and year.start - end > 2) \
+                or not (year.text[0] == "0" or int(year.text) >= 60) or year.start - tokens[k - 1].end > 2:
+            return None
+        after = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
+        if after is None:
+            return Span(year.start, year.end, PhiType.DATE)
+        glued = after.start == year.end
+        if (glued and (after.kind != "p" or after.text in "%/-+:")) or after.key in self.rules.words("units"):
+            return None  # "IN 90S", "IN 94%", "99/60"
+        if k == b and not (after.text in ".,;)" and glued):
+            return None
+        return Span(year.start, year.end, PhiType.DATE)
+
+    def _short_name_after(self, tokens: list[Token], b: int) -> Span | None:
+        """The short name a facility's name ending at token b is given in brackets after it: "SOMERVILLE HOSPITAL
+        (CHA)", "dialysis clinics inc (dci west roxbury)"; letters no vocabulary knows, not a unit ("MGH (ICU)")."""
+        if b + 2 >= len(tokens) or tokens[b + 1].text != "(" or tokens[b + 1].first:
+            return None
+        short = tokens[b + 2]
+        if short.kind != "w" or not 2 <= len(short.key) <= 5 or not short.text.isalpha() or short.first \
+                or (short.cased and not short.text.isupper()) or short.key in self.words.everyday \
+                or self.words.is_shorthand(short.key) or self.tier(short) == Ambiguity.CLINICAL \
+                or short.key in self.rules.words("units") or short.key in self.rules.words("states"):
+            return None
+        after = tokens[b + 3] if b + 3 < len(tokens) else None
+        if after is not None and not (after.text == ")" or self._town_at(tokens, b + 3)):
+            return None
+        return Span(short.start, short.end, PhiType.HOSPITAL)
 
     def _listed_facilities(self, tokens: list[Token]) -> list[Span]:
         """Names of several words that facilities.txt holds, wherever they stand ("MASS EYE AND EAR", "brigham and
@@ -198,6 +278,52 @@ class FacilityRules(WardRules):
         head = word(b + 3)
         return b + 3 if head is not None and head.key in _SPECIALTY_HEADS else b
 
+    def _named_clinic(self, tokens: list[Token]) -> list[Span]:
+        """A clinic or centre named after a person or a place, after "the" and before its specialty: "IN THE
+        SALTONSTALL LIVER CLINIC", "the abernathy lupus clinic", "IN THE COMERFORD EPILEPSY CENTER" (not "THE
+        DIABETES CENTER", whose first word is clinical, nor "THE NEW LIVER CLINIC")."""
+        def word(k: int) -> Token | None:
+            ok = k < len(tokens) and not tokens[k].first and tokens[k].start - tokens[k - 1].end <= 2
+            return tokens[k] if ok and tokens[k].kind in "wp" else None
+
+        spans = []
+        for i in where(tokens, _THE):
+            name = word(i + 1)
+            if name is None or name.kind != "w" or len(name.key) < 4 or not name.text.isalpha() \
+                    or (name.cased and not name.text[0].isupper()) or self.tier(name) == Ambiguity.CLINICAL \
+                    or name.key in self.words.everyday or self.words.is_shorthand(name.key) \
+                    or name.key in self.rules.words("facility_generic") or name.key in self.rules.words("states"):
+                continue
+            if not (self.words.is_name(name.key) or name.key in self.words.cities or self._unknown(name, Slips.NONE)):
+                continue
+            end = self._specialty_then_head(tokens, i + 1, word)
+            if end > i + 1:
+                spans.append(Span(name.start, tokens[self._stretch_right(tokens, end)].end, PhiType.HOSPITAL))
+        return spans
+
+    def _named_building(self, tokens: list[Token]) -> list[Span]:
+        """A building, wing, house or centre named by a word that is only a name or that no list knows, after "the",
+        a place cue or a first name: "TO THE HARWOOD BUILDING", "to barbara mcinnis house", "(vinfen residence)"; not
+        an everyday or clinical word ("THE MAIN BUILDING", "the cancer center", "at the white house")."""
+        spans = []
+        for h in where(tokens, _BUILDING_WORDS):
+            if h < 2 or tokens[h].first:
+                continue
+            name, before = tokens[h - 1], tokens[h - 2]
+            if name.kind != "w" or name.first or len(name.key) < 4 or not name.text.isalpha() \
+                    or name.start - before.end > 2 or tokens[h].start - name.end > 2 \
+                    or (name.cased and not name.text[0].isupper()) or name.key in self.words.everyday \
+                    or self.words.is_shorthand(name.key) or name.key in self.rules.words("facility_generic") \
+                    or name.key in self.rules.words("states") or name.key in _DIRECTIONS_AND_SIDES:
+                continue
+            if not (self.tier(name) == Ambiguity.NAME_ONLY or self._unknown(name, Slips.NONE)) \
+                    or (name.key in self.words.cities and tokens[h].key in _CENTRES
+                        and before.key not in ("the", "(")):
+                continue  # "back from Harwich Center": a village; "AT THE ELIOT CTR", "(ELIOT CENTER)" a home
+            if before.key in _BEFORE_A_BUILDING or (before.key in self.words.first_names and before.kind == "w"):
+                spans.append(Span(name.start, tokens[h].end, PhiType.HOSPITAL))
+        return spans
+
     def _town_at(self, tokens: list[Token], k: int) -> int:
         """Index of the last word of a town of one or two words starting at token k (not a clinical word), or 0."""
         for n in (2, 1):
@@ -264,6 +390,8 @@ class FacilityRules(WardRules):
         """Index of the last word of a hospital name starting before token b: over "general", "west", "medical
         center" ("saint agnes general", "MERCY WEST")."""
         while b + 1 < len(tokens) and not tokens[b + 1].first and tokens[b + 1].start - tokens[b].end <= 2:
+            if tokens[b + 1].key in ("medical", "med") and b + 2 < len(tokens) and tokens[b + 2].key in WARD_KINDS:
+                break  # "the sheehan 3 medical floor": the ward's service
             if tokens[b + 1].key in _FACILITY_TAIL or tokens[b + 1].key in _FACILITY_HEADS.get(tokens[b].key, ()):
                 b += 1  # "NURSING CARE"
             elif tokens[b + 1].key == "home" and b + 2 < len(tokens) and not tokens[b + 2].first \
@@ -350,12 +478,30 @@ class FacilityRules(WardRules):
             if tok.key in names or (tok.key in _NAMES_AFTER_A_MOVE and moved):
                 spans.append(Span(tok.start, tokens[self._stretch_right(tokens, i)].end, PhiType.HOSPITAL))
                 continue
+            university = self._university_of(tokens, i)
+            if university:  # "ADMISSION TO UNIVERSITY OF MIAMI", "is at univ of michigan"
+                spans.append(Span(tok.start, tokens[self._stretch_right(tokens, university)].end, PhiType.HOSPITAL))
+                continue
             branch = self._branch_of_town(tokens, i)
             if branch:  # "lives at sunrise of arlington", "ADMITTED FROM LIFECARE OF MELROSE"
                 spans.append(Span(tok.start, tokens[branch].end, PhiType.HOSPITAL))
                 continue
             spans += self._common_words_then_head(tokens, i)
         return spans
+
+    def _university_of(self, tokens: list[Token], i: int) -> int:
+        """Index of the place's last word when token i starts "university of" and a state or a town after a place
+        cue ("TO UNIVERSITY OF MIAMI", "at univ of michigan"): a university hospital; or 0."""
+        if tokens[i].key not in ("university", "univ") or tokens[i].cased or i + 2 >= len(tokens) \
+                or tokens[i + 1].key != "of" or tokens[i + 1].first or tokens[i + 2].first \
+                or tokens[i - 1].key == "the":
+            return 0  # with case, or after "the", as often the school: "studied at the University of Nicosia"
+        states = self.rules.words("states")
+        if i + 3 < len(tokens) and not tokens[i + 3].first and f"{tokens[i + 2].key} {tokens[i + 3].key}" in states:
+            return i + 3  # "university of new mexico"
+        if tokens[i + 2].key in states and len(tokens[i + 2].key) > 2:
+            return i + 2
+        return self._town_at(tokens, i + 2)
 
     def _branch_of_town(self, tokens: list[Token], i: int) -> int:
         """Index of the town's last word when token i, "of" and a town follow a place cue: a chain's branch

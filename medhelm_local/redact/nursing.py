@@ -24,7 +24,10 @@ _SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visitin
                                "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
                                "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
                                "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
-                               "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took"})
+                               "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took",
+                               # a verb in -s, which no modal goes before: "NIECE MAY CHECKS ON HER DAILY"
+                               "checks", "helps", "comes", "visits", "calls", "works", "drives", "knows", "speaks",
+                               "handles", "manages", "takes", "plans", "thinks", "prefers", "reports"})
 # After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
 # afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
 _SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
@@ -114,7 +117,8 @@ class NursingRules(PeopleRules):
                     or not (self._caseless_name(tokens[k], Slips.NONE if tok.key in _NAMING_FIRSTS
                                                 else Slips.FREQUENT if cue[0] in _STRONG_CUES else Slips.CLINICAL)
                             or self._word_named(tokens, k)
-                            or self._named_by_its_verb(tokens, k)):
+                            or self._named_by_its_verb(tokens, k)
+                            or (cue[0] == "relations" and self._state_named_after(tokens[k]))):
                 continue
             if cue[0] in ("name_verbs", "name_labels") and k == i + cue[1] and not self._person_follows(tokens, k) \
                     and ((tok.key in _BEFORE_A_THING and self.tier(tokens[k]) == Ambiguity.CLINICAL)
@@ -190,6 +194,12 @@ class NursingRules(PeopleRules):
                 or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
             return False
         return tokens[k + 1].key in _PERSON_VERBS
+
+    def _state_named_after(self, tok: Token) -> bool:
+        """A state that is a first name too, right after a relation: "wife georgia, speaks greek", "DAUGHTER VIRGINIA
+        CALLED" (where a relative lives takes "in" or "from": "SISTER IN GEORGIA")."""
+        return len(tok.key) >= 5 and tok.key in self.rules.words("states") and tok.key in self.words.first_names \
+            and not (tok.cased and not tok.text[0].isupper())
 
     def _person_follows(self, tokens: list[Token], k: int) -> bool:
         """Whether what follows the word at k is said of a person ("STATES MAJOR WILL BRING", "per hope, ok to")."""

@@ -34,6 +34,11 @@ _UNITS_AFTER_A_COUNT = frozenset({"mg", "mcg", "g", "gm", "ml", "cc", "l", "unit
 _NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
 sixteen seventeen eighteen nineteen twenty""".split())
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"})
+# What a ward is after its name and number: "LOWELL 9 NEURO STEP DOWN", "the sheehan 3 medical floor", "HARBORVIEW 2
+# DEMENTIA UNIT", "to the fenwick 10 step-down".
+WARD_KINDS = frozenset({"floor", "unit", "step", "stepdown", "tele", "telemetry", "icu", "ward", "wing"})
+# In brackets after a ward's number, the service it holds: "FARRAGUT 11 (GI/LIVER FLOOR)", "BOWDITCH 2 (INPT PSYCH)".
+WARD_KINDS_IN_BRACKETS = WARD_KINDS | {"psych", "psychiatry", "rehab", "oncology", "onc", "medicine", "surgery"}
 
 
 class WardRules(InitialsRules):
@@ -105,6 +110,44 @@ class WardRules(InitialsRules):
                 and tok.key not in self.rules.words("units"):
             return i + 1
         return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
+
+    def _ward_before_kind(self, tokens: list[Token]) -> list[Span]:
+        """A ward no list holds, named by a surname or a place and its number, that the words after it say is a ward:
+        "THEN LOWELL 9 NEURO STEP DOWN", "vs the sheehan 3 medical floor", "FARRAGUT 11 (GI/LIVER FLOOR)". A word no
+        list knows needs "the" before it or a service between its number and the kind ("NOVOLOG 4 UNIT" is a dose)."""
+        spans: list[Span] = []
+        for h in where(tokens, WARD_KINDS_IN_BRACKETS):
+            head = tokens[h]
+            if head.first or (head.key == "step" and not self._down_after(tokens, h)):
+                continue
+            k, between, bracket = h - 1, 0, False
+            while k > 1 and between < 3 and not tokens[k].first and (
+                    tokens[k].text in "/-" or (tokens[k].kind == "w" and self.tier(tokens[k]) == Ambiguity.CLINICAL)):
+                k, between = k - 1, between + (tokens[k].kind == "w")
+            if k > 1 and tokens[k].text == "(" and not tokens[k].first:
+                k, bracket = k - 1, True
+            if head.key not in WARD_KINDS and not bracket:
+                continue
+            number, word = tokens[k], tokens[k - 1]
+            if number.kind != "d" or len(number.text) > 2 or not 1 <= int(number.text) <= 20 or number.first \
+                    or number.start - word.end != 1 or word.kind != "w" or len(word.key) < 4 \
+                    or not word.text.isalpha() or (word.cased and not word.text[0].isupper()):
+                continue
+            if word.key in self.rules.words("units") or word.key in self.rules.words("facility_generic") \
+                    or self.words.is_shorthand(word.key) or word.key in _DIRECTIONS \
+                    or self.tier(word) == Ambiguity.CLINICAL:
+                continue
+            named = self.words.is_name(word.key) or word.key in self.words.cities
+            the = k >= 2 and not word.first and tokens[k - 2].key == "the"
+            if named or ((the or between or bracket) and self._unknown(word, Slips.NONE)):
+                spans.append(Span(word.start, number.end, PhiType.HOSPITAL))
+        return spans
+
+    @staticmethod
+    def _down_after(tokens: list[Token], h: int) -> bool:
+        """Whether "down" follows "step" at h, with or without a hyphen ("STEP DOWN", "step-down")."""
+        k = h + 1 + (h + 1 < len(tokens) and tokens[h + 1].text == "-")
+        return k < len(tokens) and tokens[k].key == "down" and not tokens[k].first
 
     def _listed_wards(self, tokens: list[Token]) -> list[Span]:
         """Wards the hospital's list names (ward_names.txt) beside their number, with or without a cue: "DONOR IS ON
