@@ -69,9 +69,10 @@ _PARTS_OF = frozenset({"tab", "tabs", "tablet", "tablets", "pill", "pills", "str
 # Buildings, wings and houses of a hospital or a home, named after a person: "TO THE HARWOOD BUILDING", "to barbara
 # mcinnis house", "ERICH LINDEMANN CENTER", "from group home (vinfen residence)".
 _BUILDING_WORDS = frozenset({"building", "bldg", "pavilion", "wing", "house", "residence", "center", "centre", "ctr"})
-# Before such a name: "the", a place cue, "in", or a first name ("barbara mcinnis house").
-_CENTRES = frozenset({"center", "centre", "ctr"})
+_CENTRES = frozenset({"center", "centre", "ctr"})  # which a town goes before as a village's name: "Harwich Center"
+# Which side or part of a building, not whose: "THE EAST WING", "the main building".
 _DIRECTIONS_AND_SIDES = frozenset({"north", "south", "east", "west", "left", "right", "upper", "lower", "main"})
+# Before such a name: "the", a place cue, "in", "(", or a first name ("barbara mcinnis house").
 _BEFORE_A_BUILDING = PLACE_BEFORE - {"on", "off"} | {"the", "in", "("}
 # Words before "of" and a town that say where in it, not whose branch: "FROM OUTSKIRTS OF LOWELL", "north of boston".
 _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts", "side", "north", "south", "east",
@@ -117,8 +118,9 @@ class FacilityRules(WardRules):
         return out + self._dates_after_places(tokens, starts, out)
 
     def _dates_after_places(self, tokens: list[Token], starts: list[int], spans: list[Span]) -> list[Span]:
-        """A month and day right after a place: when a patient was there ("at kindred 3/2, readmitted", "FOUND DOWN
-        IN CHARLESTOWN 3/4", "via beverly hosp 3/3 w/ apap"); not a ratio or a measure ("3/4/1", "1/2 TAB")."""
+        """A month and day, or a two-digit year, right after a place: when a patient was there ("at kindred 3/2,
+        readmitted", "FOUND DOWN IN CHARLESTOWN 3/4", "AT TUFTS IN 94"); not a ratio or a measure ("3/4/1", "1/2
+        TAB")."""
         found = []
         for span in spans:
             if span.type not in (PhiType.HOSPITAL, PhiType.CITY):
