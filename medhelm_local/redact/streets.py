@@ -116,6 +116,11 @@ class StreetRules(CueNameRules):
                 and self.name_like(tokens[j + 2], 0):
             return []  # "... PAGED DR. SMITH"
         if not suffix.cased:
+            listed = " ".join(t.key for t in tokens[i + 1:j + 1]) in self.words.local_places  # "77 MASS AVE"
+            if not listed and any(t.kind == "w" and t.key not in STREET_NAME_WORDS and (
+                    self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key) or self.swapped_slip(t))
+                    for t in tokens[i + 1:j]):
+                return []  # "12 LEAD ST ONLY", "AT 1800 MED PASS.", "SECTION 12 NI PLACE": jargon, not a street's name
             cue = i > 0 and tokens[i - 1].key in self.rules.words("place_cues")
             boundary = after is None or after.text in ",#" or after.key in units or after.first
             if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):
