@@ -180,8 +180,11 @@ class AddressRules(PlaceRules):
         if k + 2 < len(tokens) and tokens[k].key == "s" and tokens[k + 1].text == "/" and tokens[k + 2].key == "n":
             return k + 3
         if k >= len(tokens) or tokens[k].kind != "d" or not self._same_line(text, tokens[j - 1], tokens[k]) \
-                or len(tokens[k].text) > 5 or text[tokens[k].end:tokens[k].end + 1] == "/":
-            return j  # "RUE WEAKNESS 3/5": a score, not a house number
+                or len(tokens[k].text) > 5 or text[tokens[k].end:tokens[k].end + 1] in ("/", ":") \
+                or (tokens[k].start == tokens[k - 1].end and tokens[k - 1].kind == "w") \
+                or self._measure_glued(tokens, k):
+            return j  # "RUE WEAKNESS 3/5", "VIA R FEM, 1:1": a score or a ratio; "VIA D5W": part of a word
+
         end, units = k + 1, self.rules.words("street_units")
         while end < len(tokens) and end - k < 8 and self._same_line(text, tokens[k], tokens[end]):
             t = tokens[end]
@@ -195,6 +198,11 @@ class AddressRules(PlaceRules):
         while tokens[end - 1].kind == "p" and tokens[end - 1].text not in "ºª°":
             end -= 1
         return end
+
+    def _measure_glued(self, tokens: list[Token], k: int) -> bool:
+        """Whether a unit is written onto the number at k: "VIA BEDPAN, 900CC" is a volume, not a house number."""
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        return nxt is not None and nxt.start == tokens[k].end and nxt.key in self.rules.words("units")
 
     def _number_last(self, text: str, tokens: list[Token]) -> list[Span]:
         """A street name with its number after it, after a house number or as a compound ("Koskikatu 25")."""

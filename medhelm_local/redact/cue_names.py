@@ -17,6 +17,16 @@ from medhelm_local.redact.types import Span
 class CueNameRules(NameRules):
     """The cue pass of the name rules; the place rules and the detector build on it."""
 
+    @staticmethod
+    def _pulmonary_artery(tokens: list[Token], i: int, j: int) -> bool:
+        """Whether "pa" at i is the pulmonary artery: its pressure after it ("pa 58/30"), or a side before it ("SWAN
+        IN R PA")."""
+        if tokens[i].key != "pa":
+            return False
+        after = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
+        side = j > 0 and j == i and tokens[j - 1].key in ("r", "l") and not tokens[i].first
+        return side or (after is not None and after.kind == "d")
+
     def _names(self, tokens: list[Token]) -> list[Span]:
         """Names after a cue (a title, a label, a relation, a credential, a greeting, a naming verb) and, between
         cues, names the dictionaries find alone, with their other mentions."""
@@ -57,6 +67,9 @@ class CueNameRules(NameRules):
                 if j == i and self._done_before_credential(tokens, j):
                     i += length
                     continue  # "HEPARIN HELD RN AWARE": what was done, then who was told
+                if self._pulmonary_artery(tokens, i, j):
+                    i += length
+                    continue  # "SWAN IN R PA", "ra 18, pa 58/30": the artery and its pressure, not a PA
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line or reported):  # "k lee rn"
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     slashed = start == j - 2 and len(tokens[j - 1].text) == 1 and tokens[start].text == "/"

@@ -30,6 +30,9 @@ _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite"
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
                      "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade", "section"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
+# Short slips of the places a patient goes that read like a hospital's initials after "at" or "to": "coughed at hom.",
+# "CLOSER TO HOM", "TRANSFR TO FLOR".
+_SLIPS_OF_PLACES = frozenset({"hom", "hme", "flor", "floo", "rom", "romm"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
 _SIGNOFF = re.compile(
@@ -104,6 +107,7 @@ class InHouseRules(AddressRules):
                 memo.clear()
             text = tok.text
             found = memo[key] = ((text.isalpha() and text.isupper()) or (not tok.cased and text.islower())) \
+                and tok.key not in _SLIPS_OF_PLACES \
                 and self._unknown(tok, Slips.ANY if len(text) > 4 else Slips.NONE) \
                 and tok.key not in self.words.cities and tok.key not in self.words.first_names  # short: no slip
         return found
@@ -124,7 +128,7 @@ class InHouseRules(AddressRules):
         if tok.key in self._facility_words:
             return True  # "Clinic 6"
         if strong_cue and self.words.is_name(tok.key) and tok.key not in self.words.abbreviations \
-                and tok.key not in _SPACES \
+                and tok.key not in _SPACES and tok.key not in STOPWORDS \
                 and tok.key not in self.words.short_forms and tok.key not in self._units:
             return True  # "TRANSFERRED TO WHITE 9": a building named after a person
         return (self.tier(tok, Slips.NONE) != Ambiguity.CLINICAL and not self.words.is_shorthand(tok.key)

@@ -13,6 +13,7 @@ from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.eponyms import EponymTest
 from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation, verb_shaped
 from medhelm_local.redact.patterns import Rules
+from medhelm_local.redact.place_words import STATE_CODES_AFTER_A_TOWN
 from medhelm_local.redact.slips import Slips, misspelt, slip_tier
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 
@@ -203,6 +204,9 @@ class NameRules:
         tok, words = tokens[i], self.words
         if not self.name_like(tok, 2) or (tok.cased and tok.text.isupper() and len(tok.text) <= 4):
             return i  # a short capitalised word on a mixed-case line is an abbreviation (TIA, EMG)
+        if i > 1 and tokens[i - 1].text == "(" and tokens[i - 2].key in self._eponyms.followers \
+                and tokens[i - 2].key != "law":  # not "SON-IN-LAW (HAROLD)"
+            return i  # "DRAIN (BLAKE)", "incision (mercedes)": the device's or the cut's eponym in brackets
         saint = i - 1 - (i > 1 and tokens[i - 1].text == ".")
         if i and tokens[saint].key in ("st", "saint"):
             return i  # "ST JUDE MECH", "St. John's wort": a saint's name is a place's or a thing's
@@ -214,6 +218,8 @@ class NameRules:
         sure_first = tok.key in words.first_names and self.tier(tok) == Ambiguity.NAME_ONLY
         if j < len(tokens) and tok.key in words.first_names and self.name_like(tokens[j], 1 if sure_first else 2) \
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
+            if self._town_and_state(tokens, i, j):
+                return i  # "LIVES IN LYNN MA", "son in quincy ma": the town rule types the town, the state is none
             tiers = (self.tier(tok), self.tier(tokens[j]))
             if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
                     or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
@@ -234,6 +240,14 @@ class NameRules:
         if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self.sentence_start(tokens, i):
             return i + 1
         return i
+
+    def _town_and_state(self, tokens: list[Token], i: int, j: int) -> bool:
+        """Whether a first name and a surname at i and j are a town and its state's postal code after a place cue
+        ("LIVES IN LYNN MA", "from florence ma"): a town named like a person, a state code that is a surname too."""
+        state = tokens[j]
+        return j == i + 1 and i > 0 and state.key in STATE_CODES_AFTER_A_TOWN \
+            and (not state.cased or state.text.isupper()) and tokens[i].key in self.words.cities \
+            and tokens[i - 1].key in self.rules.words("place_cues") and not tokens[i].first
 
     def _surname_after(self, tokens: list[Token], i: int, j: int) -> bool:
         """A first name (or any name word before an initial) followed by a surname no list holds:

@@ -213,8 +213,10 @@ class PlaceRules(StreetRules):
             if k + 1 < len(tokens) and tokens[k + 1].key in states:
                 state_near[max(0, k - 6):k] = [True] * (k - max(0, k - 6))
         for i, tok in enumerate(tokens):
-            if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")):
-                continue
+            if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")) \
+                    or (i > 1 and tokens[i - 1].text == "(" and tokens[i - 2].key in self._eponyms.followers
+                        and tokens[i - 2].key != "law"):
+                continue  # "ST JUDE"; "incision (mercedes)": an eponym in brackets after what it names
             if not state_near[i] and tok.key not in cities and tok.key not in firsts \
                     and not (i and tokens[i - 1].key in _TOWN_SLIP_CUES) \
                     and not (len(tok.key) >= (4 if tok.cased else 5) and after_cue(tokens, i, cues)):

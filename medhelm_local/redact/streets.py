@@ -10,8 +10,13 @@ from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
 from medhelm_local.redact.name_words import MEMO_LIMIT, mixed_abbreviation
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import HOUSE_LETTERS, NAMED_STREET_SUFFIXES, STREET_NAME_WORDS, WORD_SUFFIXES
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
+
+# Streets numbered in words, which medical text writes too: "3911 FOURTH AVENUE".
+_ORDINAL_WORDS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+                            "tenth", "eleventh", "twelfth"})
 
 
 class StreetRules(CueNameRules):
@@ -116,6 +121,13 @@ class StreetRules(CueNameRules):
                 and self.name_like(tokens[j + 2], 0):
             return []  # "... PAGED DR. SMITH"
         if not suffix.cased:
+            listed = " ".join(t.key for t in tokens[i + 1:j + 1]) in self.words.local_places  # "77 MASS AVE"
+            named = [t for k, t in enumerate(tokens[i + 1:j], i + 1) if t.kind == "w" and t.key not in STREET_NAME_WORDS
+                     and t.key not in _ORDINAL_WORDS
+                     and not (tokens[k - 1].kind == "d" and t.key in ("st", "nd", "rd", "th"))]  # "73TH", "2ND"
+            if not listed and any(self.tier(t, Slips.NONE) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
+                                  or self.swapped_slip(t) for t in named):
+                return []  # "12 LEAD ST ONLY", "AT 1800 MED PASS.", "SECTION 12 NI PLACE": jargon, not a street's name
             cue = i > 0 and tokens[i - 1].key in self.rules.words("place_cues")
             boundary = after is None or after.text in ",#" or after.key in units or after.first
             if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):

@@ -75,8 +75,9 @@ class WardRules(InitialsRules):
             return False  # "to 2 Tylenol" is caught as a drug; in mixed case only a word no list knows
         if before.text == "(":  # "TO FLOOR (7 FARR)", "FROM FLOOR (11 REISMAN)"
             return named and i >= 2 and tokens[i - 2].key in MOVES | {"floor", "to", "from"}
-        if before.key == "on":  # "MICU BOARDER ON 9 FELDBERG", not "ON 2 PRESSORS" nor "ON 4 BAGS"
-            return named and word.key not in self.words.everyday
+        if before.key == "on":  # "MICU BOARDER ON 9 FELDBERG", not "ON 2 PRESSORS", "ON 4 BAGS" nor "on 3 aeds"
+            return named and word.key not in self.words.everyday \
+                and not (word.key.endswith("s") and self.words.is_shorthand(word.key[:-1]))
         if before.key not in MOVED_FROM:
             return False
         after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None

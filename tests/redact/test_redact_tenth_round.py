@@ -144,3 +144,35 @@ def test_an_area_code_or_a_pager_written_apart_from_its_number_is_found(case, te
 @pytest.mark.parametrize("text", ["bp 120 phone 555-0100.", "home 120 then 555-0124.", "pgr not working, call 55555."])
 def test_a_value_before_a_phone_is_no_area_code(case, text: str) -> None:
     assert all(len(p) > 3 for p in found(case(text)).get("PHONE", []))
+
+
+@BOTH
+@pytest.mark.parametrize("text, town", [
+    ("lives in lynn ma with wife.", "lynn"), ("son in quincy ma, independent.", "quincy"),
+    ("dtr from milton ma today.", "milton"), ("lives in florence ma.", "florence"),
+])
+def test_a_town_named_like_a_person_before_its_state_is_the_town_alone(case, text: str, town: str) -> None:
+    assert found(case(text)) == {"CITY": [case(town)]}
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "swan in r pa, no ptx.", "incision (mercedes) with staples, dsg dry.", "pericardial drain (blake) to sx.",
+    "flushed w/ 60cc toomey syringe.", "hemoptysis ~150cc at hom.", "transfer closer to hom once stable.",
+    "undermining at 12 oclock, vac on.", "keep on 3 aeds, sw for ride.", "to cath lab from helipad.",
+    "bleed from gda pseudoaneurysm?", "ffp via plex, out 2.2l.", "moved all 4 but became tachy.",
+    "voiding via bedpan, 900cc for shift.", "in cath lab via r fem, 1:1, augmented.", "free h2o via d5w started.",
+    "hr 124, 12 lead st only, ho aware.", "pill bottles at 1800 med pass. group home.",
+])
+def test_devices_slips_counts_and_routes_are_no_identifiers(case, text: str) -> None:
+    assert flagged(case(text)) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("FOUND AT 77 MASS AVE.", "77 MASS AVE"), ("LIVES AT 12 ELM ST, QUINCY.", "12 ELM ST"),
+    ("Vive en Via Roma, 12, Milano.", "Via Roma, 12"), ("AND SON-IN-LAW (HAROLD) VISITED.", "HAROLD"),
+    ("TRANSFERRED TO WHITE 9 TODAY.", "WHITE 9"), ("TRANSFERRED FROM KMC FOR CATH.", "KMC"),
+    ("dtr lynn ma called.", "lynn ma"),
+])
+def test_streets_wards_and_people_beside_those_readings_are_still_found(text: str, value: str) -> None:
+    assert covered(text, value)
