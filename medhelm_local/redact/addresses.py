@@ -184,7 +184,6 @@ class AddressRules(PlaceRules):
                 or (tokens[k].start == tokens[k - 1].end and tokens[k - 1].kind == "w") \
                 or self._measure_glued(tokens, k):
             return j  # "RUE WEAKNESS 3/5", "VIA R FEM, 1:1": a score or a ratio; "VIA D5W": part of a word
-
         end, units = k + 1, self.rules.words("street_units")
         while end < len(tokens) and end - k < 8 and self._same_line(text, tokens[k], tokens[end]):
             t = tokens[end]

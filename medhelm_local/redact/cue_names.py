@@ -19,13 +19,14 @@ class CueNameRules(NameRules):
 
     @staticmethod
     def _pulmonary_artery(tokens: list[Token], i: int, j: int) -> bool:
-        """Whether "pa" at i is the pulmonary artery: its pressure after it ("pa 58/30"), or a side before it ("SWAN
-        IN R PA")."""
+        """Whether "pa" at i is the pulmonary artery: its pressures after it ("pa 58/30"; not a PA's pager, "JEN PA
+        41234"), or a side before it ("SWAN IN R PA")."""
         if tokens[i].key != "pa":
             return False
-        after = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i + 1].first else None
         side = j > 0 and j == i and tokens[j - 1].key in ("r", "l") and not tokens[i].first
-        return side or (after is not None and after.kind == "d")
+        pressure = i + 2 < len(tokens) and tokens[i + 1].kind == "d" and not tokens[i + 1].first \
+            and tokens[i + 2].text == "/" and tokens[i + 2].start == tokens[i + 1].end
+        return side or pressure
 
     def _names(self, tokens: list[Token]) -> list[Span]:
         """Names after a cue (a title, a label, a relation, a credential, a greeting, a naming verb) and, between
