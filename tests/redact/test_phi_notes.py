@@ -37,7 +37,7 @@ NINTH_ROUND_TUNING = ["dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev
 NINTH_ROUND_DENSE = ["dev30", "dev31", "dev32", "dev34", "dev35", "dev36"]  # dev33 is the false-alarm stress set
 NINTH_ROUND_LAST_DENSE = ["dev37", "dev38", "dev39"]  # the densest, 25 to 28 marked spans per 1,000 words
 # The tenth round's: four tuning sets dense with the real notes' miss classes, and four held-out sets written beside
-# them, before the round's first rule, measured only after its last.
+# them, before the round's first rule, measured only, after each of its two parts.
 TENTH_ROUND_TUNING = ["dev40", "dev41", "dev42", "dev43"]
 TENTH_ROUND_HELDOUT = ["heldout58", "heldout59", "heldout60", "heldout61"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
