@@ -39,7 +39,9 @@ NOT_DISEASES = frozenset({"diagnosis", "diagnoses", "prognosis", "hypnosis"})  #
 # its surname ("ALONZO LEFT # FOR SW", "bev work # 781...", "from puerto rico friday").
 NEVER_NAMES = frozenset({"patient", "pt", "doctor", "nurse", "left", "right", "work", "cell", "home", "monday",
                          "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "done", "mon", "tue",
-                         "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"})
+                         "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+                         # "CALL MD IF", "ON-CALL RN", "INTERPRETER SERVICES CALLED": a service, not a person
+                         "call", "services", "service", "svcs"})
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 # How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
 # alone; a long export meets new identifiers without end, so the memo is bounded).

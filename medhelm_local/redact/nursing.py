@@ -190,6 +190,7 @@ class NursingRules(PeopleRules):
         tok = tokens[k]
         if tok.cased or tok.kind != "w" or len(tok.key) < 3 or not tok.text.isalpha() or tok.key in STOPWORDS \
                 or tok.key in NOT_A_NICKNAME or tok.key.endswith("ly") or tok.key in self.rules.words("relations") \
+                or tok.key in self._never_names \
                 or tok.key in self.rules.words("credentials") or tok.key in self.rules.words("units") \
                 or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
             return False
