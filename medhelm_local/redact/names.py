@@ -220,8 +220,6 @@ class NameRules:
                 and tokens[j].key in words.surnames and tokens[j].start - tokens[j - 1].end <= 2:
             if self._town_and_state(tokens, i, j):
                 return i  # "LIVES IN LYNN MA", "son in quincy ma": the town rule types the town, the state is none
-            if tokens[j].key in self._eponyms.followers and not tokens[j].cased:
-                return i  # "S/P GRAHAM PATCH": an eponym and what it names, not a first name and a surname
             tiers = (self.tier(tok), self.tier(tokens[j]))
             if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
                     or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
