@@ -421,6 +421,18 @@ def test_dev33_is_sparse_full_shift_notes_for_false_alarms() -> None:
     assert 35 <= sum(1 for n in notes if not n.spans) <= 45
 
 
+def _full_shifts_in_split(name: str, caps: int, lower: int) -> tuple[list[PhiNote], list[int]]:
+    """A tenth-round set's notes, checked to be 80 notes of 150+ words each in its case, in its split, 18,000 words or
+    more; with each note's word count."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
+    for note in notes:
+        _assert_in_its_case(note)
+    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
+    assert sum(lengths) >= 18000 and min(lengths) >= 150
+    return notes, lengths
+
+
 @pytest.mark.parametrize("name, caps, lower, density, empty", [
     ("heldout59", 20, 60, (8, 10), 25), ("heldout60", 60, 20, (10, 11), 18), ("heldout61", 40, 40, (7, 8), 18),
 ])
@@ -428,12 +440,7 @@ def test_the_tenth_rounds_other_heldout_sets_have_their_own_splits(name: str, ca
                                                                    density: tuple[int, int], empty: int) -> None:
     """80 full-shift notes of 150+ words each in its case, in the split its hand was asked for (hurried lower case in
     heldout59, long histories in capitals in heldout60, a typical month in heldout61), identifiers sparse."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
-    for note in notes:
-        _assert_in_its_case(note)
-    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
-    assert sum(lengths) >= 18000 and min(lengths) >= 150
+    notes, lengths = _full_shifts_in_split(name, caps, lower)
     assert density[0] <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < density[1]
     assert sum(1 for n in notes if not n.spans) >= empty
 
@@ -446,12 +453,7 @@ def test_the_tenth_rounds_tuning_sets_are_dense_in_the_real_notes_miss_classes(n
     each heavy in one of the classes real notes were missed in: outside facilities in dev40, numbers that identify in
     loose formats in dev41, wards and buildings named after people and places in dev42, people after every kind of
     cue in dev43."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
-    for note in notes:
-        _assert_in_its_case(note)
-    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
-    assert sum(lengths) >= 18000 and min(lengths) >= 150
+    notes, lengths = _full_shifts_in_split(name, caps, lower)
     assert 23 <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < 28
     assert sum(1 for n in notes if not n.spans) <= 5
     classes = Counter(f"{s.type}/{s.cls}" for n in notes for s in n.spans)
