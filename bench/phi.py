@@ -46,7 +46,7 @@ Run: .venv/bin/python bench/phi.py
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
-               dev40,...,dev43,heldout58,...,heldout61,
+               dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,heldout63,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -74,7 +74,7 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "dev30,dev31,dev32,dev33,dev34,dev35,dev36,dev37,dev38,dev39,heldout36,heldout37,heldout38,heldout39,"
             "heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,"
             "heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,"
-            "dev40,dev41,dev42,dev43,heldout58,heldout59,heldout60,heldout61,"
+            "dev40,dev41,dev42,dev43,heldout58,heldout59,heldout60,heldout61,dev44,dev45,heldout62,heldout63,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -92,6 +92,11 @@ TENTH_ROUND_DEV = {"dev40": "outside facilities, cut short, abbreviated and far 
                    "dev41": "numbers that identify, in loose formats, among numbers that do not",
                    "dev42": "wards, floors and buildings named after people and places",
                    "dev43": "people in lower case and capitals after every kind of cue"}
+# The eleventh round's: 80 notes each, identifiers sparse among the hard negatives real notes are dense in, for issue
+# 32's false alarms.
+ELEVENTH_ROUND_DEV = {"dev44": "false alarms: devices, eponyms, staff roles and services, 60 in capitals",
+                      "dev45": "false alarms: drugs, numbers in every shape, words that are also names, 55 in lower "
+                               "case"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -160,6 +165,10 @@ HELDOUT_TITLES = {
     "heldout60": "the tenth round, a 59th hand, written before the round's first rule: long histories, 60 in capitals "
                  "and 20 in lower case",
     "heldout61": "the tenth round, a 60th hand, written before the round's first rule: a typical month of one unit",
+    "heldout62": "the eleventh round, a 61st hand, written before the round's first rule: dense in hard negatives, 50 "
+                 "in capitals and 30 in lower case",
+    "heldout63": "the eleventh round, a 62nd hand, written before the round's first rule: dense in hard negatives, 35 "
+                 "in capitals and 45 in lower case",
 }
 
 
@@ -306,7 +315,8 @@ def main() -> None:
     parser.add_argument("--show-errors", choices=["dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8",
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-                                                  "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV, *TENTH_ROUND_DEV],
+                                                  "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV, *TENTH_ROUND_DEV,
+                                                  *ELEVENTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -336,7 +346,8 @@ def main() -> None:
         if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with dense identifiers, eighth "
                    f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
-    for round_name, emphases in (("ninth", NINTH_ROUND_DEV), ("tenth", TENTH_ROUND_DEV)):
+    for round_name, emphases in (("ninth", NINTH_ROUND_DEV), ("tenth", TENTH_ROUND_DEV),
+                                 ("eleventh", ELEVENTH_ROUND_DEV)):
         for name, emphasis in emphases.items():
             if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
                 report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing, {round_name} round: "
