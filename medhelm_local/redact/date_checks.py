@@ -73,7 +73,8 @@ _HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", 
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
-_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional"})
+_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional",
+                   "relieved", "decreased", "improved", "reduced"})
 # Settings of non-invasive ventilation, written inspiratory over expiratory pressure: "BIPAP AT NIGHT 10/5".
 _PRESSURES = frozenset({"bipap", "bi-pap", "ipap", "niv", "nippv"})
 # Parenteral nutrition products named by amino acid over dextrose: "CLINIMIX E 5/15", "clinimix 4.25/10".
