@@ -14,6 +14,8 @@ from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
 
+# Words after which the word before names a team, not a person: "per eve team", "PER PAH SERVICE".
+_TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
 # Words that grade a valve's leak, before "MR" (mitral regurgitation, not a title): "TRACE MR.", "MOD MR".
 _SEVERITY = frozenset({"trace", "mild", "mod", "moderate", "severe", "sev", "min", "minimal", "significant", "new",
                        "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential", "1", "2", "3", "4"})
@@ -139,6 +141,10 @@ class CueNameRules(NameRules):
                 continue  # "by fellow: small residual effusion", "FELLOW: PEAK GRADIENT 92", "TECH: R MCA 110"
             if end == k and kind == "titles_abbrev" and self._short_surname_after_dr(tokens, i, k):
                 end = k + 1  # "per dr mas.", "(DR. OH)", "w/ dr. lo in 4 wks"
+            if end > k and kind != "titles_abbrev" and end < len(tokens) and tokens[end].key in _TEAMS \
+                    and not tokens[end].first and tokens[end - 1].text[-1:].isalpha():
+                i += length
+                continue  # "per eve team", "per pah team": a team named by its shift or its specialty
             if end > k and (level == 0 or self.not_eponym(tokens, end)):
                 found.append((k, end))
                 i = end
