@@ -72,7 +72,7 @@ def test_a_count_a_strength_or_a_pain_score_written_as_a_fraction_is_no_date(cas
 @BOTH
 @pytest.mark.parametrize("text, date", [
     ("bcx 2/26 gnr, on meropenem.", "2/26"), ("extubated on 3/5, reintubated 3/7.", "3/5"),
-    ("seen by cards on 4/12 for echo.", "4/12"),
+    ("seen by cards on 4/12 for echo.", "4/12"), ("bcx from 2/18 gram neg rods x2.", "2/18"),
 ])
 def test_short_dates_beside_those_shapes_are_still_masked(case, text: str, date: str) -> None:
     assert covered(case(text), date)
@@ -104,7 +104,7 @@ def test_people_after_those_cues_are_still_masked(case, text: str, name: str) ->
     "nimodipine 60mg q4 via dht.", "emergent hd via avf, good thrill.", "gi: ogt to lwcs.", "plan: cont ct to ws.",
     "sah from acomm aneurysm, coiled 5/11.", "case manager from dmh called.", "bruises from ivs.",
     "unchanged from dayshift, pupils 2mm.", "cv: sb 38-50 w/ osborn (j) waves.", "ivor lewis, not mckeown.",
-    "tf held for proning, replogle to lcs.", "(annuloplasty ring, 30mm cosgrove) + tv repair.",
+    "tf held for proning, replogle to lcs.", "feet in bulky jones dressings, on braun frames.", "(annuloplasty ring, 30mm cosgrove) + tv repair.",
     "titrate flolan per pah team.",
 ])
 def test_tubes_accesses_vessels_agencies_and_eponymous_devices_are_no_places_or_people(case, text: str) -> None:
