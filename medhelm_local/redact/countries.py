@@ -56,6 +56,10 @@ def drop_countries(words: Dictionaries, states: frozenset[str], regions: Regions
         if not country[n]:
             out.append(span)
             continue
+        if region[n] is not None and (_on_an_address_line(text, spans, n)
+                                      or _by_a_street_word(regions, tokens, region[n], ranges[n][1])):
+            out.append(span)  # "33 avenue de Provence", "fourth avenue suite 112 calgary alberta": an address's part
+            continue
         a, b = ranges[n]
         if _after_a_town_in_a_note(text, tokens, spans, n, a, b):
             continue  # "DAUGHTER IN GALWAY, IRELAND": the town is masked, the country is no identifier
@@ -102,7 +106,8 @@ def _after_a_town_in_a_note(text: str, tokens: list[Token], spans: list[Span], n
 class Regions:
     """The names of states and provinces written out, each as its words ("new hampshire" -> ("new", "hampshire"))."""
 
-    def __init__(self, names: frozenset[str]) -> None:
+    def __init__(self, names: frozenset[str], street_words: frozenset[str] = frozenset()) -> None:
+        self.street_words = street_words  # "avenue", "st": a region's name beside one names a street
         self.by_last: dict[str, list[tuple[str, ...]]] = {}
         for name in names:
             # "nh", "mass" and "calif" are abbreviations, read with the address rules; "new york" and "washington"
@@ -140,6 +145,20 @@ def _join_regions(spans: list[Span], ranges: list[tuple[int, int]], region: list
         out_ranges.append(rng)
         out_region.append(start)
     return out_spans, out_ranges, out_region
+
+
+def _by_a_street_word(regions: Regions, tokens: list[Token], a: int, b: int) -> bool:
+    """Whether a street's word stands just after the region's name or within three words before it ("33 avenue de
+    Provence", "ONTARIO ST"): the name is a street's."""
+    near = [t.key for t in tokens[max(0, a - 3):a]] + [t.key for t in tokens[b:b + 1]]
+    return any(k in regions.street_words for k in near)
+
+
+def _on_an_address_line(text: str, spans: list[Span], n: int) -> bool:
+    """Whether a street or a postcode was found on span n's line: the state or province there is the address's."""
+    line_start = text.rfind("\n", 0, spans[n].start) + 1
+    line_end = text.find("\n", spans[n].end) % (len(text) + 1)
+    return any(s.type in (PhiType.STREET, PhiType.ZIP) and line_start <= s.start < line_end for s in spans)
 
 
 def _country_only(words: Dictionaries, tokens: list[Token]) -> bool:

@@ -53,7 +53,7 @@ class Detector(NursingRules):
     @cached_property
     def _regions(self) -> Regions:
         """The states and provinces that Safe Harbor leaves, by their names written out."""
-        return Regions(self._states | self.rules.words("regions"))
+        return Regions(self._states | self.rules.words("regions"), self.rules.words("street_suffixes"))
 
     @cached_property
     def _person_cues(self) -> frozenset[str]:
