@@ -24,6 +24,10 @@ def words_before(text: str, start: int, count: int) -> list[str]:
     return [w.lower().rstrip(".") for w in reversed(_WORD.findall(window))][:count]
 
 
+# What a Gram stain shows, after "gram": "GRAM NEG RODS", "gram positive cocci".
+_GRAM_STAIN = frozenset({"neg", "pos", "negative", "positive", "stain", "(-)", "(+)", "+", "-"})
+
+
 def word_after(text: str, end: int) -> str:
     """The word after `end` (past up to three spaces), lower case, or ''."""
     i = end
@@ -44,4 +48,7 @@ def unit_follows(text: str, end: int, rules: Rules) -> bool:
     m = _WORD.match(text, i)
     if m is None or text[m.end():m.end() + 1] == ":":
         return False  # "JOB#: 71193   CC: HARRIS": a field label, not cubic centimetres
-    return m.group().lower().rstrip(".,") in rules.words("units")
+    unit = m.group().lower().rstrip(".,")
+    if unit == "gram" and word_after(text, m.end()) in _GRAM_STAIN:
+        return False  # "BCX FROM 2/18 GRAM NEG RODS": a Gram stain's result, not a weight
+    return unit in rules.words("units")

@@ -14,6 +14,27 @@ from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
 
+# Words after which the word before names a team, not a person: "per eve team", "PER PAH SERVICE".
+_TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
+# Words that grade a valve's leak, before "MR" (mitral regurgitation, not a title): "TRACE MR.", "MOD MR".
+_SEVERITY = frozenset({"trace", "mild", "mod", "moderate", "severe", "sev", "min", "minimal", "significant", "new",
+                       "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential", "1", "2", "3", "4"})
+
+
+def _shorthand_letter(tokens: list[Token], a: int, b: int) -> bool:
+    """Whether a name found is one letter that is shorthand: joined by "&" or "+" to another letter ("PER S&S", "L&D
+    RN", "L+D"), or a Child-Pugh class ("CHILD C")."""
+    if b != a + 1 or len(tokens[a].text) != 1:
+        return False
+    if a >= 2 and tokens[a - 1].text in "&+" and len(tokens[a - 2].text) == 1 \
+            and tokens[a - 2].end == tokens[a - 1].start == tokens[a].start - 1:
+        return True
+    if a + 2 < len(tokens) and tokens[a + 1].text in "&+" and len(tokens[a + 2].text) == 1 \
+            and tokens[a].end == tokens[a + 1].start == tokens[a + 2].start - 1:
+        return True
+    return a >= 1 and tokens[a - 1].key in ("child", "childs", "child's") and tokens[a].key in ("a", "b", "c")
+
+
 class CueNameRules(NameRules):
     """The cue pass of the name rules; the place rules and the detector build on it."""
 
@@ -96,10 +117,16 @@ class CueNameRules(NameRules):
             if kind == "titles_abbrev" and k < len(tokens) and tokens[k].first and not tokens[i].cased:
                 i += length
                 continue  # "HR 60S SR.\nRESP: 2L NC": sinus rhythm ends its line; no name starts the next one
+            if kind == "titles_abbrev" and tokens[i].key == "mr" and i and not tokens[i].first \
+                    and (tokens[i - 1].key in _SEVERITY or tokens[i - 1].text == "+"):
+                i += length
+                continue  # "TRACE MR. R FEM SITES", "2+ MR": mitral regurgitation, graded
             if kind == "titles_word" and tokens[i].key in self._relations:
                 kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
                 k += k < len(tokens) and tokens[k].text == ","
             level = 0 if kind == "titles_abbrev" else 1 if kind in ("name_labels", "greetings") else 2
+            if kind == "titles_abbrev" and tokens[i].key == "sr" and not tokens[i].cased:
+                level = 2  # "HR 70S SR. ECHO: LVH", "SINCE SR STABLE": sinus rhythm; a sister needs a name ("SR MARY")
             if kind == "titles_abbrev" and not tokens[k - 1].text == "." and k < len(tokens) and not tokens[k].cased \
                     and i and not tokens[i].first and self._street_name_word(tokens[i - 1]):
                 level = 2  # "willow dr last month": after a word that can name a street, "dr" may be its suffix
@@ -109,8 +136,15 @@ class CueNameRules(NameRules):
                 i += length
                 continue
             end = self._run(tokens, k, level)
+            if end > k and kind == "name_labels" and colon and self._label_word_goes_on(tokens, k, end):
+                i += length
+                continue  # "by fellow: small residual effusion", "FELLOW: PEAK GRADIENT 92", "TECH: R MCA 110"
             if end == k and kind == "titles_abbrev" and self._short_surname_after_dr(tokens, i, k):
                 end = k + 1  # "per dr mas.", "(DR. OH)", "w/ dr. lo in 4 wks"
+            if end > k and kind != "titles_abbrev" and end < len(tokens) and tokens[end].key in _TEAMS \
+                    and not tokens[end].first and tokens[end - 1].text[-1:].isalpha():
+                i += length
+                continue  # "per eve team", "per pah team": a team named by its shift or its specialty
             if end > k and (level == 0 or self.not_eponym(tokens, end)):
                 found.append((k, end))
                 i = end
@@ -120,7 +154,23 @@ class CueNameRules(NameRules):
                 if start < i - 2:
                     found.append((start + 1, i - 1))
             i += length
-        return with_other_mentions(self, tokens, found)
+        return with_other_mentions(self, tokens, [f for f in found if not _shorthand_letter(tokens, *f)])
+
+    def _label_word_goes_on(self, tokens: list[Token], k: int, end: int) -> bool:
+        """Whether the one word after a label and its colon, on a line without case, begins what was found rather
+        than naming who found it: a lone letter ("TECH: R MCA 110"), a short word before a number ("fellow: ra 18"),
+        or an English word the sentence goes on from ("fellow: small residual effusion")."""
+        tok = tokens[k]
+        if end != k + 1 or tok.cased or k + 1 >= len(tokens) or tokens[k + 1].first:
+            return False
+        nxt = tokens[k + 1]
+        if len(tok.key) == 1:
+            return nxt.text != "."
+        if nxt.kind == "d":
+            return len(tok.key) <= 2
+        return nxt.kind == "w" and tok.key in self.words.everyday and tok.key not in self.words.first_names \
+            and nxt.key not in REPORTED and not self.words.is_name(nxt.key) \
+            and (nxt.key in self.words.everyday or nxt.key in self.words.clinical)
 
     def _short_surname_after_dr(self, tokens: list[Token], i: int, k: int) -> bool:
         """A word of two or three letters after "dr" that closes a phrase ("per dr mas.", "(DR. OH)", "f/u w/ dr. lo in

@@ -33,6 +33,10 @@ _TIMES = re.compile(r"x\d{1,2}")
 # Another fraction on the same scale within two words after: "4/5 vs 5/5", "2/5 AND 1/5".
 _SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\d{1,2}/(\d{1,2})(?![\w/])")
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
+# A range's other end, after or before a four-digit number: "1930 TO 2300", "2015 and 0100", "0100-2000".
+_RANGE_AFTER = re.compile(r"[ \t]{0,2}(?:-|to|and|until|till|thru)[ \t]{0,2}(?P<v>\d{4})(?!\d)", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(r"(?<!\d)(?P<v>\d{4})[ \t]{0,2}(?:-|to|and)[ \t]{0,2}$", re.IGNORECASE)
+_PER_UNIT = re.compile(r"/[a-z]", re.IGNORECASE)  # "2000/HR", "1500/day": a rate
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
                             "after", "before", "arrived"})
 # Words after which a four-digit number that can be a clock time says when something was done, read as the time
@@ -69,7 +73,8 @@ _HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", 
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
-_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional"})
+_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional",
+                   "relieved", "decreased", "improved", "reduced"})
 # Settings of non-invasive ventilation, written inspiratory over expiratory pressure: "BIPAP AT NIGHT 10/5".
 _PRESSURES = frozenset({"bipap", "bi-pap", "ipap", "niv", "nippv"})
 # Parenteral nutrition products named by amino acid over dextrose: "CLINIMIX E 5/15", "clinimix 4.25/10".
@@ -84,6 +89,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None
     if len(second) == 2 and second[0] == "0":
         return m.start(), m.end(), PhiType.DATE  # "10/07", "1/09": no fraction is written with a zero
+    if text[m.start() - 1:m.start()] == "#" and month <= day:
+        return None  # "PLEX #3/5": the third of five
     before = words_before(text, m.start(), 3)
     if before and _TIMES.fullmatch(before[0]):
         before = before[1:]  # "BM X2 4/10": how many times, then when
@@ -132,6 +139,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
             return None
         if month <= 3 and day <= 4:  # 1/2, 2/3, 3/4: fractions far more often than dates
             return None
+        if month < day <= 10 and after in ("done", "complete", "completed", "sent", "positive", "neg", "negative"):
+            return None  # "AFB X3 (2/3 DONE)": how many of a series, with no word before it that says when
     return m.start(), m.end(), PhiType.DATE
 
 
@@ -253,7 +262,7 @@ _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
-_STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
+_STRENGTH = frozenset({"weak", "weaker", "grips", "ext", "exts", "extrems", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
                        "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
                        "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
                        "ankle", "foot", "shoulder", "wrist"})
@@ -330,10 +339,12 @@ def _month_abbrev(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
 
 
 def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
-    if unit_follows(text, m.end(), rules):
-        return None
+    if unit_follows(text, m.end(), rules) or _PER_UNIT.match(text, m.end()):
+        return None  # "PRISMASATE 2000/HR": a rate
     value = int(m.group())
     could_be_time = value % 100 < 60 and value < 2400
+    if could_be_time and _clock_partner(text, m):
+        return None  # "FROM 1930 TO 2300", "between 2015 and 0100": the other end of the range is a clock time
     before_one = words_before(text, m.start(), 1)
     if before_one and before_one[0] in _LAB_VALUES:
         return None  # "AST 1420 ALT 1980": a lab value in the thousands, not a year
@@ -361,6 +372,19 @@ def _year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
                 and re.search(r"\d[ \t]*\($", text[max(0, m.start() - 4):m.start()]):
             return None  # "NA 112 (2000) --> 115 (0000)": the time of a value
     return m.start(), m.end(), PhiType.DATE
+
+
+def _clock_partner(text: str, m: re.Match[str]) -> bool:
+    """Whether the four-digit number `m` is one end of a range ("FROM 1930 TO 2300", "between 2015 and 0100", "0100
+    TO 2000") whose other end can only be a clock time: minutes under 60, and after next year or before 1920."""
+    after = _RANGE_AFTER.match(text, m.end())
+    before = _RANGE_BEFORE.search(text, max(0, m.start() - 12), m.start())
+    for other in (after, before):
+        if other is not None:
+            value = int(other.group("v"))
+            if value % 100 < 60 and value < 2400 and (value > LATEST_YEAR or value < EARLIEST_YEAR):
+                return True
+    return False
 
 
 def _without_case(text: str, at: int) -> bool:

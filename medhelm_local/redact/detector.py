@@ -12,7 +12,7 @@ from collections import OrderedDict
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from medhelm_local.redact.countries import drop_countries
+from medhelm_local.redact.countries import Regions, drop_countries
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.organisms import drop_organisms
@@ -49,6 +49,11 @@ class Detector(NursingRules):
     @property
     def _states(self) -> frozenset[str]:
         return self.rules.words("states")
+
+    @cached_property
+    def _regions(self) -> Regions:
+        """The states and provinces that Safe Harbor leaves, by their names written out."""
+        return Regions(self._states | self.rules.words("regions"), self.rules.words("street_suffixes"))
 
     @cached_property
     def _person_cues(self) -> frozenset[str]:
@@ -95,7 +100,8 @@ class Detector(NursingRules):
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
-        return drop_organisms(tokens, drop_countries(self.words, self._states, self._person_cues, text, tokens, spans))
+        return drop_organisms(tokens, drop_countries(self.words, self._states, self._regions, self._person_cues, text,
+                                                             tokens, spans))
 
     def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from

@@ -33,6 +33,17 @@ _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Short slips of the places a patient goes that read like a hospital's initials after "at" or "to": "coughed at hom.",
 # "CLOSER TO HOM", "TRANSFR TO FLOR".
 _SLIPS_OF_PLACES = frozenset({"hom", "hme", "flor", "floo", "rom", "romm"})
+# Tubes and drains, which go "to" suction or a water seal, not to a place: "OGT TO LWCS", "CT TO WS".
+_TUBES_TO = frozenset({"ct", "cts", "ogt", "ngt", "og", "ng", "jp", "jps", "tube", "tubes", "drain", "drains", "sump",
+                       "peg", "pleurevac", "hemovac", "foley", "ett", "suction"})
+# What comes from a vessel or an organ, not from a hospital: "SAH FROM ACOMM ANEURYSM", "bleed from pda territory".
+_LESIONS = frozenset({"aneurysm", "aneurysms", "aneursym", "bleed", "bleeding", "territory", "infarct", "stroke",
+                      "occlusion", "stenosis", "lesion", "lesions", "tumor", "fistula", "graft", "thrombosis",
+                      "dissection", "avm"})
+# Massachusetts' and the nation's agencies a case manager or a detective comes from: no place of care, no identifier
+# ("CASE MANAGER FROM DMH", "referred to DSS", "FROM DCF").
+_AGENCIES = frozenset({"dmh", "dss", "dcf", "dph", "dds", "dys", "dta", "ssa", "dmr", "cdc", "fda", "dea", "ins",
+                       "ice", "neob", "opo"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
 _SIGNOFF = re.compile(
@@ -91,6 +102,11 @@ class InHouseRules(AddressRules):
             before == "to" and (two_before in CHANGE_BEFORE_TO or changed_from(tokens, i - 2))) \
             and not changed_from(tokens, i) \
             and not (before == "@" and tokens[i - 1].end < tok.start)  # "@TUFTS", not "@ MBTA STATION"
+        if moved and after not in UNIT_AFTER and (
+                before == "via"  # "NIMODIPINE VIA DHT", "HD VIA AVF": a tube or an access; "via BVH ER" has its unit
+                or (before == "to" and two_before in _TUBES_TO)  # "OGT TO LWCS", "CT TO WS": a tube to its suction
+                or after in _LESIONS):  # "FROM ACOMM ANEURYSM": where in the body
+            moved = False
         cue = ((moved and (tok.text.isupper() or (before in ("at", "from", "frm", "@") and len(tok.key) >= 3
                                                   and tok.key not in self.words.everyday)))
                or after in UNIT_AFTER)
@@ -107,7 +123,7 @@ class InHouseRules(AddressRules):
                 memo.clear()
             text = tok.text
             found = memo[key] = ((text.isalpha() and text.isupper()) or (not tok.cased and text.islower())) \
-                and tok.key not in _SLIPS_OF_PLACES \
+                and tok.key not in _SLIPS_OF_PLACES and tok.key not in _AGENCIES \
                 and self._unknown(tok, Slips.ANY if len(text) > 4 else Slips.NONE) \
                 and tok.key not in self.words.cities and tok.key not in self.words.first_names  # short: no slip
         return found

@@ -83,6 +83,7 @@ class ContextWords(BaseModel):
     fraction_words: list[str]
     zip_labels: list[str]
     states: list[str]
+    regions: list[str] = []  # provinces, territories and nations, which Safe Harbor treats as it does a state
 
 
 class RuleFile(BaseModel):
