@@ -11,7 +11,7 @@ import re
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import REPORTED, verb_shaped
+from medhelm_local.redact.name_words import REPORTED, TEAMS, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
@@ -69,6 +69,7 @@ class NursingRules(PeopleRules):
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
         found += self._first_name_saying(tokens)
+        found = [(a, b) for a, b in found if not _names_a_team(tokens, b)]
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
@@ -325,3 +326,9 @@ class NursingRules(PeopleRules):
             if (known or tier == Ambiguity.NAME_ONLY) and self.not_eponym(tokens, j + 1):
                 found.append((i, j + 1))
         return found
+
+
+def _names_a_team(tokens: list[Token], b: int) -> bool:
+    """Whether the word after a name found on a line without case is "team" or "service": the word names a team by
+    its shift or its specialty ("per eve team"), not a person."""
+    return b < len(tokens) and tokens[b].key in TEAMS and not tokens[b].first and not tokens[b - 1].cased
