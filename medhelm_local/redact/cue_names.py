@@ -19,6 +19,15 @@ _SEVERITY = frozenset({"trace", "mild", "mod", "moderate", "severe", "sev", "min
                        "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential", "1", "2", "3", "4"})
 
 
+def after_with(tokens: list[Token], i: int) -> bool:
+    """Whether token i follows "w/", "with" or "per" on its line."""
+    if not i or tokens[i].first:
+        return False
+    if tokens[i - 1].key in ("with", "per"):
+        return True
+    return i >= 2 and tokens[i - 1].text == "/" and tokens[i - 2].key == "w" and not tokens[i - 1].first
+
+
 def _shorthand_letter(tokens: list[Token], a: int, b: int) -> bool:
     """Whether a name found is one letter that is shorthand: joined by "&" or "+" to another letter ("PER S&S", "L&D
     RN", "L+D"), or a Child-Pugh class ("CHILD C")."""
@@ -97,6 +106,9 @@ class CueNameRules(NameRules):
                         found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue
+            if kind == "name_labels" and tokens[i].key == "pt" and after_with(tokens, i):
+                i += length
+                continue  # "AMBULATED W/ PT, WALKER", "w/ pt (walker)": with physical therapy, not the patient's name
             colon = any(t.text == ":" for t in tokens[i + length:k])
             if kind == "name_labels" and tokens[i].cased and any(t.text == "." for t in tokens[i + length:k]) \
                     and k < len(tokens) and tokens[k].text[:1].isupper():

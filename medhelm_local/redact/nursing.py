@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import REPORTED, TEAMS, verb_shaped
@@ -101,6 +102,8 @@ class NursingRules(PeopleRules):
             cue = self.cue_at(tokens, i)
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
+            if tok.key == "pt" and after_with(tokens, i):
+                continue  # "AMBULATED W/ PT, WALKER": with physical therapy, not the patient's name
             k = i + cue[1]
             if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
                     and tokens[k + 3].key == "law":
