@@ -23,6 +23,7 @@ from medhelm_local.redact.types import PhiType, Span
 _TYPES = frozenset({PhiType.NAME, PhiType.HOSPITAL, PhiType.CITY})
 _PLACES = _TYPES | {PhiType.STREET, PhiType.ZIP}
 _CITIES_TOO = frozenset({"new york", "washington"})
+_OF_A_STREET = frozenset({"de", "du", "des", "del", "of", "la"})  # "avenue de Provence"
 # Words that go with a country's or continent's name without naming anything particular: "SOUTH INDIA", "el salvador".
 _QUALIFIERS = frozenset("""north south east west northern southern eastern western central southeast southwest
 northeast northwest sub saharan latin el the""".split())
@@ -148,10 +149,12 @@ def _join_regions(spans: list[Span], ranges: list[tuple[int, int]], region: list
 
 
 def _by_a_street_word(regions: Regions, tokens: list[Token], a: int, b: int) -> bool:
-    """Whether a street's word stands just after the region's name or within three words before it ("33 avenue de
-    Provence", "ONTARIO ST"): the name is a street's."""
-    near = [t.key for t in tokens[max(0, a - 3):a]] + [t.key for t in tokens[b:b + 1]]
-    return any(k in regions.street_words for k in near)
+    """Whether a street's word stands just after the region's name or just before it ("33 avenue de Provence",
+    "ONTARIO ST"): the name is a street's."""
+    before = a - 1 - (a >= 2 and tokens[a - 1].key in _OF_A_STREET)
+    if before >= 0 and len(tokens[before].key) >= 4 and tokens[before].key in regions.street_words:
+        return True  # "avenue de Provence", "BOULEVARD QUEBEC"; not "PT LIVES IN ONTARIO" ("pt" is a point too)
+    return b < len(tokens) and tokens[b].key in regions.street_words
 
 
 def _on_an_address_line(text: str, spans: list[Span], n: int) -> bool:

@@ -8,17 +8,24 @@ from __future__ import annotations
 from medhelm_local.redact import name_words
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import REPORTED
+from medhelm_local.redact.name_words import REPORTED, TEAMS
 from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
 
-# Words after which the word before names a team, not a person: "per eve team", "PER PAH SERVICE".
-_TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
 # Words that grade a valve's leak, before "MR" (mitral regurgitation, not a title): "TRACE MR.", "MOD MR".
 _SEVERITY = frozenset({"trace", "mild", "mod", "moderate", "severe", "sev", "min", "minimal", "significant", "new",
                        "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential", "1", "2", "3", "4"})
+
+
+def after_with(tokens: list[Token], i: int) -> bool:
+    """Whether token i follows "w/", "with" or "per" on its line."""
+    if not i or tokens[i].first:
+        return False
+    if tokens[i - 1].key in ("with", "per"):
+        return True
+    return i >= 2 and tokens[i - 1].text == "/" and tokens[i - 2].key == "w" and not tokens[i - 1].first
 
 
 def _shorthand_letter(tokens: list[Token], a: int, b: int) -> bool:
@@ -99,6 +106,9 @@ class CueNameRules(NameRules):
                         found.append((_with_initial(tokens, start + 1), j))
                 i += length
                 continue
+            if kind == "name_labels" and tokens[i].key == "pt" and after_with(tokens, i):
+                i += length
+                continue  # "AMBULATED W/ PT, WALKER", "w/ pt (walker)": with physical therapy, not the patient's name
             colon = any(t.text == ":" for t in tokens[i + length:k])
             if kind == "name_labels" and tokens[i].cased and any(t.text == "." for t in tokens[i + length:k]) \
                     and k < len(tokens) and tokens[k].text[:1].isupper():
@@ -141,7 +151,7 @@ class CueNameRules(NameRules):
                 continue  # "by fellow: small residual effusion", "FELLOW: PEAK GRADIENT 92", "TECH: R MCA 110"
             if end == k and kind == "titles_abbrev" and self._short_surname_after_dr(tokens, i, k):
                 end = k + 1  # "per dr mas.", "(DR. OH)", "w/ dr. lo in 4 wks"
-            if end > k and kind != "titles_abbrev" and end < len(tokens) and tokens[end].key in _TEAMS \
+            if end > k and kind != "titles_abbrev" and end < len(tokens) and tokens[end].key in TEAMS \
                     and not tokens[end].first and tokens[end - 1].text[-1:].isalpha():
                 i += length
                 continue  # "per eve team", "per pah team": a team named by its shift or its specialty

@@ -85,6 +85,9 @@ class Dictionaries:
     short_forms: frozenset[str]
     city_max_words: int
     eponyms: frozenset[str] = frozenset()
+    # eponyms.tsv whole but the 2,000 commoner first names, common surnames too: "BARRETT'S" is one written so ("GRACE'S"
+    # is a person's)
+    every_eponym: frozenset[str] = frozenset()
     caps_names: frozenset[str] = frozenset()
     lower_words: frozenset[str] = frozenset()
     facilities: frozenset[str] = frozenset()
@@ -225,7 +228,8 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
     common = words["first_names.txt"] | frozenset(surnames_in_order[:COMMON_SURNAMES])
     # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
     # ("Amsterdam criteria"); an English word before a clamp ("deep", "vital") is no eponym.
-    eponyms = (frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv", read)) & names) - common - cities \
+    every_eponym = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv", read))
+    eponyms = (every_eponym & names) - common - cities \
         - words["everyday_words.txt"]
     return Dictionaries(
         first_names=words["first_names.txt"],
@@ -242,6 +246,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
         eponyms=eponyms,
+        every_eponym=every_eponym - frozenset(read_words_in_order(folder / "first_names.txt", read)[:COMMON_SURNAMES]),
         caps_names=in_capitals & names,
         lower_words=learned,
         facilities=facilities,

@@ -12,9 +12,19 @@ class EponymTest:
     """The eponym test, given the words that follow an eponym (rules.yaml's eponym_followers and eponym_nouns) and
     the words that are never names."""
 
-    def __init__(self, followers: frozenset[str], never_names: frozenset[str]) -> None:
+    def __init__(self, followers: frozenset[str], never_names: frozenset[str],
+                 eponyms: frozenset[str] = frozenset()) -> None:
         self.followers = followers
         self.never_names = never_names
+        self.eponyms = eponyms  # vocabulary/eponyms.tsv: "BARRETT'S", written so, is the oesophagus
+
+    def possessive_eponym(self, tokens: list[Token], i: int) -> bool:
+        """Whether token i is a listed eponym written with "'s" ("BARRETT'S W/ ADENOCA", "GERD/BARRETT'S"): the
+        disease or the sign, not a person or a town, unless what follows is a person's ("BARRETT'S CELL")."""
+        if tokens[i].key not in self.eponyms or i + 2 >= len(tokens) or tokens[i + 1].text not in ("'", "’") \
+                or tokens[i + 2].key != "s" or tokens[i + 1].start != tokens[i].end:
+            return False
+        return i + 3 >= len(tokens) or tokens[i + 3].key not in OWNED
 
     def not_eponym(self, tokens: list[Token], end: int) -> bool:
         """False when the words after a candidate make it a medical eponym (Foley catheter, Bell's palsy)."""
@@ -26,6 +36,8 @@ class EponymTest:
         if j + 1 < len(tokens) and tokens[j].key in ("cell", "phone") and not tokens[j + 1].first \
                 and (tokens[j + 1].kind == "d" or tokens[j + 1].text in "#:-("):
             return True  # "DTR MARCY CELL 508...", "son roy cell-617...": the person's number, not a cell type
+        if end and self.possessive_eponym(tokens, end - 1):
+            return False
         if j < len(tokens) and tokens[j].key in SIGN_READ and not tokens[j].cased:
             return False  # "HOFFMAN NEG", "babinski positive": a sign and how it read, in a note without case
         if j < len(tokens) and (tokens[j].key in self.followers

@@ -54,6 +54,11 @@ _NOT_A_BRANCH = frozenset({"outskirts", "town", "city", "area", "part", "parts",
 _STREET_IN_A_NAME = frozenset({"st", "sq", "square", "street", "ave"})
 
 
+# Lodgings and words that place one near a hospital, which name no facility alone: "hotel near hosp".
+_LODGINGS = frozenset({"hotel", "motel", "inn", "apartment", "apt", "near", "nearby", "close", "across", "inpt",
+                       "outpt", "hospice", "lodging", "room"})
+
+
 class FacilityRules(FacilityGrowth):
     """Whole facility names, listed facilities, bare names after a place cue, and the wards WardRules reads."""
 
@@ -63,6 +68,7 @@ class FacilityRules(FacilityGrowth):
         found = self._named_after_cue(tokens) + self._outside_hospital_named(tokens) + self._listed_facilities(tokens)
         found += self._listed_wards(tokens) + self._ward_before_kind(tokens) + self._named_clinic(tokens)
         found += self._named_building(tokens)
+        found = [f for f in found if not self._nothing_named(tokens, starts, f)]
         out = list(spans) + found
         for span in spans + found:
             a = bisect_left(starts, span.start)
@@ -83,6 +89,16 @@ class FacilityRules(FacilityGrowth):
                 if short is not None:
                     out.append(short)
         return out + self._dates_after_places(tokens, starts, out)
+
+    def _nothing_named(self, tokens: list[Token], starts: list[int], span: Span) -> bool:
+        """Whether a place found after a cue names nothing in particular: only numbers ("DOWN FROM 12000"), or only
+        generic facility words around a lodging or a word like "near" ("staying at hotel near hosp", "dispo to inpt
+        hospice"); "THE VA", "THE MANOR" name one."""
+        inside = tokens[bisect_left(starts, span.start):bisect_left(starts, span.end)]
+        words = [t.key for t in inside if t.kind == "w"]
+        generic = self.rules.words("facility_generic")
+        return not words or (any(w in _LODGINGS for w in words) and all(
+            w in generic or w in self._facility_words or w in _LODGINGS or w in STOPWORDS for w in words))
 
     def _dates_after_places(self, tokens: list[Token], starts: list[int], spans: list[Span]) -> list[Span]:
         """A month and day, or a two-digit year, right after a place: when a patient was there ("at kindred 3/2,

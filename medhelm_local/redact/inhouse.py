@@ -28,7 +28,7 @@ _WARD_CUES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", 
 _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite", "level", "wing", "tower", "building",
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
-                     "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade", "section"})
+                     "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade", "section", "score"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Short slips of the places a patient goes that read like a hospital's initials after "at" or "to": "coughed at hom.",
 # "CLOSER TO HOM", "TRANSFR TO FLOR".

@@ -172,8 +172,8 @@ class InitialsRules(InHouseRules):
         key = tok.key
         if key in STOPWORDS or key in _TEAMS or key in self.words.lower_words or key in self.words.clinical_terms \
                 or key in self.rules.words("units") or key in self.rules.words("credentials") \
-                or key in self.rules.words("states") or key in self._never_names:
-            return False
+                or key in self.rules.words("states") or key in self._never_names or key in self._relations:
+            return False  # "PER GF": the girlfriend, not a colleague's initials
         return len(key) == 2 or not (key in self.words.clinical or key in self.words.everyday
                                      or key in self.words.short_forms)
 

@@ -16,6 +16,8 @@ primary bedside resource admitting triage covering oncoming offgoing relief icu 
 ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
 ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative prior
 previous next other enterostomal apheresis""".split())
+# Words after which the word before names a team, not a person: "per eve team", "PER PAH SERVICE".
+TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".
 OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 # Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.

@@ -45,7 +45,8 @@ class NameRules:
         # Context lists the token rules ask about many times a note, held here rather than looked up each time.
         followers = w("eponym_followers") | w("eponym_nouns")
         # "BULKY JONES DRESSINGS", "ON BRAUN FRAMES": a follower in the plural follows an eponym too
-        self._eponyms = EponymTest(followers | {f + "s" for f in followers if not f.endswith("s")}, self._never_names)
+        self._eponyms = EponymTest(followers | {f + "s" for f in followers if not f.endswith("s")}, self._never_names,
+                                   words.every_eponym)
         self._units, self._credentials = w("units"), w("credentials")
         self._facility_words, self._street_suffixes = w("facility_words"), w("street_suffixes")
 

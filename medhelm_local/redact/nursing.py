@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
+from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import REPORTED, verb_shaped
+from medhelm_local.redact.name_words import REPORTED, TEAMS, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
@@ -69,6 +70,7 @@ class NursingRules(PeopleRules):
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
         found += self._first_name_saying(tokens)
+        found = [(a, b) for a, b in found if not _names_a_team(tokens, b)]
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
@@ -100,6 +102,8 @@ class NursingRules(PeopleRules):
             cue = self.cue_at(tokens, i)
             if cue is None or cue[0] not in _PERSON_CUES or (i and tokens[i - 1].kind == "d"):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
+            if tok.key == "pt" and after_with(tokens, i):
+                continue  # "AMBULATED W/ PT, WALKER": with physical therapy, not the patient's name
             k = i + cue[1]
             if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
                     and tokens[k + 3].key == "law":
@@ -325,3 +329,9 @@ class NursingRules(PeopleRules):
             if (known or tier == Ambiguity.NAME_ONLY) and self.not_eponym(tokens, j + 1):
                 found.append((i, j + 1))
         return found
+
+
+def _names_a_team(tokens: list[Token], b: int) -> bool:
+    """Whether the word after a name found on a line without case is "team" or "service": the word names a team by
+    its shift or its specialty ("per eve team"), not a person."""
+    return b < len(tokens) and tokens[b].key in TEAMS and not tokens[b].first and not tokens[b - 1].cased

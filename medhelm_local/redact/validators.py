@@ -153,12 +153,20 @@ def _long_id(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTy
     return m.start(), m.end(), None
 
 
+# Words between "#" and a number that are no part of it: a verb, or where the phone rings ("# IS ...", "#: HM ...").
+_WORD_THEN_SPACE = re.compile(r"([a-z]{2,3}) ", re.IGNORECASE)
+_WORDS_BEFORE_A_NUMBER = frozenset({"is", "was", "hm", "wk", "cel", "ph", "tel", "are", "at"})
+
+
 def _long_id5(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
     """A value after "#" ("BAND # BB 44172", "specimen # Y4471 23 009812") is an identifier with five digits or more
     (fewer: a bed, a gauge, a count); not a measurement."""
     value = m.group("v")
     if sum(ch.isdigit() for ch in value) < 5 or unit_follows(text, m.end("v"), rules):
         return None
+    word = _WORD_THEN_SPACE.match(value)
+    if word is not None and word.group(1).lower() in _WORDS_BEFORE_A_NUMBER:
+        return m.start("v") + word.end(), m.end("v"), None  # "# IS 239-555-0140", "#: HM 351-555-0162": the number
     return m.start("v"), m.end("v"), None
 
 

@@ -117,3 +117,47 @@ def test_tubes_accesses_vessels_agencies_and_eponymous_devices_are_no_places_or_
 ])
 def test_hospitals_after_those_words_are_still_masked(case, text: str, hospital: str) -> None:
     assert covered(case(text), case(hospital))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "70 y/o m, barrett's w/ adenoca.", "adenoca in barrett's segment.", "hx gerd/barrett's dx 1994.",
+    "no inhaler at home per gf; will need teaching.", "lasix 40 iv given earlier per eve team.",
+    "ambulated in hall x2 w/ pt, walker. tolerated well.",
+])
+def test_an_eponymous_disease_a_relation_a_team_and_physical_therapy_are_no_people(case, text: str) -> None:
+    assert "NAME" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, name", [
+    ("dr barrett's patient, seen today.", "barrett"), ("daughter grace's husband called.", "grace"),
+    ("spoke w/ pt, john smith, at bedside.", "john smith"), ("wife joan, team meeting today.", "joan"),
+])
+def test_people_written_beside_those_words_are_still_masked(case, text: str, name: str) -> None:
+    assert covered(case(text), case(name))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "parents staying at hotel near hosp, updated.", "staying at apartment near hospital w/ wife.",
+    "dispo to inpt hospice vs stay here.", "ck 3400 (down from 12000).", "ciwa reviewed at report, last score 3 at 0600.",
+])
+def test_a_lodging_a_number_or_a_score_after_a_place_cue_is_no_hospital(case, text: str) -> None:
+    assert "HOSPITAL" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, place", [
+    ("receives care at va brockton.", "va"), ("then back to the manor.", "manor"),
+    ("from caritas hospice this am.", "caritas hospice"),
+])
+def test_a_named_place_after_those_cues_is_still_masked(case, text: str, place: str) -> None:
+    assert covered(case(text), case(place))
+
+
+@pytest.mark.parametrize("text, phone", [
+    ("CALLED X2, # IS 239-555-0140.", "239-555-0140"), ("MOTHER'S #: HM 351-555-0162.", "351-555-0162"),
+])
+def test_a_word_between_a_number_sign_and_a_phone_is_no_part_of_it(text: str, phone: str) -> None:
+    assert flagged(text) == [phone]
