@@ -38,6 +38,9 @@ NAME_AS_CLINICAL = 40
 NAME_AS_WORD = 10
 COMMON_SURNAMES = 2000  # of the Census list, in frequency order
 COMMONEST_SURNAMES = 500
+# First names that are also eponyms, written with 's far more often for the disease than for a person: Barrett's
+# oesophagus, Bell's palsy.
+DISEASES_WRITTEN_WITH_S = frozenset({"barrett", "bell"})
 ICU_TERM_SURNAMES = 20000  # a word among this many commoner surnames is no word a cue cannot overrule
 ABBREVIATION_CAPS = 3  # written in capitals this often: "PERRLA", "BIPAP" are shorthand, not names
 # Medical text writes a word this often, any case, when a word one slip from it is read as that word even after a
@@ -85,8 +88,8 @@ class Dictionaries:
     short_forms: frozenset[str]
     city_max_words: int
     eponyms: frozenset[str] = frozenset()
-    # eponyms.tsv whole but the 2,000 commoner first names, common surnames too: "BARRETT'S" is one written so ("GRACE'S"
-    # is a person's)
+    # eponyms.tsv whole but first names, common surnames too ("MURPHY'S SIGN"); a first name with 's is a person's
+    # ("STEVEN'S WIFE") but for the diseases in DISEASES_WRITTEN_WITH_S ("BARRETT'S W/ ADENOCA")
     every_eponym: frozenset[str] = frozenset()
     caps_names: frozenset[str] = frozenset()
     lower_words: frozenset[str] = frozenset()
@@ -246,7 +249,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         short_forms=short_forms,
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
         eponyms=eponyms,
-        every_eponym=every_eponym - frozenset(read_words_in_order(folder / "first_names.txt", read)[:COMMON_SURNAMES]),
+        every_eponym=(every_eponym - words["first_names.txt"]) | (every_eponym & DISEASES_WRITTEN_WITH_S),
         caps_names=in_capitals & names,
         lower_words=learned,
         facilities=facilities,
