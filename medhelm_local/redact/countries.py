@@ -7,9 +7,9 @@ its words alone name towns and people ("york", "brunswick", "carolina").
 The token rules read such words as names ("India", "Asia" and "America" are first names too) or as an unknown
 place after "from"; masking them saves nothing and costs precision. A country inside or next to an address
 ("Pärnu, Estonia 62488", "Arnsdorf, Germany") is left to the address rules, except after a town and a comma on a
-line without case ("from kingston, jamaica", "MONTREAL (CANADA)", "kingston jamaica": where a family lives), a town named after one ("lebanon, nh")
-stays a town, and a country word that is also a common name stays a name unless a place word stands before it
-("son Chad", "dr jordan" are people; "from Jordan" is a place).
+line without case ("from kingston, jamaica", "MONTREAL (CANADA)", "kingston jamaica": where a family lives), a town
+named after one ("lebanon, nh") stays a town, and a country word that is also a common name stays a name unless a
+place word stands before it ("son Chad", "dr jordan" are people; "from Jordan" is a place).
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def drop_countries(words: Dictionaries, states: frozenset[str], regions: Regions
         if not country[n]:
             out.append(span)
             continue
-        if region[n] is not None and (_on_an_address_line(text, spans, n)
-                                      or _by_a_street_word(regions, tokens, region[n], ranges[n][1])):
+        start = region[n]
+        if start is not None and (_on_an_address_line(text, spans, n)
+                                  or _by_a_street_word(regions, tokens, start, ranges[n][1])):
             out.append(span)  # "33 avenue de Provence", "fourth avenue suite 112 calgary alberta": an address's part
             continue
         a, b = ranges[n]
@@ -75,7 +76,7 @@ def drop_countries(words: Dictionaries, states: frozenset[str], regions: Regions
             out.append(span)  # "Hungary 06554", "lebanon, nh"
             continue
         inside = tokens[a:b]
-        a = a if region[n] is None else region[n]  # "lives in new hampshire": what stands before the whole name
+        a = a if start is None else start  # "lives in new hampshire": what stands before the whole name
         before = tokens[a - 1] if a and not tokens[a].first else None
         cue = tokens[a - 2] if before is not None and before.text in ".,:" and a >= 2 and not before.first else before
         if cue is not None and cue.key in person_cues:

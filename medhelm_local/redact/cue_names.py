@@ -13,10 +13,10 @@ from medhelm_local.redact.names import NameRules
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import Span
 
-
-# Words that grade a valve's leak, before "MR" (mitral regurgitation, not a title): "TRACE MR.", "MOD MR".
+# Words that grade a valve's leak before "MR" (mitral regurgitation, not a title): "TRACE MR.", "MOD MR".
 _SEVERITY = frozenset({"trace", "mild", "mod", "moderate", "severe", "sev", "min", "minimal", "significant", "new",
-                       "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential", "1", "2", "3", "4"})
+                       "worsening", "worse", "functional", "ischemic", "no", "residual", "torrential",
+                       "1", "2", "3", "4"})
 
 
 def after_with(tokens: list[Token], i: int) -> bool:

@@ -262,8 +262,9 @@ _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
-_STRENGTH = frozenset({"weak", "weaker", "grips", "ext", "exts", "extrems", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
-                       "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
+_STRENGTH = frozenset({"weak", "weaker", "grips", "ext", "exts", "extrems", "side", "sides", "prox", "proximal", "dist",
+                       "distal", "ue", "le", "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity",
+                       "extremities",
                        "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
                        "ankle", "foot", "shoulder", "wrist"})
 # Labs whose values run into the thousands, which a four-digit number after them is: "ALT 1980", "CK 2010".

@@ -37,7 +37,8 @@ def test_the_town_before_a_province_or_a_country_is_still_masked(case, text: str
 @BOTH
 @pytest.mark.parametrize("text, value", [
     ("bus from new york the day before.", "york"), ("returning north to quebec city friday.", "quebec"),
-    ("wife georgia called at 2000.", "georgia"), ("dr york aware of k.", "york"), ("husband carolina at bs.", "carolina"),
+    ("wife georgia called at 2000.", "georgia"), ("dr york aware of k.", "york"),
+    ("husband carolina at bs.", "carolina"),
 ])
 def test_a_city_named_as_a_state_and_a_person_named_after_one_are_masked(case, text: str, value: str) -> None:
     assert covered(case(text), case(value))
@@ -104,7 +105,8 @@ def test_people_after_those_cues_are_still_masked(case, text: str, name: str) ->
     "nimodipine 60mg q4 via dht.", "emergent hd via avf, good thrill.", "gi: ogt to lwcs.", "plan: cont ct to ws.",
     "sah from acomm aneurysm, coiled 5/11.", "case manager from dmh called.", "bruises from ivs.",
     "unchanged from dayshift, pupils 2mm.", "cv: sb 38-50 w/ osborn (j) waves.", "ivor lewis, not mckeown.",
-    "tf held for proning, replogle to lcs.", "feet in bulky jones dressings, on braun frames.", "(annuloplasty ring, 30mm cosgrove) + tv repair.",
+    "tf held for proning, replogle to lcs.", "feet in bulky jones dressings, on braun frames.",
+    "(annuloplasty ring, 30mm cosgrove) + tv repair.",
     "titrate flolan per pah team.",
 ])
 def test_tubes_accesses_vessels_agencies_and_eponymous_devices_are_no_places_or_people(case, text: str) -> None:
@@ -141,7 +143,8 @@ def test_people_written_beside_those_words_are_still_masked(case, text: str, nam
 @BOTH
 @pytest.mark.parametrize("text", [
     "parents staying at hotel near hosp, updated.", "staying at apartment near hospital w/ wife.",
-    "dispo to inpt hospice vs stay here.", "ck 3400 (down from 12000).", "ciwa reviewed at report, last score 3 at 0600.",
+    "dispo to inpt hospice vs stay here.", "ck 3400 (down from 12000).",
+    "ciwa reviewed at report, last score 3 at 0600.",
 ])
 def test_a_lodging_a_number_or_a_score_after_a_place_cue_is_no_hospital(case, text: str) -> None:
     assert "HOSPITAL" not in found(case(text))
