@@ -32,11 +32,11 @@ _FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _TIMES = re.compile(r"x\d{1,2}")
 # Another fraction on the same scale within two words after: "4/5 vs 5/5", "2/5 AND 1/5".
 _SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\d{1,2}/(\d{1,2})(?![\w/])")
-# Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 # A range's other end, after or before a four-digit number: "1930 TO 2300", "2015 and 0100", "0100-2000".
 _RANGE_AFTER = re.compile(r"[ \t]{0,2}(?:-|to|and|until|till|thru)[ \t]{0,2}(?P<v>\d{4})(?!\d)", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?<!\d)(?P<v>\d{4})[ \t]{0,2}(?:-|to|and)[ \t]{0,2}$", re.IGNORECASE)
 _PER_UNIT = re.compile(r"/[a-z]", re.IGNORECASE)  # "2000/HR", "1500/day": a rate
+# Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
                             "after", "before", "arrived"})
 # Words after which a four-digit number that can be a clock time says when something was done, read as the time
@@ -262,11 +262,10 @@ _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
-_STRENGTH = frozenset({"weak", "weaker", "grips", "ext", "exts", "extrems", "side", "sides", "prox", "proximal", "dist",
-                       "distal", "ue", "le", "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity",
-                       "extremities",
+_STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
+                       "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
                        "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
-                       "ankle", "foot", "shoulder", "wrist"})
+                       "ankle", "foot", "shoulder", "wrist", "ext", "exts", "extrems"})
 # Labs whose values run into the thousands, which a four-digit number after them is: "ALT 1980", "CK 2010".
 _LAB_VALUES = frozenset({"alt", "ast", "sgot", "sgpt", "ck", "cpk", "ldh", "bnp", "probnp", "ferritin", "lipase",
                          "amylase", "trig", "trigs", "tg", "ggt", "alk", "plt", "plts", "fibrinogen", "ddimer",

@@ -100,8 +100,8 @@ class Detector(NursingRules):
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
-        return drop_organisms(tokens, drop_countries(self.words, self._states, self._regions, self._person_cues, text,
-                                                             tokens, spans))
+        spans = drop_countries(self.words, self._states, self._regions, self._person_cues, text, tokens, spans)
+        return drop_organisms(tokens, spans)
 
     def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from

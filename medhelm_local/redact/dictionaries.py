@@ -232,8 +232,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
     # Eponyms ("ALLIS", "SCARPA", "TUOHY") are clinical words unless a common name ("Wilson", "Parker") or a town
     # ("Amsterdam criteria"); an English word before a clamp ("deep", "vital") is no eponym.
     every_eponym = frozenset(row[0] for row in read_table(vocabulary / "eponyms.tsv", read))
-    eponyms = (every_eponym & names) - common - cities \
-        - words["everyday_words.txt"]
+    eponyms = (every_eponym & names) - common - cities - words["everyday_words.txt"]
     return Dictionaries(
         first_names=words["first_names.txt"],
         surnames=words["surnames.txt"],
