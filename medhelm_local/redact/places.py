@@ -217,12 +217,12 @@ class PlaceRules(StreetRules):
                     or (i > 1 and tokens[i - 1].text == "(" and tokens[i - 2].key in self._eponyms.followers
                         and tokens[i - 2].key != "law"):
                 continue  # "ST JUDE"; "incision (mercedes)": an eponym in brackets after what it names
-            if self._eponyms.possessive_eponym(tokens, i):
-                continue  # "ADENOCA IN BARRETT'S SEGMENT": the disease, not the town
             if not state_near[i] and tok.key not in cities and tok.key not in firsts \
                     and not (i and tokens[i - 1].key in _TOWN_SLIP_CUES) \
                     and not (len(tok.key) >= (4 if tok.cased else 5) and after_cue(tokens, i, cues)):
                 continue  # each reading below needs one of these: most words of a note are spared building a run
+            if self._eponyms.possessive_eponym(tokens, i):
+                continue  # "ADENOCA IN BARRETT'S SEGMENT": the disease, not the town
             words, end = [tok], i + 1
             while end < len(tokens) and len(words) < 3:
                 if place[end]:
