@@ -46,7 +46,7 @@ Run: .venv/bin/python bench/phi.py
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
-               dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,heldout63,
+               dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -75,6 +75,7 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,"
             "heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,"
             "dev40,dev41,dev42,dev43,heldout58,heldout59,heldout60,heldout61,dev44,dev45,heldout62,heldout63,"
+            "heldout64,heldout65,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -169,6 +170,9 @@ HELDOUT_TITLES = {
                  "in capitals and 30 in lower case",
     "heldout63": "the eleventh round, a 62nd hand, written before the round's first rule: dense in hard negatives, 35 "
                  "in capitals and 45 in lower case",
+    "heldout64": "the eleventh round, a 63rd hand, written after the round's last rule: dense in hard negatives, 45 "
+                 "in capitals and 35 in lower case",
+    "heldout65": "the eleventh round, a 64th hand, written after the round's last rule: a typical month of one unit",
 }
 
 

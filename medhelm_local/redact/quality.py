@@ -34,7 +34,7 @@ HELDOUT = {"heldout2": (130, 0.976, 0.983), "heldout3": (166, 0.977, 0.988), "he
            "heldout54": (80, 0.982, 0.931), "heldout55": (80, 0.976, 0.924), "heldout56": (80, 0.985, 0.975),
            "heldout57": (80, 0.992, 0.968), "heldout58": (80, 0.981, 0.986), "heldout59": (80, 0.991, 0.943),
            "heldout60": (80, 0.992, 0.975), "heldout61": (80, 0.983, 0.952), "heldout62": (80, 0.989, 0.936),
-           "heldout63": (80, 0.954, 0.938)}
+           "heldout63": (80, 0.954, 0.938), "heldout64": (80, 0.976, 0.922), "heldout65": (80, 0.995, 0.972)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
 SAME_HAND = {"heldout4": (45, 0.971, 0.990)}

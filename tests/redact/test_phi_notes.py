@@ -44,6 +44,8 @@ TENTH_ROUND_HELDOUT = ["heldout58", "heldout59", "heldout60", "heldout61"]
 # (devices, eponyms, drugs, shorthand, numbers), written before the round's first rule, for false alarms.
 ELEVENTH_ROUND_TUNING = ["dev44", "dev45"]
 ELEVENTH_ROUND_HELDOUT = ["heldout62", "heldout63"]
+# Written after the round's last rule and measured once: hard negatives again, and a typical month of one unit.
+ELEVENTH_ROUND_AFTER_FREEZE = ["heldout64", "heldout65"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -148,7 +150,8 @@ def _identifiers(name: str) -> set[str]:
                                           *[(name, tuple(s for s in SETS if s != name))
                                             for name in (*(f"heldout{k}" for k in range(9, EIGHTH_ROUND_LAST + 1)),
                                                          *NINTH_ROUND_HELDOUT, *NINTH_ROUND_AFTER_FREEZE,
-                                                         *TENTH_ROUND_HELDOUT, *ELEVENTH_ROUND_HELDOUT)]])
+                                                         *TENTH_ROUND_HELDOUT, *ELEVENTH_ROUND_HELDOUT,
+                                                         *ELEVENTH_ROUND_AFTER_FREEZE)]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -481,3 +484,13 @@ def test_the_eleventh_rounds_sets_are_sparse_full_shifts(name: str, caps: int, l
     notes, lengths = _full_shifts_in_split(name, caps, lower)
     assert 6 <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < 10
     assert sum(1 for n in notes if not n.spans) >= 20
+
+
+@pytest.mark.parametrize("name, caps, lower", [("heldout64", 45, 35), ("heldout65", 40, 40)])
+def test_the_eleventh_rounds_sets_written_after_its_last_rule_are_sparse_full_shifts(name: str, caps: int,
+                                                                                      lower: int) -> None:
+    """80 full-shift notes each in its case and split, written after the round's last rule by two more hands and
+    measured once: identifiers sparse (5 to 13 marked spans per 1,000 words, at least 15 notes without one)."""
+    notes, lengths = _full_shifts_in_split(name, caps, lower)
+    assert 5 <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < 13
+    assert sum(1 for n in notes if not n.spans) >= 15
