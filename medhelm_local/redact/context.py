@@ -51,4 +51,5 @@ def unit_follows(text: str, end: int, rules: Rules) -> bool:
     unit = m.group().lower().rstrip(".,")
     if unit == "gram" and word_after(text, m.end()) in _GRAM_STAIN:
         return False  # "BCX FROM 2/18 GRAM NEG RODS": a Gram stain's result, not a weight
-    return unit in rules.words("units")
+    units = rules.words("units")
+    return unit in units or ("/" in unit and unit.split("/")[0] in units)  # "FENTANYL 2000 MCG/100 ML": a dose

@@ -213,10 +213,12 @@ class CueNameRules(NameRules):
 
 
 def _with_initial(tokens: list[Token], start: int) -> int:
-    """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee")."""
+    """`start`, or the index of an initial just before it on its line ("J. MILLER", "k lee"); a letter that ends a
+    word is none ("NEURO CHECKS Q1H. NANCY B, RN": the hour of "q1h")."""
     j = start - 1 if start and tokens[start - 1].text == "." else start
     if j and len(tokens[j - 1].text) == 1 and tokens[j - 1].kind == "w" and not tokens[start].first \
-            and tokens[start].start - tokens[j - 1].end <= 3:
+            and tokens[start].start - tokens[j - 1].end <= 3 \
+            and (j < 2 or tokens[j - 1].first or tokens[j - 2].kind == "p" or tokens[j - 2].end < tokens[j - 1].start):
         return j - 1
     return start
 

@@ -224,6 +224,10 @@ class NameRules:
             if self._town_and_state(tokens, i, j):
                 return i  # "LIVES IN LYNN MA", "son in quincy ma": the town rule types the town, the state is none
             tiers = (self.tier(tok), self.tier(tokens[j]))
+            if tiers[1] == Ambiguity.CLINICAL and tokens[j].key in self._eponyms.followers \
+                    and not (tokens[j].cased and tokens[j].text[:1].isupper()) and not self.not_eponym(tokens, j):
+                return i  # "OUTPUT AMT-BLAKE DRAIN", "S/P GRAHAM PATCH": the eponym and what it names, though the
+                # second word is a surname too
             if (sure_first and not self._verb_like(tokens, j)) or max(tiers) < Ambiguity.CLINICAL \
                     or (tok.cased and min(tiers) < Ambiguity.CLINICAL):  # "yvonne gave list": not "Yvonne Gave"
                 return j + 1 if self.not_eponym(tokens, j + 1) else i
