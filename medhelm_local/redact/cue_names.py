@@ -92,7 +92,9 @@ class CueNameRules(NameRules):
                     continue  # "GINA (NIGHT RN)", "charge rn": which nurse, not who
                 ends_line = i + length >= len(tokens) or tokens[i + length].first
                 reported = not ends_line and tokens[i + length].key in REPORTED and j > 0 \
-                    and tokens[j - 1].key in self.words.first_names  # "sue rn notified", not "heparin held rn aware"
+                    and tokens[j - 1].key in self.words.first_names \
+                    and self.tier(tokens[j - 1]) != Ambiguity.CLINICAL  # "sue rn notified", not "heparin held rn
+                # aware" nor "started on peg, rn aware" (a first name that is a clinical word, before a credential)
                 if j == i and self._done_before_credential(tokens, j):
                     i += length
                     continue  # "HEPARIN HELD RN AWARE": what was done, then who was told

@@ -11,6 +11,7 @@ from bisect import bisect_left
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.inhouse import InHouseRules
+from medhelm_local.redact.name_words import DOTTED_WORDS
 from medhelm_local.redact.regex_starts import matches_at
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.types import PhiType, Span
@@ -40,10 +41,6 @@ _INITIAL_NAME_LINE = re.compile(
     r"(?:[ \t,]{1,3}(?:rn|RN|md|MD|np|NP|rrt|RRT|lpn|LPN))?[ \t]*$")
 # The note's last line when it is one word, perhaps after a dash: "aisling", "-deb", "VINNY" signing the note.
 _LAST_WORD_LINE = re.compile(r"\n[ \t]*-{0,2}[ \t]*([A-Za-z][A-Za-z'’-]{1,14})[ \t]*\s*\Z")
-# Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
-_DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
-                           "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
-                           "qh", "gi"})
 # Words after which two or three letters name who was told or who decided: "per JM", "d/w kl", "spoke w/ rk".
 _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "checked with", "discussed with",
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",
@@ -75,7 +72,7 @@ class InitialsRules(InHouseRules):
             for m in _INITIAL_NAME_LINE.finditer(text):
                 surname = re.split(r"[ .\t]+", m.group(1))[-1].lower()
                 if m.start() and text[:m.start()].strip() and surname not in self.words.clinical \
-                        and surname not in self.words.clinical_terms and surname not in _DOTTED_WORDS:
+                        and surname not in self.words.clinical_terms and surname not in DOTTED_WORDS:
                     spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
         last = _LAST_WORD_LINE.search(text)
         if last is not None:
@@ -110,7 +107,7 @@ class InitialsRules(InHouseRules):
             found += _TRAILING_INITIALS.finditer(text)
             for m in _TRAILING_DOTTED.finditer(text):
                 letters = re.sub(r"[^a-z]", "", m.group(1).lower())
-                if letters not in _DOTTED_WORDS and m.group(1).count(".") + m.group(1).count("'") >= 1:
+                if letters not in DOTTED_WORDS and m.group(1).count(".") + m.group(1).count("'") >= 1:
                     spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
         if not found:
             return spans
@@ -185,6 +182,6 @@ def _dotted_lines(text: str) -> list[Span]:
     spans = []
     for m in _DOTTED_LINE.finditer(text):
         letters = re.sub(r"[^A-Za-z]", "", m.group(1)).lower()
-        if m.start() and text[:m.start()].strip() and letters not in _DOTTED_WORDS:
+        if m.start() and text[:m.start()].strip() and letters not in DOTTED_WORDS:
             spans.append(Span(m.start(1), m.end(1), PhiType.NAME))
     return spans

@@ -22,6 +22,10 @@ TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
 OWNED = frozenset({"cell", "bed", "bag", "line", "phone", "number", "home", "car", "house", "room", "belt", "mask"})
 # Followers that after two joined names may still be about people ("MARY AND JOE-BOB CELLS"): no eponym pair then.
 PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "class", "grade", "lift", "vest"})
+# Dotted letters that are an abbreviation, not a nurse's initials: "p.o.", "b.i.d.", "n.b.".
+DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
+                          "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
+                          "qh", "gi"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
 REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also

@@ -12,7 +12,7 @@ import re
 from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import REPORTED, TEAMS, verb_shaped
+from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, TEAMS, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
@@ -75,7 +75,10 @@ class NursingRules(PeopleRules):
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
             spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
-                      for m in _DOTTED_INITIALS.finditer(text)]
+                      for m in _DOTTED_INITIALS.finditer(text)
+                      if re.sub(r"[^a-z]", "", m.group(1).lower()) not in DOTTED_WORDS
+                      or not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t-")]
+            # "meds p.o., rn aware": an abbreviation in a sentence; "A.M., RN" alone on its line signs the note
         spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
 

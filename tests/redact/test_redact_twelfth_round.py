@@ -1,0 +1,85 @@
+"""Issue 32, twelfth round (false alarms): in ICU notes written all in capitals or all in lower case, the hour of
+"q1h" before a signed name, eponymous devices whose follower is a surname too, doses with a unit before a slash and
+drug short forms stay readable; the names, dates and places beside them are still masked. And the order, lab,
+intake and output names of a real ICU database (eICU-CRD, as the EHRSQL benchmark quotes them) raise no alarm but
+for the two people its labels name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.detected import covered, flagged, found
+
+BOTH = pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+EHRSQL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "ehrsql_eicu"
+
+
+@BOTH
+@pytest.mark.parametrize("text, name", [
+    ("cont neuro checks q1h. nancy b, rn", "nancy"), ("repeat ci q2h. imogen rn", "imogen"),
+    ("check pulses q4h. fiona rn", "fiona"),
+])
+def test_the_hour_of_q1h_is_no_initial_of_the_nurse_signing(case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name))
+    assert all(not f.lower().startswith(("h", "q")) for f in flagged(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, kept", [
+    ("seen by j. miller rn", "j. miller"), ("per k lee rn", "k lee"), ("-k. macisaac rn", "k. macisaac"),
+    ("l.m. santiago rn", "m. santiago"), ("e. crowley/t. bane rn", "t. bane"), ("cont to monitor.\na.m., rn", "a.m"),
+])
+def test_an_initial_standing_alone_before_a_signed_name_is_still_masked(case, text: str, kept: str) -> None:
+    assert covered(case(text), case(kept))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "output amt-blake drain 40cc.", "duodenal ulcer (s/p graham patch), arf.",
+])
+def test_an_eponym_before_the_thing_it_names_is_no_person(case, text: str) -> None:
+    assert "NAME" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "fentanyl 2000 mcg/100 ml ns at 50 mcg/hr.", "alum & mag hydroxide-simeth 200-200-20 mg/5ml po susp.",
+    "laxatives - doss (colace) given.", "tol meds p.o., rn aware.", "pt started on glutose 15 this am, rn aware.",
+])
+def test_a_dose_or_a_drug_short_form_is_no_identifier(case, text: str) -> None:
+    assert flagged(case(text)) == []
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("son blake called at 2000, updated.", "blake"), ("dr blake aware of k 3.1.", "blake"),
+    ("sue, rn aware of k 3.1.", "sue"),
+    ("fentanyl started 3/14, 2000 mcg total.", "3/14"),
+])
+def test_names_and_dates_beside_them_are_still_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+def _ehrsql_values() -> list[str]:
+    keys = {"drug_name", "procedure_name", "lab_name", "diagnosis_name", "intake_name", "output_name", "culture_name",
+            "drug_route", "admission_route"}
+    values: set[str] = set()
+    for name in ("valid.json", "test.json"):
+        for item in json.loads((EHRSQL / name).read_text(encoding="utf-8")):
+            values |= {str(v) for k, v in (item.get("value") or {}).items() if k.rstrip("123") in keys}
+    return sorted(values)
+
+
+@pytest.mark.skipif(not EHRSQL.is_dir(), reason="needs ../shared/datasets/ehrsql_eicu")
+def test_a_real_icu_databases_order_and_chart_names_raise_no_alarm() -> None:
+    values = _ehrsql_values()
+    assert len(values) > 700
+    alarms = set()
+    for value in values:
+        for text in (value, value.upper(), f"PLAN: CONT {value.upper()} PER TEAM.", f"pt started on {value}, rn aware."):
+            alarms |= {f.lower() for f in flagged(text)}
+    # two output labels name the clinician who placed the catheter: those are people, and masked
+    assert alarms == {"wrenn", "vina sananikone"}
