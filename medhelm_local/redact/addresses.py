@@ -126,6 +126,10 @@ class AddressRules(PlaceRules):
                                       and j + 1 < len(tokens) and self._same_line(text, t, tokens[j + 1])):
                 break  # a sentence ends the address; "St.", "Apt.", "Avda." do not
             j += 1
+            if j - 1 > k and t.kind == "d" and len(t.text) == 5 and not t.cased and not first.cased \
+                    and tokens[j - 2].kind != "d":
+                break  # "LIVES AT 14 ELM ST, MALDEN 02148, ADMITTING NOTIFIED": on a line without case (a US
+                # nursing note) the ZIP code ends the address
         while j > k and tokens[j - 1].kind == "p":
             j -= 1
         if not any(t.kind == "d" for t in tokens[k:j]) and sum(t.kind == "w" for t in tokens[k:j]) < 2:

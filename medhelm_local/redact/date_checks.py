@@ -110,8 +110,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
-    if day == 10 and (not cue or any(w in _PAIN for w in before[1:])):
-        return None  # "a 6/10 prompting", "relief to 3/10": a pain score
+    if day == 10 and (not cue or any(w in _PAIN for w in before)):
+        return None  # "a 6/10 prompting", "relief to 3/10", "seen by ct. pain 5/10": a pain score
     if not cue:
         if before and before[0] in scores:
             return None
