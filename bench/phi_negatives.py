@@ -2,11 +2,12 @@
 (issue 32: the real ICU notes it is measured on are written all in capitals or all in lower case).
 
 Corpora, from the datasets folder of bench/phi_sets.py (each SOURCE.txt says what the text is): MedBullets
-question vignettes with their explanations, the MedXpertQA text sample, SCT-Bench stems, MEDEC-MS notes and
-MTSamples reports (the replicate and procedure folders, the same report once). The first three are in none of the
-vocabularies `redaction/vocabulary` is counted from; MEDEC and MTSamples are (and MTSamples copies were read for
-false alarms in earlier rounds), so theirs are the easier figures. ACI-Bench is left out: its dialogues hold
-people's names.
+question vignettes with their explanations, the MedXpertQA text sample, SCT-Bench stems, MEDEC-MS notes, MTSamples
+reports (the replicate and procedure folders, the same report once) and MedCalc-Bench's patient notes taken from
+PubMed Central case reports (added at issue 32's twelfth round: real clinical writing by many hands). MedBullets,
+MedXpertQA, SCT-Bench and MedCalc-Bench are in none of the vocabularies `redaction/vocabulary` is counted from; MEDEC
+and MTSamples are (and MTSamples copies were read for false alarms in earlier rounds), so theirs are the easier
+figures. ACI-Bench is left out: its dialogues hold people's names.
 
 Every corpus is split by the SHA-256 of each document's text: an even first byte puts it in the TUNING half
 (its flagged strings may be listed and read), an odd one in the MEASURING half (figures only, never a list).
@@ -75,12 +76,18 @@ def _mtsamples(root: Path) -> list[str]:
     return [p.read_text(encoding="utf-8", errors="replace") for f in folders for p in sorted(f.glob("*.txt"))]
 
 
+def _medcalc(root: Path) -> list[str]:
+    rows = csv.DictReader((root / "medcalc_bench" / "test_data.csv").open(encoding="utf-8"))
+    return [r["Patient Note"] for r in rows if r["Note ID"].startswith("pmc")]  # PubMed Central case reports
+
+
 CORPORA: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
     "medbullets": ("medbullets/medbullets_op4.csv", _medbullets),
     "medxpert": ("medxpert_qa_text/medxpertqa_sampled_text_input.jsonl", _medxpert),
     "sct": ("sct_bench/sct_cleaned_full.csv", _sct),
     "medec": ("medec", _medec),
     "mtsamples": ("mtsamples_replicate/mtsamples_processed", _mtsamples),
+    "medcalc": ("medcalc_bench/test_data.csv", _medcalc),
 }
 
 

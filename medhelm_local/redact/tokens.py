@@ -123,7 +123,7 @@ def tokenize(text: str, case_text: str | None = None) -> TokenList:
                     and raw[i + 2][2].lower() not in _CONTRACTIONS):
                 end, word = raw[i + 2][1], line[start:raw[i + 2][1]]  # O'Brien, D'Angelo
                 i += 2
-            kind = "w" if word[0].isalpha() else "d" if word[0].isdigit() else "p"
+            kind = "w" if word[0].isalpha() else "d" if word.isdecimal() else "p"  # "10³": "³" is no number
             if lower is None:
                 key = fold(word.lower()).replace("'", "").replace("’", "")
             else:

@@ -83,3 +83,26 @@ def test_a_real_icu_databases_order_and_chart_names_raise_no_alarm() -> None:
             alarms |= {f.lower() for f in flagged(text)}
     # two output labels name the clinician who placed the catheter: those are people, and masked
     assert alarms == {"wrenn", "vina sananikone"}
+
+
+# Characters that Python counts as digits but int() cannot read (superscripts, circled numbers), numbers that are no
+# digits (fractions, Roman numerals) and the decimal digits of other scripts (int() reads those): a case report's
+# "150 x 10³/µL" once stopped the detector with a ValueError wherever a ward or a date rule asked for the number.
+NUMBER_LIKE = "⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃½¼¾⅓①⑨⑳ⅫⅣ٣३๓３"
+TEMPLATES = ["TO {c} FELDMAN", "OUT TO 7{c} FELDMAN", "{c}/{c}", "{c}/12", "3/{c}", "CALL 617 555 {c}{c}{c}{c}",
+             "ROOM {c}12", "CABG '{c}{c}", "{c}{c} YO", "PAGER #{c}{c}{c}{c}{c}", "20{c}0", "BAKER {c}",
+             "{c}{c}/{c}{c}/{c}{c}{c}{c}", "LIVES AT {c}{c} ELM ST, MALDEN {c}{c}{c}{c}{c}, NOTIFIED",
+             "PLT 150 X 10{c}/µL, WBC 12 X 10{c}"]
+
+
+@pytest.mark.parametrize("char", list(NUMBER_LIKE))
+def test_a_number_written_in_any_script_is_read_without_failing(char: str) -> None:
+    for template in TEMPLATES:
+        text = template.format(c=char)
+        for written in (text, text.lower(), "Seen by Dr Pike on 3/14. " + text):
+            flagged(written)  # returns, whatever the character
+
+
+def test_a_note_with_superscripts_still_masks_its_identifiers() -> None:
+    text = "PLT 150 X 10³/µL. DTR ANNIE CALLED 617-555-0188, OUT TO 7 FELDMAN 3/14."
+    assert all(covered(text, value) for value in ("ANNIE", "617-555-0188", "7 FELDMAN", "3/14"))
