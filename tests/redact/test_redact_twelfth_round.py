@@ -79,7 +79,8 @@ def test_a_real_icu_databases_order_and_chart_names_raise_no_alarm() -> None:
     assert len(values) > 700
     alarms = set()
     for value in values:
-        for text in (value, value.upper(), f"PLAN: CONT {value.upper()} PER TEAM.", f"pt started on {value}, rn aware."):
+        for text in (value, value.upper(), f"PLAN: CONT {value.upper()} PER TEAM.",
+                     f"pt started on {value}, rn aware."):
             alarms |= {f.lower() for f in flagged(text)}
     # two output labels name the clinician who placed the catheter: those are people, and masked
     assert alarms == {"wrenn", "vina sananikone"}
