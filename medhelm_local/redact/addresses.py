@@ -295,11 +295,20 @@ class AddressRules(PlaceRules):
                 found.append(Span(m.start(), m.end(), PhiType.ZIP))
                 continue
             k = bisect_left(starts, m.end())
+            before = spans[k - 1] if k and spans[k - 1].end <= m.start() else None
+            if before is not None and before.type is PhiType.CITY and street >= 0 and len(between) < 80 \
+                    and "\n" not in between and _STATE_BETWEEN.fullmatch(text[before.end:m.start()]):
+                found.append(Span(m.start(), m.end(), PhiType.ZIP))
+                continue  # "22 elm terrace apt 3, framingham 01702", "..., LYNN, MA 01902": the town's ZIP code
             after = spans[k] if k < len(spans) else None
             if after is not None and after.type in (PhiType.CITY, PhiType.NAME) and len(between) < 60 \
                     and "\n" not in between and not text[m.end():after.start].strip(" ,.-\t"):
                 found.append(Span(m.start(), m.end(), PhiType.ZIP))
         return found
+
+
+# What may stand between a town and its ZIP code: a comma, spaces, a state's postal code ("LYNN, MA 01902").
+_STATE_BETWEEN = re.compile(r"[ \t,]{1,3}(?:[A-Za-z]{2}\.?[ \t,]{1,3})?")
 
 
 def _inside(span: Span, others: list[Span]) -> bool:

@@ -22,12 +22,15 @@ _RANGE_BEFORE = re.compile(r"(?<!\d)(?P<v>\d{4})[ \t]{0,2}(?:-|to|and)[ \t]{0,2}
 _PER_UNIT = re.compile(r"/[a-z]", re.IGNORECASE)  # "2000/HR", "1500/day": a rate
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
-                            "after", "before", "arrived"})
+                            "after", "before", "arrived",
+                            # who saw the patient, then when: "SEEN BY RENAL FELLOW 1930", "per resident 2000"
+                            "fellow", "resident", "attending", "intern", "team"})
 # Words after which a four-digit number that can be a clock time says when something was done, read as the time
 # when it is before 1960 or on a quarter hour ("HEPARIN STARTED 2000", "PROPOFOL OFF 1930", "VISITED 2000"), with
 # any verb in -ed but those of a life's history ("MARRIED 1950", "DIAGNOSED 2000" stay years). "PLACED 2004" stays
 # a year: a device's year is not on a quarter hour as often as a time is.
-_DONE_WORDS = frozenset({"off", "given", "drawn", "done", "begun", "sent", "hung", "spirometer", "spirometry"})
+_DONE_WORDS = frozenset({"off", "given", "drawn", "done", "begun", "sent", "hung", "spirometer", "spirometry",
+                         "d/c'd", "d/cd", "dc'd", "dcd", "d/ced", "dced", "d/c", "dc"})
 _LIFE_EVENTS = frozenset({"married", "divorced", "widowed", "retired", "born", "immigrated", "emigrated", "moved",
                           "diagnosed", "graduated", "served", "deployed", "separated", "remarried", "adopted",
                           "hospitalized", "stented", "replaced", "fractured", "sobered", "quit"})
@@ -70,8 +73,8 @@ def four_digit_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
             return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day (nursing notes,
             # written without case, give times in four digits; text with case writes "20:00" or "8 pm")
         if text[m.start() - 1:m.start()] == "(" and text[m.end():m.end() + 1] == ")" \
-                and re.search(r"\d[ \t]*\($", text[max(0, m.start() - 4):m.start()]):
-            return None  # "NA 112 (2000) --> 115 (0000)": the time of a value
+                and re.search(r"\d[a-z%]{0,3}[ \t]*\($", text[max(0, m.start() - 7):m.start()], re.IGNORECASE):
+            return None  # "NA 112 (2000) --> 115 (0000)", "FVC 2.1L (2000)": the time of a value
     return m.start(), m.end(), PhiType.DATE
 
 

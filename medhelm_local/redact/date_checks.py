@@ -310,8 +310,9 @@ _MONTHS_ALSO_WORDS = frozenset({"dec", "may"})
 
 def _month_abbrev(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     """A month's abbreviation after a time word ("CREAT 1.0 IN JAN", "since oct", "LAST NOV")."""
-    if m.group("v").lower() in _MONTHS_ALSO_WORDS and word_after(text, m.end()):
-        return None
+    if m.group("v").lower() in _MONTHS_ALSO_WORDS and word_after(text, m.end()) \
+            and words_before(text, m.start("v"), 1) not in (["last"], ["since"], ["early"], ["late"], ["mid"]):
+        return None  # "IN MAY BE", "until dec gtt" (decrease); but "PLACED LAST MAY FOR CBD STONES"
     return m.start("v"), m.end("v"), PhiType.DATE
 
 

@@ -18,6 +18,7 @@ from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.organisms import drop_organisms
 from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
+from medhelm_local.redact.pets import drop_pet_names
 from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.slips import facility_word_slip, month_slip, slip_keys
 from medhelm_local.redact.surrogates import Policy, parse_policy
@@ -101,7 +102,7 @@ class Detector(NursingRules):
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
         spans = drop_countries(self.words, self._states, self._regions, self._person_cues, text, tokens, spans)
-        return drop_organisms(tokens, spans)
+        return drop_pet_names(tokens, drop_organisms(tokens, spans))
 
     def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from

@@ -47,6 +47,8 @@ _STRONG_CUES = frozenset({"relations", "titles_word"})
 _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
                             "maiden", "last", "first", "surname", "middle"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
+# Cue verbs of speech: a quote after them opens what was said ('said "ok"'), where "goes by" or "called" open a name.
+_SPEAKING = frozenset({"says", "said", "states", "stated"})
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
 # Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
 _PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
@@ -115,6 +117,8 @@ class NursingRules(PeopleRules):
                 k += 2  # "DAUGHTER IN LAW PEG", "son in law raj"
             while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
+            if tok.key in _SPEAKING and any(t.text == '"' for t in tokens[i + cue[1]:k]):
+                continue  # 'then said "ok, what's next"': what was said, in quotes, not who
             if cue[0] == "relations" and k + 3 < len(tokens) and len(tokens[k].text) == 1 and tokens[k].text.isalpha() \
                     and tokens[k + 1].text == "." and len(tokens[k + 2].text) == 1 and tokens[k + 2].text.isalpha() \
                     and tokens[k + 3].text == "." and not tokens[k].first and tokens[k + 2].start == tokens[k + 1].end:
@@ -201,6 +205,8 @@ class NursingRules(PeopleRules):
                 or tok.key in self.rules.words("credentials") or tok.key in self.rules.words("units") \
                 or k + 1 >= len(tokens) or tokens[k + 1].first or tokens[k + 1].start - tok.end > 2:
             return False
+        if tokens[k - 1].text == "," and self.tier(tok) == Ambiguity.CLINICAL:
+            return False  # "watched a movie w/ husband, video called her kids": a word after the comma, not his name
         return tokens[k + 1].key in _PERSON_VERBS
 
     def _state_named_after(self, tok: Token) -> bool:

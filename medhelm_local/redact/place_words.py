@@ -57,7 +57,7 @@ NAMED_FACILITY_WORDS = frozenset({"hospital", "hosp", "infirmary", "manor", "hea
 # Places a person calls from or lives in that are no town, though a town somewhere has the name ("Home, PA").
 NOT_A_TOWN = frozenset({"home", "work", "school", "church", "rehab", "bed", "lab", "floor", "there", "here", "clinic",
                          "jail", "court", "hospital", "shelter", "office", "car", "hotel", "college", "university",
-                         "camp"})
+                         "camp", "time"})  # "HOME IN TIME FOR THE GAME"
 # Letters written on a house number: one letter ("221B"), or an ordinal's ("5th"); "h", "l", "g", "x" and "m" are units.
 HOUSE_LETTERS = frozenset("abcdefijknopqrstuvwyz") | {"st", "nd", "rd", "th"}
 # Street suffixes that are common words in notes ("WALK", "CT", "GREEN", "RUN", "PARK"): on a line without case they

@@ -107,3 +107,52 @@ def test_a_number_written_in_any_script_is_read_without_failing(char: str) -> No
 def test_a_note_with_superscripts_still_masks_its_identifiers() -> None:
     text = "PLT 150 X 10³/µL. DTR ANNIE CALLED 617-555-0188, OUT TO 7 FELDMAN 3/14."
     assert all(covered(text, value) for value in ("ANNIE", "617-555-0188", "7 FELDMAN", "3/14"))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "dog named rusty at home w/ neighbor.", "lives alone w/ her cat mitzi, vna 3x/wk.",
+    "asking about her golden retriever bella - who is feeding bella?", 'dog (a lab named "gus") allowed to visit.',
+    "has a parrot named pepper.",
+])
+def test_a_pets_name_is_no_identifier(case, text: str) -> None:
+    assert "NAME" not in found(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("son bella called, dog at home.", "bella"), ("cat sitter ann lee called.", "ann lee"),
+    ("per lab, k 3.1. dtr bella called.", "bella"),
+])
+def test_people_beside_a_pet_are_still_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "iabp 1:1 -> 1:2 at 0400, aug 98, l fem site d&i.", "code note 0312-0341, rosc at 0341.",
+    "seen by renal fellow 1930. hd 2000-0000.", "foley d/c'd 2000, voided 400cc.",
+    "nif/fvc q4h: 2.1l (2000) -> 1.8l (0000).", "margins neg, 2/14 nodes +.", "then said \"ok, what's next\".",
+    "charge rn and pt relations spoke w/ her.", "watched a movie w/ husband, video called her kids.",
+    "reunite w/ baby asap.", "reynolds pentad - hypotension, confusion.", "wife gave him a teddy bear.",
+    "ent + oms following.", "wants to be home in time for the game.", "seen by ct. pain 5/10, morphine pca.",
+])
+def test_shorthand_numbers_and_words_of_icu_notes_raise_no_alarm(case, text: str) -> None:
+    assert flagged(case(text)) == []
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("iabp 1:1. mi since aug 06, cabg.", "aug 06"), ("stent placed last may for cbd stones.", "may"),
+    ("won't be home for diwali as hoped.", "diwali"), ("home for lunar new year.", "lunar new year"),
+    ("address confirmed: 22 elm terrace apt 3, framingham 01702.", "01702"),
+    ("lives at 4 pine rd, lynn, ma 01902 w/ wife.", "01902"),
+    ("lives at 14 elm st, malden 02148, admitting notified.", "02148"),
+])
+def test_dates_and_zip_codes_are_still_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+def test_a_zip_code_ends_an_address_on_a_line_without_case() -> None:
+    text = "LIVES AT 14 ELM ST, MALDEN 02148, ADMITTING NOTIFIED. STATES SHE LOST HER KEYS."
+    assert "ADMITTING" not in " ".join(flagged(text))

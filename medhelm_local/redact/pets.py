@@ -1,0 +1,58 @@
+"""Pets' names, which notes write where a relative's would stand ("DOG NAMED RUSTY AT HOME", "lives w/ her cat mitzi",
+"golden retriever bella", 'a lab named "gus"'): no person's name, so Safe Harbor leaves them and a detector that masks
+them only hides what the note says. A one-word name span just after an animal's word (with "named", "called", a
+comma, a bracket or a quote between) is dropped, with the note's other mentions of the same word ("who is feeding
+bella?"). A name of two words ("cat sitter ann lee") and a name a title vouches for are left alone.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.types import PhiType, Span
+
+# Animals kept as pets, and dog breeds notes name them by. "Lab" only with "named" or "called" after it (else the
+# laboratory), "shepherd" and other breeds that are surnames too are left out.
+_PETS = frozenset({"dog", "dogs", "cat", "cats", "puppy", "pup", "kitten", "kitty", "pet", "pets", "retriever",
+                   "terrier", "poodle", "beagle", "labrador", "chihuahua", "dachshund", "husky", "pug", "collie",
+                   "spaniel", "schnauzer", "pitbull", "doodle", "labradoodle", "goldendoodle", "corgi", "parrot",
+                   "bird", "birds", "cockatiel", "parakeet", "budgie", "hamster", "rabbit", "ferret", "horse", "pony",
+                   "turtle", "tortoise", "iguana", "goldfish"})
+_NAMED_ONLY = frozenset({"lab"})  # "A LAB NAMED GUS", not "per lab" nor "lab aware"
+_NAMING = frozenset({"named", "called", "name", "is"})
+_BETWEEN = frozenset({",", "(", '"', "'", ":", "-"})
+
+
+def drop_pet_names(tokens: list[Token], spans: list[Span]) -> list[Span]:
+    """`spans` without the one-word NAME spans that name a pet, and the other mentions of those words."""
+    if not spans:
+        return spans
+    starts = [t.start for t in tokens]
+    pets: set[str] = set()
+    for span in spans:
+        k = bisect_left(starts, span.start)
+        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and _after_a_pet(tokens, k):
+            pets.add(tokens[k].key)
+    if not pets:
+        return spans
+    out = []
+    for span in spans:
+        k = bisect_left(starts, span.start)
+        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and tokens[k].key in pets:
+            continue
+        out.append(span)
+    return out
+
+
+def _after_a_pet(tokens: list[Token], k: int) -> bool:
+    """Whether the word at k follows an animal's word on its line, over "named"/"called" and punctuation."""
+    j, named = k - 1, False
+    while j >= 0 and k - j <= 4 and not tokens[j + 1].first:
+        tok = tokens[j]
+        if tok.key in _NAMING:
+            named = True
+        elif tok.text not in _BETWEEN:
+            return tok.key in _PETS or (named and tok.key in _NAMED_ONLY)
+        j -= 1
+    return False
