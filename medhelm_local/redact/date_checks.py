@@ -57,6 +57,8 @@ _HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", 
 # Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
 _PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional",
                    "relieved", "decreased", "improved", "reduced"})
+# Words around an air leak graded on a chest drain's seven columns: "AIR LEAK 2/7", "(1/7 on pleurevac)".
+_AIR_LEAK = frozenset({"leak", "airleak", "cough", "coughing", "pleurevac", "atrium", "bubbling", "ct", "cts"})
 # Settings of non-invasive ventilation, written inspiratory over expiratory pressure: "BIPAP AT NIGHT 10/5".
 _PRESSURES = frozenset({"bipap", "bi-pap", "ipap", "niv", "nippv"})
 # Parenteral nutrition products named by amino acid over dextrose: "CLINIMIX E 5/15", "clinimix 4.25/10".
@@ -102,6 +104,9 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
                             or before[0] in _RESULTS  # "C DIFF NEG 2/4": a result, then when
                             or "s/p" in before[1:3]  # "S/P WHIPPLE 2/3": a procedure and when
                             or (len(before) > 1 and before[1] in _IMAGING))  # "CT ABD 3/3": a study and its part
+    near = words_before(text, m.start(), 4) + words_before(text[:m.end() + 20], m.end() + 20, 3)
+    if day == 7 and month < 7 and not cue and any(w in _AIR_LEAK for w in near):
+        return None  # "(1/7 on pleurevac)", "cough only (1/7)": an air leak, read on the chest drain's seven columns
     scores, after = rules.words("score_words"), word_after(text, m.end())
     same_scale = _SAME_SCALE_AFTER.match(text, m.end())
     if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
@@ -110,7 +115,7 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
-    if day == 10 and (not cue or any(w in _PAIN for w in before)):
+    if day == 10 and (not cue or any(w in _PAIN for w in words_before(text, m.start(), 5))):
         return None  # "a 6/10 prompting", "relief to 3/10", "seen by ct. pain 5/10": a pain score
     if not cue:
         if before and before[0] in scores:

@@ -20,12 +20,14 @@ from medhelm_local.redact.pack import RulePack, read_rule_pack
 from medhelm_local.redact.patterns import drop_negatives, find_pattern_spans, parse_rules
 from medhelm_local.redact.pets import drop_pet_names
 from medhelm_local.redact.regex_starts import Starts
-from medhelm_local.redact.slips import facility_word_slip, month_slip, slip_keys
+from medhelm_local.redact.slips import facility_word_slip, month_slip, place_word_slip, slip_keys
 from medhelm_local.redact.surrogates import Policy, parse_policy
 from medhelm_local.redact.tokens import Token, TokenList, fold, tokenize, where
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
 DEFAULT_MASK = "[{type}]"
+# Words before a town's or a facility's name that a slip of the keyboard in the name is read after ("for spaulidng").
+_PLACE_SLIP_CUES = frozenset({"in", "from", "frm", "fr", "near", "at", "to", "for", "vs", "and", "of"})
 
 
 def mask_regex(*mask_formats: str) -> re.Pattern[str]:
@@ -120,7 +122,52 @@ class Detector(NursingRules):
                 out[n] = t._replace(key=word)
             elif word is None and month_slip(t.key) and self._unlisted(t.key):
                 months.append(Span(t.start, t.end, PhiType.DATE))
+        for n, t in enumerate(tokens):
+            if t.kind != "w" or t.cased or len(t.key) < 5 or not self._place_context(tokens, n) \
+                    or not self._unlisted(t.key) or self._listed_place(t.key):
+                continue
+            place = self._place_slip(t.key)
+            if place is not None:
+                if out is tokens:
+                    out = TokenList(tokens)
+                out[n] = t._replace(key=place)
         return out, months
+
+    def _place_context(self, tokens: list[Token], n: int) -> bool:
+        """Whether the word at n stands where a town's or a facility's name does: after a place cue, "at", "for",
+        "vs" or "and", joined by a hyphen to a town ("MELROSE-WAKEFEILD"), or after a town or a facility's first word
+        ("NEWTON WELLSLEY", "DAVITA DORCHESTR")."""
+        if n == 0 or tokens[n].first:
+            return False
+        before = tokens[n - 1]
+        if before.text in "\"(" and n > 1 and not before.first:
+            before = tokens[n - 2]  # 'oriented to self and "bostn"'
+        if before.key in _PLACE_SLIP_CUES or before.key in self.words.facility_firsts:
+            return True
+        if before.text == "-" and n > 1 and before.start == tokens[n - 2].end and before.end == tokens[n].start:
+            before = tokens[n - 2]
+        return before.kind == "w" and (before.key in self.words.cities or before.key in self.words.facility_names_one)
+
+    def _listed_place(self, key: str) -> bool:
+        """Whether a word is a town, a ward, a facility's name, a state or a country as it stands ("LUNDER", "fenway",
+        "alaska")."""
+        return key in self.words.cities or key in self.words.ward_names or key in self.words.facility_names_one \
+            or key in self._facility_name_words or key in self.words.local_places or key in self._states \
+            or key in self.rules.words("regions") or key in self.words.country_words
+
+    def _place_slip(self, key: str) -> str | None:
+        """place_word_slip, remembered (a few hundred lookups a word)."""
+        memo: dict[str, str | None] = self.__dict__.setdefault("_place_slip_memo", {})
+        if key not in memo:
+            if len(memo) >= 1 << 14:
+                memo.clear()
+            memo[key] = place_word_slip(self.words, key, self._facility_name_words)
+        return memo[key]
+
+    @cached_property
+    def _facility_name_words(self) -> frozenset[str]:
+        """The words of six letters or more in the names of facilities.txt ("spaulding", "wellesley")."""
+        return frozenset(w for f in self.words.facilities for w in f.split() if len(w) >= 6)
 
     def _unlisted(self, key: str) -> bool:
         """Whether no list holds a word: no name, English or clinical word, short form or medical form."""

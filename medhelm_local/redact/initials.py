@@ -52,7 +52,7 @@ _AFTER_HANDED = frozenset({",", ".", ";", ":", "(", ")", "-", "re", "regarding",
 _CREDENTIAL_AFTER = frozenset({"rn", "md", "np", "pa", "rrt", "lpn", "rt", "cm", "sw", "do"})
 # Letters after "per" or "d/w" that name a team, a role or an order, not a person: "per GI", "d/w NS", "per OR".
 _TEAMS = frozenset("""md np pa pt ot rt sw cm rn gi id er ed or ct ir ep hd pd ns lr iv po ng og ob uf ua us tf ms
-ad bp hr rr dr ho ac pc am pm em ep ent ems""".split())
+ad bp hr rr dr ho ac pc am pm em ep ent ems ic""".split())  # ic: infection control
 
 
 class InitialsRules(InHouseRules):

@@ -14,7 +14,7 @@ from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, TEAMS, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
-from medhelm_local.redact.slips import Slips
+from medhelm_local.redact.slips import Slips, slips_of
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
@@ -46,10 +46,12 @@ _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word
 _STRONG_CUES = frozenset({"relations", "titles_word"})
 _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
                             "maiden", "last", "first", "surname", "middle"})
-# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 # Cue verbs of speech: a quote after them opens what was said ('said "ok"'), where "goes by" or "called" open a name.
 _SPEAKING = frozenset({"says", "said", "states", "stated"})
+# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
+# A verb said of a person with a slip of the keyboard, after a relation: "HUSBAND ASKIGN", "DAUGHTER NOTIFEID".
+_VERB_SLIPS = slips_of(frozenset(w for w in _SAID_OF_A_RELATIVE | REPORTED | _PERSON_VERBS if w.isalpha()))
 # Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
 _PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
                            "sw", "cm", "pa", "mgmt", "management"})
@@ -59,6 +61,8 @@ _DOTTED_INITIALS = re.compile(
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
+# What follows a patient's age: "64 YO M", "58 yr old", "71 y/o".
+_AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "yof"})
 # What stands before the patient's sex after the age: "37 YO M.", "33 y/o f. brain death exam".
 _AGE_BEFORE_SEX = frozenset({"yo", "y/o", "yrs", "yr", "old", "years", "year", "o", "y.o"})
 
@@ -71,7 +75,7 @@ class NursingRules(PeopleRules):
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
-        found += self._first_name_saying(tokens)
+        found += self._first_name_saying(tokens) + self._named_before_age(tokens)
         found = [(a, b) for a, b in found if not _names_a_team(tokens, b)]
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
@@ -84,6 +88,30 @@ class NursingRules(PeopleRules):
         spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
 
+    def _named_before_age(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"ignatius preutt, 64 yo m w/ dm", "MARTA OYELARAN, 63 YO F": one to three words that are nothing but names
+        (or no list holds), opening a line or after a label's colon, then a comma and an age: the patient."""
+        out = []
+        for k in where(tokens, _AGE_WORDS):
+            if k < 3 or tokens[k - 1].kind != "d" or tokens[k - 2].text != "," or tokens[k].first:
+                continue
+            end = start = k - 2
+            while start > 0 and end - start < 3 and tokens[start - 1].kind == "w" and not tokens[start].first \
+                    and self._only_a_name(tokens[start - 1]):
+                start -= 1
+            if start == end or not (tokens[start].first or tokens[start - 1].text == ":"):
+                continue
+            if all(t.cased for t in tokens[start:end]):
+                continue  # with case, the capitals already say who it is
+            out.append((start, end))
+        return out
+
+    def _only_a_name(self, tok: Token) -> bool:
+        """A word that is a name, or of four letters or more that no list holds, and nothing else ("ignatius",
+        "preutt", not "cabg", "home" or "ttp")."""
+        return (len(tok.key) >= 4 or self.words.is_name(tok.key)) and tok.key not in self.non_names \
+            and self.tier(tok) == Ambiguity.NAME_ONLY  # "TTP, 35 YO F", "HHS, 82 YO M": a diagnosis, not a name
+
     def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
         weaker cue than a relation, a long slip of the keyboard: "per psyhiatry")."""
@@ -93,6 +121,8 @@ class NursingRules(PeopleRules):
             return False
         if tok.cased and not tok.text[0].isupper():
             return False  # on a line with case, a lower-case word after "son" is a word
+        if key in _VERB_SLIPS and key not in self.words.first_names:
+            return False  # "husband askign about disch date": what the relative did, typed with a slip
         if len(key) == 2 and self.swapped_slip(tok):
             return False  # "A PROFESSOR TA TUFTS": "at", though "Ta" is a first name too
         return key in self.words.first_names or (self.tier(tok, slips) == Ambiguity.NAME_ONLY and len(key) >= 3

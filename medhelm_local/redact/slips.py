@@ -92,6 +92,26 @@ def town_slip(words: Dictionaries, word: str) -> bool:
     return any(len(near) >= 6 and near[0] == word[0] and near in words.cities for near in _one_slip(word))
 
 
+def slips_of(vocabulary: frozenset[str]) -> frozenset[str]:
+    """Every string one slip (after its first letter) from a word of five letters or more of `vocabulary`, but the
+    words themselves: "askign", "notifeid", "vistied" for the verbs said of a person."""
+    return frozenset(s for w in vocabulary if len(w) >= 5 for s in _one_slip(w) if s[0] == w[0]) - vocabulary
+
+
+def place_word_slip(words: Dictionaries, word: str, place_words: frozenset[str]) -> str | None:
+    """The town or facility-name word of six letters or more that a word no list holds is one slip from (after its
+    first letter): "spaulidng", "wellsley", "wakefeild", "dorchestr", "bostn"; None when there is none, more than one,
+    or an English or clinical word that is no place is one slip from it too ("nausa", "resite")."""
+    if len(word) < 5 or not word.isalpha() or not word.isascii():
+        return None
+    nears = [near for near in _one_slip(word) if len(near) >= 4 and near[0] == word[0]]
+    found = {near for near in nears if len(near) >= 6 and (near in words.cities or near in place_words)}
+    if len(found) != 1 or any(near not in found and (near in words.clinical or near in words.everyday)
+                              for near in nears):
+        return None
+    return found.pop()
+
+
 _MONTHS = ("january", "february", "march", "april", "august", "september", "october", "november", "december")
 _MONTH_SLIPS: frozenset[str] = frozenset()
 

@@ -156,3 +156,33 @@ def test_dates_and_zip_codes_are_still_masked(case, text: str, value: str) -> No
 def test_a_zip_code_ends_an_address_on_a_line_without_case() -> None:
     text = "LIVES AT 14 ELM ST, MALDEN 02148, ADMITTING NOTIFIED. STATES SHE LOST HER KEYS."
     assert "ADMITTING" not in " ".join(flagged(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("screening for spaulidng vs kindred.", "spaulidng"), ("transferred from melrose-wakefeild on 9/22.", "wakefeild"),
+    ("pcp at newton wellsley called by team.", "newton wellsley"), ("hd mwf at davita dorchestr.", "dorchestr"),
+])
+def test_a_town_or_a_facility_typed_with_a_slip_is_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "son in alaska calls nightly.", "zofran iv x1 for nausa.", "aline (plan to resite), og, foley.",
+    "husband askign about disch date.", "daughter notifeid by phone.", "tol clears, advance to reg. no n/v.",
+    "dvt ppx per ic.", "diarrhea from flolan chronic.", "cough only (1/7 on pleurevac).", "air leak 2/7 on cough.",
+    "pain at ct site 4/10, percocet x2.", "npn 7a-7p micu\nttp, 35 yo f, plt 9.",
+])
+def test_slips_of_words_and_shorthand_are_no_place_or_person(case, text: str) -> None:
+    assert flagged(case(text)) == []
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("npn 7a-7p\nignatius preutt, 64 yo m w/ type 2 dm.", "ignatius preutt"),
+    ("name: marta oyelaran, 63 yo f.", "marta oyelaran"), ("social: husband reg (reginald) here.", "reg"),
+    ("ct removed 1/7, site clean.", "1/7"),
+])
+def test_a_patient_named_before_the_age_and_dates_beside_slips_are_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
