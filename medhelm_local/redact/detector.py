@@ -22,12 +22,12 @@ from medhelm_local.redact.pets import drop_pet_names
 from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.slips import facility_word_slip, month_slip, place_word_slip, slip_keys
 from medhelm_local.redact.surrogates import Policy, parse_policy
-from medhelm_local.redact.tokens import Token, TokenList, fold, tokenize, where
+from medhelm_local.redact.tokens import STOPWORDS, Token, TokenList, fold, tokenize, where
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
 DEFAULT_MASK = "[{type}]"
 # Words before a town's or a facility's name that a slip of the keyboard in the name is read after ("for spaulidng").
-_PLACE_SLIP_CUES = frozenset({"in", "from", "frm", "fr", "near", "at", "to", "for", "vs", "and", "of"})
+_PLACE_SLIP_CUES = frozenset({"in", "from", "frm", "fr", "near", "at", "to", "for", "vs"})
 
 
 def mask_regex(*mask_formats: str) -> re.Pattern[str]:
@@ -142,11 +142,14 @@ class Detector(NursingRules):
         before = tokens[n - 1]
         if before.text in "\"(" and n > 1 and not before.first:
             before = tokens[n - 2]  # 'oriented to self and "bostn"'
-        if before.key in _PLACE_SLIP_CUES or before.key in self.words.facility_firsts:
+        if before.key in _PLACE_SLIP_CUES:
             return True
         if before.text == "-" and n > 1 and before.start == tokens[n - 2].end and before.end == tokens[n].start:
             before = tokens[n - 2]
-        return before.kind == "w" and (before.key in self.words.cities or before.key in self.words.facility_names_one)
+        key = before.key
+        return before.kind == "w" and key not in STOPWORDS and (
+            key in self.words.facility_firsts or key in self.words.facility_names_one
+            or (key in self.words.cities and not self.words.is_name(key)))  # not "GARCIA-COMPEON ET AL"
 
     def _listed_place(self, key: str) -> bool:
         """Whether a word is a town, a ward, a facility's name, a state or a country as it stands ("LUNDER", "fenway",
