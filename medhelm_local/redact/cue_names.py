@@ -63,6 +63,9 @@ class CueNameRules(NameRules):
         memo = self._name_like_memo  # most words are known not to be names: no call for them (name_like's memo)
         i = 0
         while i < len(tokens):
+            if tokens[i].text == '"' and self._quoted_speech(tokens, i):
+                i = _past_quote(tokens, i + 1)
+                continue  # 'GREETED EVERYONE "TENA YISTILIGN"', '"GRAZIE MILLE"': words said, not names
             cue = self.cue_at(tokens, i) if tokens[i].kind == "w" and tokens[i].key in self._phrase_index else None
             if cue is None or cue[0] == "facility_words":
                 tok = tokens[i]
@@ -77,6 +80,10 @@ class CueNameRules(NameRules):
             skip = name_words.SKIP_AFTER_CUE[kind]
             while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
                 k += 1
+            if kind == "name_verbs" and tokens[i].key in name_words.SPEECH_VERBS \
+                    and any(t.text == '"' for t in tokens[i + length:k]):
+                i = _past_quote(tokens, k)
+                continue  # 'WIFE SAYS "MÈSI" TO EVERYONE', 'said "inshallah"': what was said, in quotes, not who
             if kind == "credentials":
                 nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
                 if nxt is not None and self.name_like(nxt, 1) and self.tier(nxt) != Ambiguity.CLINICAL and (
@@ -168,6 +175,16 @@ class CueNameRules(NameRules):
             i += length
         return with_other_mentions(self, tokens, [f for f in found if not _shorthand_letter(tokens, *f)])
 
+    def _quoted_speech(self, tokens: list[Token], i: int) -> bool:
+        """Whether the quote at i opens two words or more on a line without case, after no word that names or nicknames
+        a person ("CALLS HIM", "goes by", "aka", a relation): a phrase someone said."""
+        before = {t.key for t in tokens[max(0, i - 2):i]}
+        if i + 1 >= len(tokens) or tokens[i + 1].cased or tokens[i + 1].start != tokens[i].end \
+                or before & _NAMING_BEFORE_A_QUOTE or (i and tokens[i - 1].key in self._relations):
+            return False
+        end = _past_quote(tokens, i + 1)
+        return end > i + 1 and sum(t.kind == "w" for t in tokens[i + 1:end]) >= 2
+
     def _label_word_goes_on(self, tokens: list[Token], k: int, end: int) -> bool:
         """Whether the one word after a label and its colon, on a line without case, begins what was found rather
         than naming who found it: a lone letter ("TECH: R MCA 110"), a short word before a number ("fellow: ra 18"),
@@ -212,6 +229,21 @@ class CueNameRules(NameRules):
     def _weak_after_greeting(self, tok: Token) -> bool:
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
         return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
+
+
+# Words before a quoted name or nickname: 'CALLS HIM "JIMMY"', 'goes by "ti-jean"', 'aka "bud"', 'named "gus"'.
+_NAMING_BEFORE_A_QUOTE = frozenset({"calls", "called", "call", "by", "aka", "nickname", "nicknamed", "named", "as",
+                                    "to", "him", "her", "name", "is"})
+
+
+def _past_quote(tokens: list[Token], k: int) -> int:
+    """The index past the closing quote of words quoted from token k on, on their line (within eight tokens), or k."""
+    for j in range(k, min(len(tokens), k + 8)):
+        if j > k and tokens[j].first:
+            break
+        if tokens[j].text == '"':
+            return j + 1
+    return k
 
 
 def _with_initial(tokens: list[Token], start: int) -> int:

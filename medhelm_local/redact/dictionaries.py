@@ -27,7 +27,8 @@ MEDICAL_ENDINGS = ("ectomy", "ectomies", "otomy", "otomies", "ostomy", "ostomies
                    "trophy", "megaly", "ation", "ations", "ology", "ologist",
                    "iasis", "ectasis", "ectasia", "lysis", "plegia", "paresis", "rrhea", "rrhoea", "rrhagia",
                    "centesis", "desis", "tripsy", "tinib", "pril", "olol", "sartan", "statin", "azole", "mycin",
-                   "cillin", "floxacin", "dipine", "prazole", "tidine", "parin", "navir", "cycline", "azepam", "ocele")
+                   "cillin", "floxacin", "dipine", "prazole", "tidine", "parin", "navir", "cycline", "azepam", "ocele",
+                   "otic")
 VOCABULARY = ("clinical_words.tsv", "abbreviations.tsv", "short_forms.tsv", "eponyms.tsv")
 
 # A word written in lower case in the medical corpora counts as clinical. A common name needs more: an

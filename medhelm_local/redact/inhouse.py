@@ -39,7 +39,7 @@ _TUBES_TO = frozenset({"ct", "cts", "ogt", "ngt", "og", "ng", "jp", "jps", "tube
 # What comes from a vessel or an organ, not from a hospital: "SAH FROM ACOMM ANEURYSM", "bleed from pda territory".
 _LESIONS = frozenset({"aneurysm", "aneurysms", "aneursym", "bleed", "bleeding", "territory", "infarct", "stroke",
                       "occlusion", "stenosis", "lesion", "lesions", "tumor", "fistula", "graft", "thrombosis",
-                      "dissection", "avm"})
+                      "dissection", "avm", "ulcer", "ulcers", "collection"})
 # Massachusetts' and the nation's agencies a case manager or a detective comes from: no place of care, no identifier
 # ("CASE MANAGER FROM DMH", "referred to DSS", "FROM DCF").
 _AGENCIES = frozenset({"dmh", "dss", "dcf", "dph", "dds", "dys", "dta", "ssa", "dmr", "cdc", "fda", "dea", "ins",

@@ -46,13 +46,13 @@ _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "che
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",
                         "paged", "informed", "verified with", "double checked with", "co-signed by", "cosigned by",
                         "witnessed by", "relieved by", "handed off to", "d/w'd", "discussed w/", "reviewed with",
-                        "reviewed w/"})
+                        "reviewed w/", "verified w/", "checked w/", "double checked w/"})
 # What may follow such initials: a stop, a bracket, a credential, "re:", or the news itself.
 _AFTER_HANDED = frozenset({",", ".", ";", ":", "(", ")", "-", "re", "regarding", "about", "aware", "and", "who", "at"})
 _CREDENTIAL_AFTER = frozenset({"rn", "md", "np", "pa", "rrt", "lpn", "rt", "cm", "sw", "do"})
 # Letters after "per" or "d/w" that name a team, a role or an order, not a person: "per GI", "d/w NS", "per OR".
 _TEAMS = frozenset("""md np pa pt ot rt sw cm rn gi id er ed or ct ir ep hd pd ns lr iv po ng og ob uf ua us tf ms
-ad bp hr rr dr ho ac pc am pm em ep ent ems ic""".split())  # ic: infection control
+ad bp hr rr dr ho ac pc am pm em ep ent ems ic cs""".split())  # ic: infection control; cs: cardiac surgery
 
 
 class InitialsRules(InHouseRules):

@@ -26,6 +26,12 @@ PERSONAL = frozenset({"cells", "body", "bodies", "type", "position", "stage", "c
 DOTTED_WORDS = frozenset({"po", "pr", "iv", "im", "sq", "sc", "bid", "tid", "qid", "qd", "qod", "prn", "hs", "ac",
                           "pc", "nb", "ok", "am", "pm", "ie", "eg", "vs", "us", "md", "rn", "np", "pa", "dr",
                           "qh", "gi"})
+# Words before a saint's or a holy figure's name, which names a place, a statue or a thing: "ST JUDE", "SAN LAZARO",
+# "the virgin mary".
+SAINT_WORDS = frozenset({"st", "saint", "san", "santo", "santa", "sao", "virgin", "virgen"})
+# Cue verbs of speech: a quote after them opens what was said ('said "ok"', 'SAYS "MÈSI" TO EVERYONE'), where "goes by"
+# or "called" open a name.
+SPEECH_VERBS = frozenset({"says", "said", "states", "stated", "say", "saying"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
 REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
 # Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also

@@ -211,8 +211,9 @@ class NameRules:
                 and tokens[i - 2].key != "law":  # not "SON-IN-LAW (HAROLD)"
             return i  # "DRAIN (BLAKE)", "incision (mercedes)": the device's or the cut's eponym in brackets
         saint = i - 1 - (i > 1 and tokens[i - 1].text == ".")
-        if i and tokens[saint].key in ("st", "saint"):
-            return i  # "ST JUDE MECH", "St. John's wort": a saint's name is a place's or a thing's
+        if i and tokens[saint].key in name_words.SAINT_WORDS:
+            return i  # "ST JUDE MECH", "St. John's wort", "STATUE OF SAN LAZARO", "the virgin mary": a saint's name
+            # is a place's or a thing's
         if tok.first and i + 1 < len(tokens) and tokens[i + 1].text == ":" and tok.key not in words.first_names:
             return i  # "País:", "Medico:" opening a line is a field label; speakers ("Martha:") are first names
         j = i + 1

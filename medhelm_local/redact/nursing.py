@@ -12,7 +12,7 @@ import re
 from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, TEAMS, verb_shaped
+from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, SPEECH_VERBS, TEAMS, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
 from medhelm_local.redact.slips import Slips, slips_of
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
@@ -46,8 +46,6 @@ _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word
 _STRONG_CUES = frozenset({"relations", "titles_word"})
 _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
                             "maiden", "last", "first", "surname", "middle"})
-# Cue verbs of speech: a quote after them opens what was said ('said "ok"'), where "goes by" or "called" open a name.
-_SPEAKING = frozenset({"says", "said", "states", "stated"})
 # Verbs only a person does, that make the word between a relation and them a name: "son chip called".
 _PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
 # A verb said of a person with a slip of the keyboard, after a relation: "HUSBAND ASKIGN", "DAUGHTER NOTIFEID".
@@ -76,6 +74,7 @@ class NursingRules(PeopleRules):
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
         found += self._first_name_saying(tokens) + self._named_before_age(tokens)
+        found += self._name_before_bracketed_role(tokens) + self._patient_is_named(tokens)
         found = [(a, b) for a, b in found if not _names_a_team(tokens, b)]
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
@@ -87,6 +86,36 @@ class NursingRules(PeopleRules):
             # "meds p.o., rn aware": an abbreviation in a sentence; "A.M., RN" alone on its line signs the note
         spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
+
+    def _name_before_bracketed_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
+        no list holds, right before a role alone in brackets: the person in that role."""
+        out, roles = [], self._roles() | _PERSON_ROLES
+        for k in where(tokens, roles):
+            if k < 2 or k + 1 >= len(tokens) or tokens[k - 1].text != "(" or tokens[k + 1].text != ")" \
+                    or tokens[k].first or tokens[k - 1].first:
+                continue
+            end = start = k - 1
+            while start > 0 and end - start < 2 and not tokens[start].first and self._only_a_name(tokens[start - 1]):
+                start -= 1
+            if start < end and not self._never_names & {t.key for t in tokens[start:end]}:
+                out.append((start, end))
+        return out
+
+    def _patient_is_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"pt is yoselin, prefers ...", "PT IS HARPREET, SIKH": after "pt is", one word that is a first name or that no
+        list holds, closing its phrase: the patient's name (not "pt is lethargic," nor "pt is a 64 yo")."""
+        out = []
+        for k in where(tokens, frozenset({"is"})):
+            if k < 1 or k + 2 >= len(tokens) or tokens[k - 1].key not in ("pt", "patient") or tokens[k + 1].first:
+                continue
+            tok, after = tokens[k + 1], tokens[k + 2]
+            if after.text not in ",.(;":
+                continue
+            if (tok.key in self.words.first_names and self.tier(tok) != Ambiguity.CLINICAL) \
+                    or (self._unlisted_surname(tok) and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY):
+                out.append((k + 1, k + 2))
+        return out
 
     def _named_before_age(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"ignatius preutt, 64 yo m w/ dm", "MARTA OYELARAN, 63 YO F": one to three words that are nothing but names
@@ -147,7 +176,7 @@ class NursingRules(PeopleRules):
                 k += 2  # "DAUGHTER IN LAW PEG", "son in law raj"
             while k < len(tokens) and tokens[k].text in ':,(-"' and k - i < 3 + cue[1]:
                 k += 1
-            if tok.key in _SPEAKING and any(t.text == '"' for t in tokens[i + cue[1]:k]):
+            if tok.key in SPEECH_VERBS and any(t.text == '"' for t in tokens[i + cue[1]:k]):
                 continue  # 'then said "ok, what's next"': what was said, in quotes, not who
             if cue[0] == "relations" and k + 3 < len(tokens) and len(tokens[k].text) == 1 and tokens[k].text.isalpha() \
                     and tokens[k + 1].text == "." and len(tokens[k + 2].text) == 1 and tokens[k + 2].text.isalpha() \
@@ -158,6 +187,7 @@ class NursingRules(PeopleRules):
                     or not (self._caseless_name(tokens[k], Slips.NONE if tok.key in _NAMING_FIRSTS
                                                 else Slips.FREQUENT if cue[0] in _STRONG_CUES else Slips.CLINICAL)
                             or self._word_named(tokens, k)
+                            or self._first_then_unlisted(tokens, k)
                             or self._named_by_its_verb(tokens, k)
                             or (cue[0] == "relations" and self._state_named_after(tokens[k]))):
                 continue
@@ -181,9 +211,13 @@ class NursingRules(PeopleRules):
                 continue  # "RT ART LINE": right, not the respiratory therapist; "PCA MSO4": a drug
             end = k + 1
             if end < len(tokens) and not tokens[end].first and tokens[end].start - tokens[k].end <= 2 \
-                    and tokens[end].key in self.words.surnames and self.name_like(tokens[end], 2) \
-                    and not self._verb_like(tokens, end):
-                end += 1  # "son duncan mcphee"
+                    and ((tokens[end].key in self.words.surnames and self.name_like(tokens[end], 2)
+                          and not self._verb_like(tokens, end)) or self._unlisted_surname(tokens[end])):
+                end += 1  # "son duncan mcphee", "husband abul kashem visited"
+            while end + 1 < len(tokens) and tokens[end].text == "-" and tokens[end].start == tokens[end - 1].end \
+                    and tokens[end + 1].start == tokens[end].end and tokens[end + 1].kind == "w" \
+                    and self.tier(tokens[end + 1]) != Ambiguity.CLINICAL:
+                end += 2  # "WIFE YOON MI-KYUNG", "son jean-baptiste": a name's hyphened parts
             if self.not_eponym(tokens, end):
                 found.append((k, end))
                 if end + 1 < len(tokens) and tokens[end].key == "and" and not tokens[end + 1].first \
@@ -224,6 +258,25 @@ class NursingRules(PeopleRules):
                     and (k + 1 >= len(tokens) or tokens[k + 1].key not in ("is", "was", "has", "had")):
                 found.append((k, k + 1))
         return found
+
+    def _unlisted_surname(self, tok: Token) -> bool:
+        """A word of four letters or more that no list holds, on a line without case, and that is no place, no slip of
+        a frequent word, no verb said of a person typed with one and no word run into a function word: a surname the
+        census lists miss ("kashem", "xiaomei")."""
+        key = tok.key
+        return tok.kind == "w" and not tok.cased and len(key) >= 4 and key not in self.non_names \
+            and key not in _VERB_SLIPS and not verb_shaped(key) \
+            and self.tier(tok, Slips.FREQUENT) == Ambiguity.NAME_ONLY and not self.words.is_name(key) \
+            and key not in self.words.cities and key not in self.words.country_words \
+            and key not in self.words.facility_names_one and key not in self.words.ward_names \
+            and not any(key[i:] in STOPWORDS and (key[:i] in self.words.everyday or key[:i] in self.words.clinical)
+                        for i in range(4, len(key) - 1))  # "DAUGHTER MAUREEN SLEPTIN ROOM": two words run together
+
+    def _first_then_unlisted(self, tokens: list[Token], k: int) -> bool:
+        """"daughter li xiaomei": a first name that is shorthand too, then a surname no list holds."""
+        return tokens[k].key in self.words.first_names and tokens[k].key not in STOPWORDS and k + 1 < len(tokens) \
+            and not tokens[k + 1].first \
+            and tokens[k + 1].start - tokens[k].end <= 2 and self._unlisted_surname(tokens[k + 1])
 
     def _named_by_its_verb(self, tokens: list[Token], k: int) -> bool:
         """"son chip called", "SON SKIP VISITED": on a line without case, any word after a relation names the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
-from medhelm_local.redact.name_words import MEMO_LIMIT
+from medhelm_local.redact.name_words import MEMO_LIMIT, SAINT_WORDS
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import (
     COMPASS,
@@ -213,7 +213,7 @@ class PlaceRules(StreetRules):
             if k + 1 < len(tokens) and tokens[k + 1].key in states:
                 state_near[max(0, k - 6):k] = [True] * (k - max(0, k - 6))
         for i, tok in enumerate(tokens):
-            if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in ("st", "saint")) \
+            if not place[i] or (i and tokens[i - 1].kind == "w" and tokens[i - 1].key in SAINT_WORDS) \
                     or (i > 1 and tokens[i - 1].text == "(" and tokens[i - 2].key in self._eponyms.followers
                         and tokens[i - 2].key != "law"):
                 continue  # "ST JUDE"; "incision (mercedes)": an eponym in brackets after what it names

@@ -19,7 +19,8 @@ def _check(text: str) -> None:
     for tok in tokens:
         assert text[tok.start:tok.end] == tok.text
         assert tok.key == fold(tok.text.lower()).replace("'", "").replace("’", "")
-        assert tok.kind == ("w" if tok.text[0].isalpha() else "d" if tok.text[0].isdigit() else "p")
+        # a digit is what int() reads: "²" and "③" are marks, "٣" is a digit
+        assert tok.kind == ("w" if tok.text[0].isalpha() else "d" if tok.text.isdecimal() else "p")
     # Every word, digit run and mark is a token or part of one ("O'Brien" joins three).
     covered = {i for tok in tokens for i in range(tok.start, tok.end)}
     assert all(m.start() in covered for m in WORDS.finditer(text))
