@@ -20,6 +20,12 @@ LATEST_YEAR = date.today().year + 1  # a later four-digit number that can be a c
 _RANGE_AFTER = re.compile(r"[ \t]{0,2}(?:-|to|and|until|till|thru)[ \t]{0,2}(?P<v>\d{4})(?!\d)", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(r"(?<!\d)(?P<v>\d{4})[ \t]{0,2}(?:-|to|and)[ \t]{0,2}$", re.IGNORECASE)
 _PER_UNIT = re.compile(r"/[a-z]", re.IGNORECASE)  # "2000/HR", "1500/day": a rate
+_FOUR_DIGITS = re.compile(r"(?<![\d/.:-])\d{4}(?![\d/.:-]\d)")
+_WORD4 = re.compile(r"[^\W\d_]{4}")
+_VALUE_THEN_ARROW = re.compile(r"\d{3,}[ \t]{0,2}(?:->|-->|→|=>)[ \t]{0,2}$")  # "CK 2410 -> 1980"
+_MEASURE_AFTER = re.compile(r"[ \t]{1,2}\d{1,4}[ \t]?(?:cc|ml|mls)(?![a-z])", re.IGNORECASE)  # "2000 80CC"
+# Words right before a four-digit number that make it a year, whatever was done before them: "REPAIRED IN 2000".
+_YEAR_PREPOSITIONS = frozenset({"in", "since", "of", "from", "on", "year", "yr", "circa", "ca"})
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
                             "after", "before", "arrived",
@@ -47,8 +53,11 @@ def four_digit_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
         return None  # "PRISMASATE 2000/HR": a rate
     value = int(m.group())
     could_be_time = value % 100 < 60 and value < 2400
-    if could_be_time and _clock_partner(text, m):
-        return None  # "FROM 1930 TO 2300", "between 2015 and 0100": the other end of the range is a clock time
+    if could_be_time and (_clock_partner(text, m) or (value % 100 % 15 == 0 and _clock_on_the_line(text, m))):
+        return None  # "FROM 1930 TO 2300", "between 2015 and 0100": the other end of the range is a clock time;
+        # "ECG Q4H: 2000 QRS 118 / 0000 QRS 120", "HALDOL X2 (2000, 2230)": times listed beside a time
+    if _VALUE_THEN_ARROW.search(text, max(0, m.start() - 16), m.start()):
+        return None  # "CK 2410 -> 1980": a value falling, not a year
     before_one = words_before(text, m.start(), 1)
     if before_one and before_one[0] in _LAB_VALUES:
         return None  # "AST 1420 ALT 1980": a lab value in the thousands, not a year
@@ -66,16 +75,39 @@ def four_digit_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
             return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
+        three = words_before(text, m.start(), 3)
         done = _without_case(text, m.start()) and before and (
-            before[0] in _DONE_WORDS or (len(before[0]) >= 5 and before[0].endswith("ed")
-                                         and before[0] not in _LIFE_EVENTS))
+            _done_word(before[0]) or (len(three) == 3 and three[0] not in _YEAR_PREPOSITIONS
+                                      and any(_done_word(w) for w in three[1:])))  # "INTUBATED IN ED 1930"
         if done and (value < 1960 or value % 100 % 15 == 0):
             return None  # "ALINE PLACED 2000", "TR BAND OFF 1930": when it was done that day (nursing notes,
             # written without case, give times in four digits; text with case writes "20:00" or "8 pm")
+        if _MEASURE_AFTER.match(text, m.end()):
+            return None  # "JP TO GRAVITY: 2000 80CC PURULENT": a time, then what was measured then
         if text[m.start() - 1:m.start()] == "(" and text[m.end():m.end() + 1] == ")" \
                 and re.search(r"\d[a-z%]{0,3}[ \t]*\($", text[max(0, m.start() - 7):m.start()], re.IGNORECASE):
             return None  # "NA 112 (2000) --> 115 (0000)", "FVC 2.1L (2000)": the time of a value
     return m.start(), m.end(), PhiType.DATE
+
+
+def _done_word(word: str) -> bool:
+    """A word saying something was done (a past participle in -ed but a life's event, or a done-word)."""
+    return word in _DONE_WORDS or (len(word) >= 5 and word.endswith("ed") and word not in _LIFE_EVENTS)
+
+
+def _clock_on_the_line(text: str, m: re.Match[str]) -> bool:
+    """Whether another four-digit number close by on the line, with no word of four letters between, can only be a
+    clock time ("2000 QRS 118 / 0000", "(2000, 2230)"; not "CABG 2000, SEEN 0400")."""
+    start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 24)
+    end = text.find("\n", m.end())
+    end = min(len(text) if end < 0 else end, m.end() + 24)
+    for other in _FOUR_DIGITS.finditer(text, start, end):
+        value = int(other.group())
+        between = text[min(m.end(), other.end()):max(m.start(), other.start())]
+        if other.start() != m.start() and value % 100 < 60 and value < 2400 \
+                and (value > LATEST_YEAR or value < EARLIEST_YEAR) and not _WORD4.search(between):
+            return True
+    return False
 
 
 def _clock_partner(text: str, m: re.Match[str]) -> bool:

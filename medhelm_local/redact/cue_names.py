@@ -84,6 +84,10 @@ class CueNameRules(NameRules):
                     and any(t.text == '"' for t in tokens[i + length:k]):
                 i = _past_quote(tokens, k)
                 continue  # 'WIFE SAYS "MÈSI" TO EVERYONE', 'said "inshallah"': what was said, in quotes, not who
+            if kind == "credentials" and tokens[i].key == "do" and not tokens[i].cased and i + 1 < len(tokens) \
+                    and not tokens[i + 1].first and tokens[i + 1].kind == "w":
+                i += length
+                continue  # "FOLEY (3-WAY, DO NOT IRRIGATE)": the verb, not a doctor of osteopathy
             if kind == "credentials":
                 nxt = tokens[k] if k < len(tokens) and not tokens[k].first else None
                 if nxt is not None and self.name_like(nxt, 1) and self.tier(nxt) != Ambiguity.CLINICAL and (

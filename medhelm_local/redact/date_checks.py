@@ -280,10 +280,17 @@ def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
     parts = [int(p) for p in re.split(r"[/-]", m.group())]
     if not all(1 <= parts[k] <= 12 and 1 <= parts[k + 1] <= 31 for k in (0, 2)):
         return None
-    before = words_before(text, m.start(), 1)
-    if parts[1] == parts[3] <= 10 and before and before[0] in rules.words("score_words"):
-        return None
+    before = words_before(text, m.start(), 3)
+    if parts[1] == parts[3] <= 10 and before and (before[0] in rules.words("score_words")
+                                                  or any(w in _LIMBS for w in before)):
+        return None  # "L LEG 3/5-4/5", "rue 4/5-5/5": a strength graded on one scale
     return m.start(), m.end(), PhiType.DATE
+
+
+# Limbs and what a strength grade is read on: "L LEG 3/5-4/5", "RUE 4/5-5/5", "grips 4/5-5/5".
+_LIMBS = frozenset({"arm", "arms", "leg", "legs", "rue", "lue", "rle", "lle", "ue", "le", "ues", "les", "bue", "ble",
+                    "ext", "extremities", "extremity", "grip", "grips", "hand", "hands", "foot", "feet", "strength",
+                    "motor", "deltoid", "deltoids", "biceps", "triceps", "quads", "hip", "hips", "df", "pf"})
 
 
 def _glued_date(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:

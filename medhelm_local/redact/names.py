@@ -210,6 +210,9 @@ class NameRules:
         if i > 1 and tokens[i - 1].text == "(" and tokens[i - 2].key in self._eponyms.followers \
                 and tokens[i - 2].key != "law":  # not "SON-IN-LAW (HAROLD)"
             return i  # "DRAIN (BLAKE)", "incision (mercedes)": the device's or the cut's eponym in brackets
+        if i > 1 and tokens[i - 1].text == "-" and tokens[i - 2].kind == "d" \
+                and tokens[i - 2].end == tokens[i - 1].start and tokens[i - 1].end == tok.start:
+            return i  # "FOLEY (3-WAY", "4-POINT RESTRAINTS": a count's noun, not a name
         saint = i - 1 - (i > 1 and tokens[i - 1].text == ".")
         if i and tokens[saint].key in name_words.SAINT_WORDS:
             return i  # "ST JUDE MECH", "St. John's wort", "STATUE OF SAN LAZARO", "the virgin mary": a saint's name

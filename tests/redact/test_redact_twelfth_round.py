@@ -186,3 +186,32 @@ def test_slips_of_words_and_shorthand_are_no_place_or_person(case, text: str) ->
 ])
 def test_a_patient_named_before_the_age_and_dates_beside_slips_are_masked(case, text: str, value: str) -> None:
     assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    'wife says "mèsi" to everyone.', 'greeted everyone "gamsahamnida" and "annyeong haseyo".',
+    'thanked staff "grazie mille" repeatedly.', "a statue of san lazaro from home.", "a picture of the virgin mary.",
+    "ir to look at perianastomotic collection.", "2 clips to du ulcer.", "resident notified, tcds elevated r mca.",
+    "gu: foley (3-way, do not irrigate).", "pt/ot: eval done, rec acute rehab.",
+    "insurance called per policy 0420, referral pending.", "strength: r arm 4/5, l leg 3/5-4/5.",
+    "ecg q4h: 2000 qrs 118 / 0000 qrs 120.", "haldol 0.5mg iv x2 (2000, 2230).", "ck 2410 -> 1980, trop pending.",
+    "intubated in ed 1930.", "updated by phone 2000, will bring clothes.", "jp to gravity: 2000 80cc purulent.",
+    "vs:\n 0000 44 24 5 96\n 0400 38 21 3 97\nabg pending.",
+])
+def test_speech_saints_flowsheets_and_shorthand_raise_no_alarm(case, text: str) -> None:
+    assert flagged(case(text)) == []
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("social: husband abul kashem visited until 2000.", "abul kashem"),
+    ("social: daughter li xiaomei and son-in-law here.", "li xiaomei"),
+    ("d/w oluwaseun adeyemi (resident) re abx.", "oluwaseun adeyemi"), ("pt is yoselin, prefers spanish.", "yoselin"),
+    ('family calls him "jimmy".', "jimmy"), ("lives in the north end, ran a shoe shop.", "north end"),
+    ("aaa repaired in 2000, cabg 2003, arrived 0400.", "2000"), ("cabg 2000, seen 0400.", "2000"),
+    ("seen by john smith, do.", "john smith"), ("1200 617 555 0143", "617 555 0143"),
+    ('pt states "call my son tom".', "tom"),
+])
+def test_names_places_years_and_phones_beside_them_are_still_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
