@@ -122,9 +122,10 @@ class Detector(NursingRules):
                 out[n] = t._replace(key=word)
             elif word is None and month_slip(t.key) and self._unlisted(t.key):
                 months.append(Span(t.start, t.end, PhiType.DATE))
+        everyday, clinical = self.words.everyday, self.words.clinical
         for n, t in enumerate(tokens):
-            if t.kind != "w" or t.cased or len(t.key) < 5 or not self._place_context(tokens, n) \
-                    or not self._unlisted(t.key) or self._listed_place(t.key):
+            if t.kind != "w" or t.cased or len(t.key) < 5 or t.key in everyday or t.key in clinical \
+                    or not self._place_context(tokens, n) or not self._unlisted(t.key) or self._listed_place(t.key):
                 continue
             place = self._place_slip(t.key)
             if place is not None:
