@@ -27,8 +27,8 @@ of identifiers beside real ones; cardiac surgery recovery; neuro and trauma) for
 development half (even presidio items, first MEDDOCAN files by name) and a HELD-OUT half that is only measured;
 (e) ACI-Bench dialogue transcripts (CC BY 4.0, names only); (f) MedBullets vignettes (no PHI: every
 flag is a false alarm unless an age over 89); (f2) CAPS_NEGATIVES (bench/phi_negatives.py): public clinical text
-with no real PHI (MedBullets, MedXpertQA, SCT-Bench, MEDEC, MTSamples) in its own case, in capitals and in lower
-case, split by SHA-256 into a tuning half (`--show-negatives` lists its flagged strings) and a measuring half
+with no real PHI (MedBullets, MedXpertQA, SCT-Bench, MEDEC, MTSamples, MedCalc-Bench) in its own case, in capitals and
+in lower case, split by SHA-256 into a tuning half (`--show-negatives` lists its flagged strings) and a measuring half
 (figures only): name-like flags (NAME, HOSPITAL, CITY, STREET) per 1,000 tokens; (g) the synthetic notes of
 tests/support/synthetic_notes.py, written alongside the detector, so an upper bound. Public sets are read
 from ../shared/datasets.
@@ -46,7 +46,8 @@ Run: .venv/bin/python bench/phi.py
                dev17,dev18,dev19,dev20,dev21,dev22,dev23,heldout2,heldout3,heldout4,heldout5,heldout6,heldout7,heldout8,heldout9,heldout10,heldout11,
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
-               dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,
+               dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,dev46,...,dev50,
+               heldout66,...,heldout72,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -75,7 +76,8 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout40,heldout41,heldout42,heldout43,heldout44,heldout45,heldout46,heldout47,heldout48,heldout49,"
             "heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,"
             "dev40,dev41,dev42,dev43,heldout58,heldout59,heldout60,heldout61,dev44,dev45,heldout62,heldout63,"
-            "heldout64,heldout65,"
+            "heldout64,heldout65,dev46,dev47,dev48,dev49,dev50,heldout66,heldout67,heldout68,heldout69,heldout70,"
+            "heldout71,heldout72,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -98,6 +100,12 @@ TENTH_ROUND_DEV = {"dev40": "outside facilities, cut short, abbreviated and far 
 ELEVENTH_ROUND_DEV = {"dev44": "false alarms: devices, eponyms, staff roles and services, 60 in capitals",
                       "dev45": "false alarms: drugs, numbers in every shape, words that are also names, 55 in lower "
                                "case"}
+# The twelfth round's: 80 notes each, identifiers sparse but in dev49, each with its emphasis.
+TWELFTH_ROUND_DEV = {"dev46": "the places real notes name, among words that only look like places",
+                     "dev47": "false alarms in the lists and shorthand real notes are made of, 50 in capitals",
+                     "dev48": "slips of the keyboard in identifiers and words alike, 50 in lower case",
+                     "dev49": "names from everywhere Boston's patients come from, a little denser",
+                     "dev50": "notes pasted from the chart: flowsheets, tables, lists and scores, 50 in capitals"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -173,6 +181,18 @@ HELDOUT_TITLES = {
     "heldout64": "the eleventh round, a 63rd hand, written after the round's last rule: dense in hard negatives, 45 "
                  "in capitals and 35 in lower case",
     "heldout65": "the eleventh round, a 64th hand, written after the round's last rule: a typical month of one unit",
+    "heldout66": "the twelfth round, a 65th hand, written as the round began: a fortnight of a medical-surgical "
+                 "ICU",
+    "heldout67": "the twelfth round, a 66th hand, written as the round began: a hurried night shift typing with "
+                 "slips, 30 in capitals and 50 in lower case",
+    "heldout68": "the twelfth round, a 67th hand, written as the round began: a month of cardiac surgery and "
+                 "coronary care",
+    "heldout69": "the twelfth round, a 68th hand, written during the round: a fortnight of a surgical and trauma ICU",
+    "heldout70": "the twelfth round, a 69th hand, written during the round: a month of a medical ICU whose patients "
+                 "come from everywhere",
+    "heldout71": "the twelfth round, a 70th hand, written after the round's last rule: a month of a neuro ICU",
+    "heldout72": "the twelfth round, a 71st hand, written after the round's last rule: a mixed ICU, several nurses, "
+                 "the odd slip",
 }
 
 
@@ -320,7 +340,7 @@ def main() -> None:
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
                                                   "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV, *TENTH_ROUND_DEV,
-                                                  *ELEVENTH_ROUND_DEV],
+                                                  *ELEVENTH_ROUND_DEV, *TWELFTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -351,7 +371,7 @@ def main() -> None:
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with dense identifiers, eighth "
                    f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for round_name, emphases in (("ninth", NINTH_ROUND_DEV), ("tenth", TENTH_ROUND_DEV),
-                                 ("eleventh", ELEVENTH_ROUND_DEV)):
+                                 ("eleventh", ELEVENTH_ROUND_DEV), ("twelfth", TWELFTH_ROUND_DEV)):
         for name, emphasis in emphases.items():
             if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
                 report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing, {round_name} round: "

@@ -46,6 +46,11 @@ ELEVENTH_ROUND_TUNING = ["dev44", "dev45"]
 ELEVENTH_ROUND_HELDOUT = ["heldout62", "heldout63"]
 # Written after the round's last rule and measured once: hard negatives again, and a typical month of one unit.
 ELEVENTH_ROUND_AFTER_FREEZE = ["heldout64", "heldout65"]
+# The twelfth round's: five tuning sets, each with its emphasis (places, lists, slips, names from everywhere, notes
+# pasted from the chart), and held-out sets written as it began, during it and after its last rule.
+TWELFTH_ROUND_TUNING = ["dev46", "dev47", "dev48", "dev49", "dev50"]
+TWELFTH_ROUND_HELDOUT = ["heldout66", "heldout67", "heldout68", "heldout69", "heldout70"]
+TWELFTH_ROUND_AFTER_FREEZE = ["heldout71", "heldout72"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -151,7 +156,8 @@ def _identifiers(name: str) -> set[str]:
                                             for name in (*(f"heldout{k}" for k in range(9, EIGHTH_ROUND_LAST + 1)),
                                                          *NINTH_ROUND_HELDOUT, *NINTH_ROUND_AFTER_FREEZE,
                                                          *TENTH_ROUND_HELDOUT, *ELEVENTH_ROUND_HELDOUT,
-                                                         *ELEVENTH_ROUND_AFTER_FREEZE)]])
+                                                         *ELEVENTH_ROUND_AFTER_FREEZE, *TWELFTH_ROUND_HELDOUT,
+                                                         *TWELFTH_ROUND_AFTER_FREEZE)]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -224,8 +230,9 @@ def test_the_last_sparse_sets_are_shorter_whole_notes_in_their_case(name: str, n
 
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9", "dev14", "dev15", "dev16", "dev17", "dev18",
                                   "dev19", "dev20", "dev21", "dev22", "dev23", *EIGHTH_ROUND_TUNING,
-                                  *NINTH_ROUND_TUNING, *TENTH_ROUND_TUNING, *ELEVENTH_ROUND_TUNING])
-def test_the_sixth_to_eleventh_rounds_tuning_sets_reuse_no_number_or_full_name_of_the_other_sets(name: str) -> None:
+                                  *NINTH_ROUND_TUNING, *TENTH_ROUND_TUNING, *ELEVENTH_ROUND_TUNING,
+                                  *TWELFTH_ROUND_TUNING])
+def test_the_sixth_to_twelfth_rounds_tuning_sets_reuse_no_number_or_full_name_of_the_other_sets(name: str) -> None:
     """Written beside the held-out sets by other hands, for tuning: none shares a person, number or note id with any
     other set."""
     others = [o for o in SETS if o != name]
@@ -493,4 +500,26 @@ def test_the_eleventh_rounds_sets_written_after_its_last_rule_are_sparse_full_sh
     measured once: identifiers sparse (5 to 13 marked spans per 1,000 words, at least 15 notes without one)."""
     notes, lengths = _full_shifts_in_split(name, caps, lower)
     assert 5 <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < 13
+    assert sum(1 for n in notes if not n.spans) >= 15
+
+
+@pytest.mark.parametrize("name, caps, lower, density", [
+    ("dev46", 40, 40, (6, 10)), ("dev47", 50, 30, (6, 10)), ("dev48", 30, 50, (6, 10)), ("dev49", 40, 40, (10, 15)),
+    ("dev50", 50, 30, (6, 10)), ("heldout66", 45, 35, (6, 10)), ("heldout67", 30, 50, (6, 10)),
+    ("heldout68", 40, 40, (6, 10)), ("heldout69", 45, 35, (6, 10)), ("heldout70", 40, 40, (6, 10)),
+    *[(name, caps, lower, (5, 13)) for name, caps, lower in (("heldout71", 45, 35), ("heldout72", 40, 40))],
+])
+def test_the_twelfth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: str, caps: int, lower: int,
+                                                                          density: tuple[int, int]) -> None:
+    """80 notes each in its case and split, most of them full shifts (a few short event notes and addenda, none under
+    50 words), identifiers as sparse as in real notes (dev49, for names, a little denser) and at least 15 notes
+    without one."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
+    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
+    for note in notes:
+        _assert_in_its_case(note)
+    assert sum(lengths) >= 13000 and min(lengths) >= 50 and sum(1 for w in lengths if w >= 150) >= 60
+    low, high = density
+    assert low <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < high
     assert sum(1 for n in notes if not n.spans) >= 15
