@@ -37,7 +37,8 @@ HELDOUT = {"heldout2": (130, 0.976, 0.985), "heldout3": (166, 0.977, 0.988), "he
            "heldout60": (80, 0.992, 0.975), "heldout61": (80, 0.978, 0.957), "heldout62": (80, 0.989, 0.951),
            "heldout63": (80, 0.954, 0.949), "heldout64": (80, 0.976, 0.922), "heldout65": (80, 0.995, 0.981),
            "heldout66": (80, 0.982, 0.970), "heldout67": (80, 0.913, 0.880), "heldout68": (80, 0.977, 0.955),
-           "heldout69": (80, 0.962, 0.981), "heldout70": (80, 0.950, 0.950)}
+           "heldout69": (80, 0.962, 0.981), "heldout70": (80, 0.950, 0.950), "heldout71": (80, 0.978, 0.973),
+           "heldout72": (80, 0.973, 0.958)}
 # Measured only too, but written by the engineer who then changed the rules (before changing them), so it is kept
 # out of the residual-risk sentence, which speaks of notes written by others.
 SAME_HAND = {"heldout4": (45, 0.971, 0.990)}
