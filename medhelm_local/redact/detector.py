@@ -135,9 +135,9 @@ class Detector(NursingRules):
         return out, months
 
     def _place_context(self, tokens: list[Token], n: int) -> bool:
-        """Whether the word at n stands where a town's or a facility's name does: after a place cue, "at", "for",
-        "vs" or "and", joined by a hyphen to a town ("MELROSE-WAKEFEILD"), or after a town or a facility's first word
-        ("NEWTON WELLSLEY", "DAVITA DORCHESTR")."""
+        """Whether the word at n stands where a town's or a facility's name does: after a place cue, "at", "for" or
+        "vs" (a quote or a bracket between), joined by a hyphen to a town ("MELROSE-WAKEFEILD"), or after a town that is
+        no surname or a facility's first word ("NEWTON WELLSLEY", "DAVITA DORCHESTR")."""
         if n == 0 or tokens[n].first:
             return False
         before = tokens[n - 1]

@@ -22,6 +22,7 @@ _PETS = frozenset({"dog", "dogs", "cat", "cats", "puppy", "pup", "kitten", "kitt
 _NAMED_ONLY = frozenset({"lab"})  # "A LAB NAMED GUS", not "per lab" nor "lab aware"
 _NAMING = frozenset({"named", "called", "name", "is"})
 _BETWEEN = frozenset({",", "(", '"', "'", ":", "-"})
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "rev", "fr", "sr"})  # "DR BELLA AWARE": a person, whatever pet
 
 
 def drop_pet_names(tokens: list[Token], spans: list[Span]) -> list[Span]:
@@ -39,10 +40,17 @@ def drop_pet_names(tokens: list[Token], spans: list[Span]) -> list[Span]:
     out = []
     for span in spans:
         k = bisect_left(starts, span.start)
-        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and tokens[k].key in pets:
+        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and tokens[k].key in pets \
+                and not _after_a_title(tokens, k):
             continue
         out.append(span)
     return out
+
+
+def _after_a_title(tokens: list[Token], k: int) -> bool:
+    """Whether a title stands just before the word at k ("DR BELLA", "dr. bella")."""
+    j = k - 1 - (k > 1 and tokens[k - 1].text == ".")
+    return j >= 0 and tokens[j].key in _TITLES
 
 
 def _after_a_pet(tokens: list[Token], k: int) -> bool:

@@ -12,6 +12,13 @@ from pathlib import Path
 import pytest
 from support.detected import covered, flagged, found
 
+from medhelm_local.redact import detect
+
+
+def detect_starts(text: str) -> list[int]:
+    """Where each detected span starts."""
+    return [s.start for s in detect(text)]
+
 BOTH = pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
 EHRSQL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "ehrsql_eicu"
 
@@ -126,6 +133,12 @@ def test_a_pets_name_is_no_identifier(case, text: str) -> None:
 ])
 def test_people_beside_a_pet_are_still_masked(case, text: str, value: str) -> None:
     assert covered(case(text), case(value))
+
+
+@BOTH
+def test_a_doctor_who_shares_a_pets_name_is_still_masked(case) -> None:
+    text = case("asking for her retriever bella. dr bella aware.")
+    assert flagged(text) == [case("bella")] and text.rindex(case("bella")) == detect_starts(text)[0]
 
 
 @BOTH
