@@ -62,17 +62,17 @@ class CueNameRules(NameRules):
         found: list[tuple[int, int]] = []
         memo = self._name_like_memo  # most words are known not to be names: no call for them (name_like's memo)
         i = 0
+        speech_end = -1  # the end of words quoted as said: the dictionaries alone name no one there
         while i < len(tokens):
             if tokens[i].text == '"' and self._quoted_speech(tokens, i):
-                i = _past_quote(tokens, i + 1)
-                continue  # 'GREETED EVERYONE "TENA YISTILIGN"', '"GRAZIE MILLE"': words said, not names
+                speech_end = _past_quote(tokens, i + 1)  # 'GREETED EVERYONE "TENA YISTILIGN"', '"GRAZIE MILLE"'
             cue = self.cue_at(tokens, i) if tokens[i].kind == "w" and tokens[i].key in self._phrase_index else None
             if cue is None or cue[0] == "facility_words":
                 tok = tokens[i]
                 end = i if tok.kind != "w" or memo.get((tok.text, tok.cased, 2)) is False \
                     else self._dictionary_name(tokens, i)
-                if end > i:
-                    found.append((i, end))
+                if end > i and not (i < speech_end and (end == i + 1 or tok.key not in self.words.first_names)):
+                    found.append((i, end))  # in speech, only a first name and a surname ('"JOHN SMITH IS HCP"')
                 i = max(end, i + 1)
                 continue
             kind, length = cue
@@ -82,7 +82,8 @@ class CueNameRules(NameRules):
                 k += 1
             if kind == "name_verbs" and tokens[i].key in name_words.SPEECH_VERBS \
                     and any(t.text == '"' for t in tokens[i + length:k]):
-                i = _past_quote(tokens, k)
+                speech_end = _past_quote(tokens, k)
+                i = k
                 continue  # 'WIFE SAYS "MÈSI" TO EVERYONE', 'said "inshallah"': what was said, in quotes, not who
             if kind == "credentials" and tokens[i].key == "do" and not tokens[i].cased and i + 1 < len(tokens) \
                     and not tokens[i + 1].first and tokens[i + 1].kind == "w":

@@ -228,3 +228,13 @@ def test_speech_saints_flowsheets_and_shorthand_raise_no_alarm(case, text: str) 
 ])
 def test_names_places_years_and_phones_beside_them_are_still_masked(case, text: str, value: str) -> None:
     assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ('family said "dr pike promised surgery".', "pike"), ('pt states "call dr. abernathy at home".', "abernathy"),
+    ('wife wrote "john smith is hcp" on the board.', "john smith"), ('sign on door: "ask for maria gonzalez".',
+                                                                     "maria gonzalez"),
+])
+def test_a_name_inside_quoted_speech_is_still_masked(case, text: str, value: str) -> None:
+    assert covered(case(text), case(value))
