@@ -13,26 +13,21 @@ from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
 from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, SPEECH_VERBS, TEAMS, verb_shaped
-from medhelm_local.redact.people import DEPARTMENTS, MODALS, NOT_A_NICKNAME, PeopleRules
-from medhelm_local.redact.slips import Slips, slips_of
+from medhelm_local.redact.people import MODALS, NOT_A_NICKNAME
+from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
+from medhelm_local.redact.unlisted_names import (
+    PERSON_ROLES,
+    PERSON_VERBS,
+    SAID_OF_A_PERSON,
+    SAID_OF_A_RELATIVE,
+    VERB_SLIPS,
+    UnlistedNameRules,
+)
 
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
 _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior", "an", "so", "else", "said"})
-# What follows a person's name and not a verb or a modal: "WIFE MAY IS AT", "wife hope and daughter".
-_SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
-                               "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
-                               "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
-                               "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
-                               "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took",
-                               # a verb in -s, which no modal goes before: "NIECE MAY CHECKS ON HER DAILY"
-                               "checks", "helps", "comes", "visits", "calls", "works", "drives", "knows", "speaks",
-                               "handles", "manages", "takes", "plans", "thinks", "prefers", "reports"})
-# After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
-# afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
-_SAID_OF_A_RELATIVE = _SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
-                                           "tearful", "crying"}
 # Cue words that name a person or a thing ("per dr lee", "per protocol", "consulted renal"): after them a clinical
 # word is the thing. Naming verbs ("answers to", "goes by", "called") are left out: what follows them is a name.
 _BEFORE_A_THING = frozenset({"per", "consulted"})
@@ -46,26 +41,17 @@ _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word
 _STRONG_CUES = frozenset({"relations", "titles_word"})
 _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
                             "maiden", "last", "first", "surname", "middle"})
-# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
-_PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
-# A verb said of a person with a slip of the keyboard, after a relation: "HUSBAND ASKIGN", "DAUGHTER NOTIFEID".
-_VERB_SLIPS = slips_of(frozenset(w for w in _SAID_OF_A_RELATIVE | REPORTED | _PERSON_VERBS if w.isalpha()))
-# Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
-_PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
-                           "sw", "cm", "pa", "mgmt", "management"})
 _DOTTED_INITIALS = re.compile(
     r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
     re.IGNORECASE)
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
                                  "rn", "md", "np", "pa", "spoke", "informed", "told"})
-# What follows a patient's age: "64 YO M", "58 yr old", "71 y/o".
-_AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "yof"})
 # What stands before the patient's sex after the age: "37 YO M.", "33 y/o f. brain death exam".
 _AGE_BEFORE_SEX = frozenset({"yo", "y/o", "yrs", "yr", "old", "years", "year", "o", "y.o"})
 
 
-class NursingRules(PeopleRules):
+class NursingRules(UnlistedNameRules):
     """Names and places in notes without case: cues before and after, initials, whole facility names."""
 
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
@@ -87,60 +73,6 @@ class NursingRules(PeopleRules):
         spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)
 
-    def _name_before_bracketed_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
-        no list holds, right before a role alone in brackets: the person in that role."""
-        out, roles = [], self._roles() | _PERSON_ROLES
-        for k in where(tokens, roles):
-            if k < 2 or k + 1 >= len(tokens) or tokens[k - 1].text != "(" or tokens[k + 1].text != ")" \
-                    or tokens[k].first or tokens[k - 1].first:
-                continue
-            end = start = k - 1
-            while start > 0 and end - start < 2 and not tokens[start].first and self._only_a_name(tokens[start - 1]):
-                start -= 1
-            if start < end and not self._never_names & {t.key for t in tokens[start:end]}:
-                out.append((start, end))
-        return out
-
-    def _patient_is_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"pt is yoselin, prefers ...", "PT IS HARPREET, SIKH": after "pt is", one word that is a first name or that no
-        list holds, closing its phrase: the patient's name (not "pt is lethargic," nor "pt is a 64 yo")."""
-        out = []
-        for k in where(tokens, frozenset({"is"})):
-            if k < 1 or k + 2 >= len(tokens) or tokens[k - 1].key not in ("pt", "patient") or tokens[k + 1].first:
-                continue
-            tok, after = tokens[k + 1], tokens[k + 2]
-            if after.text not in ",.(;":
-                continue
-            if (tok.key in self.words.first_names and self.tier(tok) != Ambiguity.CLINICAL) \
-                    or (self._unlisted_surname(tok) and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY):
-                out.append((k + 1, k + 2))
-        return out
-
-    def _named_before_age(self, tokens: list[Token]) -> list[tuple[int, int]]:
-        """"ignatius preutt, 64 yo m w/ dm", "MARTA OYELARAN, 63 YO F": one to three words that are nothing but names
-        (or no list holds), opening a line or after a label's colon, then a comma and an age: the patient."""
-        out = []
-        for k in where(tokens, _AGE_WORDS):
-            if k < 3 or tokens[k - 1].kind != "d" or tokens[k - 2].text != "," or tokens[k].first:
-                continue
-            end = start = k - 2
-            while start > 0 and end - start < 3 and tokens[start - 1].kind == "w" and not tokens[start].first \
-                    and self._only_a_name(tokens[start - 1]):
-                start -= 1
-            if start == end or not (tokens[start].first or tokens[start - 1].text == ":"):
-                continue
-            if all(t.cased for t in tokens[start:end]):
-                continue  # with case, the capitals already say who it is
-            out.append((start, end))
-        return out
-
-    def _only_a_name(self, tok: Token) -> bool:
-        """A word that is a name, or of four letters or more that no list holds, and nothing else ("ignatius",
-        "preutt", not "cabg", "home" or "ttp")."""
-        return (len(tok.key) >= 4 or self.words.is_name(tok.key)) and tok.key not in self.non_names \
-            and self.tier(tok) == Ambiguity.NAME_ONLY  # "TTP, 35 YO F", "HHS, 82 YO M": a diagnosis, not a name
-
     def _caseless_name(self, tok: Token, slips: Slips = Slips.FREQUENT) -> bool:
         """A word that a relation before it makes a name: a first name or a word no vocabulary knows (nor, after a
         weaker cue than a relation, a long slip of the keyboard: "per psyhiatry")."""
@@ -150,7 +82,7 @@ class NursingRules(PeopleRules):
             return False
         if tok.cased and not tok.text[0].isupper():
             return False  # on a line with case, a lower-case word after "son" is a word
-        if key in _VERB_SLIPS and key not in self.words.first_names:
+        if key in VERB_SLIPS and key not in self.words.first_names:
             return False  # "husband askign about disch date": what the relative did, typed with a slip
         if len(key) == 2 and self.swapped_slip(tok):
             return False  # "A PROFESSOR TA TUFTS": "at", though "Ta" is a first name too
@@ -240,7 +172,7 @@ class NursingRules(PeopleRules):
                     or tok.key in self.non_names - self.words.clinical_terms \
                     or (tok.cased and (not tok.text[:1].isupper() or tok.text.isupper())):
                 continue  # with case, "therapy (ART)" is an abbreviation
-            unlisted = tokens[k - 2].key in _PERSON_ROLES and 4 <= len(tok.key) <= 7 and tokens[end].text == ")" \
+            unlisted = tokens[k - 2].key in PERSON_ROLES and 4 <= len(tok.key) <= 7 and tokens[end].text == ")" \
                 and not self.words.is_shorthand(tok.key) and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY
             if tok.key in self.words.first_names or unlisted:  # "COUNSELOR (PRIYA)", not "ANESTHESIA (GLIDESCOPE"
                 found.append((k, end if tokens[end - 1].text != "." else end - 1))
@@ -259,25 +191,6 @@ class NursingRules(PeopleRules):
                 found.append((k, k + 1))
         return found
 
-    def _unlisted_surname(self, tok: Token) -> bool:
-        """A word of four letters or more that no list holds, on a line without case, and that is no place, no slip of
-        a frequent word, no verb said of a person typed with one and no word run into a function word: a surname the
-        census lists miss ("kashem", "xiaomei")."""
-        key = tok.key
-        return tok.kind == "w" and not tok.cased and len(key) >= 4 and key not in self.non_names \
-            and key not in _VERB_SLIPS and not verb_shaped(key) \
-            and self.tier(tok, Slips.FREQUENT) == Ambiguity.NAME_ONLY and not self.words.is_name(key) \
-            and key not in self.words.cities and key not in self.words.country_words \
-            and key not in self.words.facility_names_one and key not in self.words.ward_names \
-            and not any(key[i:] in STOPWORDS and (key[:i] in self.words.everyday or key[:i] in self.words.clinical)
-                        for i in range(4, len(key) - 1))  # "DAUGHTER MAUREEN SLEPTIN ROOM": two words run together
-
-    def _first_then_unlisted(self, tokens: list[Token], k: int) -> bool:
-        """"daughter li xiaomei": a first name that is shorthand too, then a surname no list holds."""
-        return tokens[k].key in self.words.first_names and tokens[k].key not in STOPWORDS and k + 1 < len(tokens) \
-            and not tokens[k + 1].first \
-            and tokens[k + 1].start - tokens[k].end <= 2 and self._unlisted_surname(tokens[k + 1])
-
     def _named_by_its_verb(self, tokens: list[Token], k: int) -> bool:
         """"son chip called", "SON SKIP VISITED": on a line without case, any word after a relation names the
         person when a verb only a person does follows it ("son also called" and "son finally visited" stay words)."""
@@ -290,7 +203,7 @@ class NursingRules(PeopleRules):
             return False
         if tokens[k - 1].text == "," and self.tier(tok) == Ambiguity.CLINICAL:
             return False  # "watched a movie w/ husband, video called her kids": a word after the comma, not his name
-        return tokens[k + 1].key in _PERSON_VERBS
+        return tokens[k + 1].key in PERSON_VERBS
 
     def _state_named_after(self, tok: Token) -> bool:
         """A state that is a first name too, right after a relation: "wife georgia, speaks greek", "DAUGHTER VIRGINIA
@@ -301,17 +214,8 @@ class NursingRules(PeopleRules):
     def _person_follows(self, tokens: list[Token], k: int) -> bool:
         """Whether what follows the word at k is said of a person ("STATES MAJOR WILL BRING", "per hope, ok to")."""
         nxt = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
-        return nxt is not None and (nxt.key in _SAID_OF_A_PERSON or nxt.key in MODALS or nxt.key in REPORTED
+        return nxt is not None and (nxt.key in SAID_OF_A_PERSON or nxt.key in MODALS or nxt.key in REPORTED
                                     or self._named_by_its_verb(tokens, k))
-
-    def _roles(self) -> frozenset[str]:
-        """Words after which a bracketed first name is a person: name labels, credentials, departments (once)."""
-        cached = self.__dict__.get("_role_words")
-        if cached is None:
-            cached = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
-                               if " " not in w) | DEPARTMENTS
-            self.__dict__["_role_words"] = cached
-        return cached
 
     def _word_named(self, tokens: list[Token], k: int) -> bool:
         """"WIFE MAY IS AT HEBREW REHAB", "wife hope and daughter faith": a first name that is also a word, after a
@@ -324,7 +228,7 @@ class NursingRules(PeopleRules):
         if tok.key in self.non_names - self.words.clinical_terms:  # a stopword, a relation ("son"), the modal "will"
             return tok.key == "will" and nxt.key in _NO_VERB_AFTER and nxt.start - tok.end <= 2  # "BROTHER WILL IS"
         possessive = nxt.text in "'’" and k + 2 < len(tokens) and tokens[k + 2].key == "s"
-        said = nxt.key in _SAID_OF_A_PERSON or (nxt.key in _SAID_OF_A_RELATIVE and tok.key not in MODALS)
+        said = nxt.key in SAID_OF_A_PERSON or (nxt.key in SAID_OF_A_RELATIVE and tok.key not in MODALS)
         return possessive or (said and nxt.start - tok.end <= 2)  # "wife may in am": a modal, not "wife peg in"
 
     def _person_cue_firsts(self) -> frozenset[str]:

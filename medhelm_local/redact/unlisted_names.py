@@ -1,0 +1,123 @@
+"""Names no list holds, on lines without case: a surname after a relation ("husband abul kashem"), the patient
+named before the age ("MARTA OYELARAN, 63 YO F") or after "pt is", a person before a role in brackets ("d/w oluwaseun
+adeyemi (resident)"); and the words said of a person, which tell such a name from a verb typed with a slip. The cue
+readings that use them are in nursing.py.
+"""
+
+from __future__ import annotations
+
+from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.name_words import REPORTED, verb_shaped
+from medhelm_local.redact.people import DEPARTMENTS, PeopleRules
+from medhelm_local.redact.slips import Slips, slips_of
+from medhelm_local.redact.tokens import STOPWORDS, Token, where
+
+# What follows a person's name and not a verb or a modal: "WIFE MAY IS AT", "wife hope and daughter".
+SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
+                              "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
+                              "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
+                              "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
+                              "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took",
+                              # a verb in -s, which no modal goes before: "NIECE MAY CHECKS ON HER DAILY"
+                              "checks", "helps", "comes", "visits", "calls", "works", "drives", "knows", "speaks",
+                              "handles", "manages", "takes", "plans", "thinks", "prefers", "reports"})
+# After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
+# afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
+SAID_OF_A_RELATIVE = SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
+                                          "tearful", "crying"}
+# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
+PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
+# A verb said of a person with a slip of the keyboard, after a relation: "HUSBAND ASKIGN", "DAUGHTER NOTIFEID".
+VERB_SLIPS = slips_of(frozenset(w for w in SAID_OF_A_RELATIVE | REPORTED | PERSON_VERBS if w.isalpha()))
+# Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
+PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
+                          "sw", "cm", "pa", "mgmt", "management"})
+# What follows a patient's age: "64 YO M", "58 yr old", "71 y/o".
+_AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "yof"})
+
+
+class UnlistedNameRules(PeopleRules):
+    """Names that no census or first-name list holds, found by where they stand: before an age, after "pt is", before
+    a role in brackets, after a relation and a first name."""
+
+    def _name_before_bracketed_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
+        no list holds, right before a role alone in brackets: the person in that role."""
+        out, roles = [], self._roles() | PERSON_ROLES
+        for k in where(tokens, roles):
+            if k < 2 or k + 1 >= len(tokens) or tokens[k - 1].text != "(" or tokens[k + 1].text != ")" \
+                    or tokens[k].first or tokens[k - 1].first:
+                continue
+            end = start = k - 1
+            while start > 0 and end - start < 2 and not tokens[start].first and self._only_a_name(tokens[start - 1]):
+                start -= 1
+            if start < end and not self._never_names & {t.key for t in tokens[start:end]}:
+                out.append((start, end))
+        return out
+
+    def _patient_is_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"pt is yoselin, prefers ...", "PT IS HARPREET, SIKH": after "pt is", one word that is a first name or that no
+        list holds, closing its phrase: the patient's name (not "pt is lethargic," nor "pt is a 64 yo")."""
+        out = []
+        for k in where(tokens, frozenset({"is"})):
+            if k < 1 or k + 2 >= len(tokens) or tokens[k - 1].key not in ("pt", "patient") or tokens[k + 1].first:
+                continue
+            tok, after = tokens[k + 1], tokens[k + 2]
+            if after.text not in ",.(;":
+                continue
+            if (tok.key in self.words.first_names and self.tier(tok) != Ambiguity.CLINICAL) \
+                    or (self._unlisted_surname(tok) and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY):
+                out.append((k + 1, k + 2))
+        return out
+
+    def _named_before_age(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"ignatius preutt, 64 yo m w/ dm", "MARTA OYELARAN, 63 YO F": one to three words that are nothing but names
+        (or no list holds), opening a line or after a label's colon, then a comma and an age: the patient."""
+        out = []
+        for k in where(tokens, _AGE_WORDS):
+            if k < 3 or tokens[k - 1].kind != "d" or tokens[k - 2].text != "," or tokens[k].first:
+                continue
+            end = start = k - 2
+            while start > 0 and end - start < 3 and tokens[start - 1].kind == "w" and not tokens[start].first \
+                    and self._only_a_name(tokens[start - 1]):
+                start -= 1
+            if start == end or not (tokens[start].first or tokens[start - 1].text == ":"):
+                continue
+            if all(t.cased for t in tokens[start:end]):
+                continue  # with case, the capitals already say who it is
+            out.append((start, end))
+        return out
+
+    def _only_a_name(self, tok: Token) -> bool:
+        """A word that is a name, or of four letters or more that no list holds, and nothing else ("ignatius",
+        "preutt", not "cabg", "home" or "ttp")."""
+        return (len(tok.key) >= 4 or self.words.is_name(tok.key)) and tok.key not in self.non_names \
+            and self.tier(tok) == Ambiguity.NAME_ONLY  # "TTP, 35 YO F", "HHS, 82 YO M": a diagnosis, not a name
+
+    def _unlisted_surname(self, tok: Token) -> bool:
+        """A word of four letters or more that no list holds, on a line without case, and that is no place, no slip of
+        a frequent word, no verb said of a person typed with one and no word run into a function word: a surname the
+        census lists miss ("kashem", "xiaomei")."""
+        key = tok.key
+        return tok.kind == "w" and not tok.cased and len(key) >= 4 and key not in self.non_names \
+            and key not in VERB_SLIPS and not verb_shaped(key) \
+            and self.tier(tok, Slips.FREQUENT) == Ambiguity.NAME_ONLY and not self.words.is_name(key) \
+            and key not in self.words.cities and key not in self.words.country_words \
+            and key not in self.words.facility_names_one and key not in self.words.ward_names \
+            and not any(key[i:] in STOPWORDS and (key[:i] in self.words.everyday or key[:i] in self.words.clinical)
+                        for i in range(4, len(key) - 1))  # "DAUGHTER MAUREEN SLEPTIN ROOM": two words run together
+
+    def _first_then_unlisted(self, tokens: list[Token], k: int) -> bool:
+        """"daughter li xiaomei": a first name that is shorthand too, then a surname no list holds."""
+        return tokens[k].key in self.words.first_names and tokens[k].key not in STOPWORDS and k + 1 < len(tokens) \
+            and not tokens[k + 1].first \
+            and tokens[k + 1].start - tokens[k].end <= 2 and self._unlisted_surname(tokens[k + 1])
+
+    def _roles(self) -> frozenset[str]:
+        """Words after which a bracketed first name is a person: name labels, credentials, departments (once)."""
+        cached = self.__dict__.get("_role_words")
+        if cached is None:
+            cached = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
+                              if " " not in w) | DEPARTMENTS
+            self.__dict__["_role_words"] = cached
+        return cached
