@@ -47,7 +47,7 @@ Run: .venv/bin/python bench/phi.py
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
                dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,dev46,...,dev50,
-               heldout66,...,heldout72,
+               heldout66,...,heldout72,dev51,...,dev54,heldout73,...,heldout76,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -77,7 +77,7 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout50,heldout51,heldout52,heldout53,heldout54,heldout55,heldout56,heldout57,"
             "dev40,dev41,dev42,dev43,heldout58,heldout59,heldout60,heldout61,dev44,dev45,heldout62,heldout63,"
             "heldout64,heldout65,dev46,dev47,dev48,dev49,dev50,heldout66,heldout67,heldout68,heldout69,heldout70,"
-            "heldout71,heldout72,"
+            "heldout71,heldout72,dev51,dev52,dev53,dev54,heldout73,heldout74,heldout75,heldout76,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -106,6 +106,13 @@ TWELFTH_ROUND_DEV = {"dev46": "the places real notes name, among words that only
                      "dev48": "slips of the keyboard in identifiers and words alike, 50 in lower case",
                      "dev49": "names from everywhere Boston's patients come from, a little denser",
                      "dev50": "notes pasted from the chart: flowsheets, tables, lists and scores, 50 in capitals"}
+# The thirteenth round's: 80 notes each, identifiers sparse but in dev51 and dev54, each with its emphasis.
+THIRTEENTH_ROUND_DEV = {"dev51": "the people around a patient, many named with everyday words, a little denser",
+                        "dev52": "the places of a patient's life outside hospitals: towns, shelters, landmarks, "
+                                 "streets, 45 in capitals",
+                        "dev53": "dates in every shape a hurried hand types, among numbers that only look like dates",
+                        "dev54": "a long stay's paperwork: proxies, courts, insurers, record numbers, serials, "
+                                 "a little denser"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -193,6 +200,13 @@ HELDOUT_TITLES = {
     "heldout71": "the twelfth round, a 70th hand, written after the round's last rule: a month of a neuro ICU",
     "heldout72": "the twelfth round, a 71st hand, written after the round's last rule: a mixed ICU, several nurses, "
                  "the odd slip",
+    "heldout73": "the thirteenth round, a 72nd hand, written as the round began: a month of a medical ICU",
+    "heldout74": "the thirteenth round, a 73rd hand, written as the round began: night shifts in a trauma and "
+                 "surgical ICU, 35 in capitals and 45 in lower case",
+    "heldout75": "the thirteenth round, a 74th hand, written as the round began: a month of a transplant and "
+                 "cancer ICU",
+    "heldout76": "the thirteenth round, a 75th hand, written as the round began: a month of a community hospital's "
+                 "ICU, transfers in and out",
 }
 
 
@@ -340,7 +354,8 @@ def main() -> None:
                                                   "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16",
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
                                                   "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV, *TENTH_ROUND_DEV,
-                                                  *ELEVENTH_ROUND_DEV, *TWELFTH_ROUND_DEV],
+                                                  *ELEVENTH_ROUND_DEV, *TWELFTH_ROUND_DEV,
+                                                  *THIRTEENTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -371,7 +386,8 @@ def main() -> None:
             report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing with dense identifiers, eighth "
                    f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for round_name, emphases in (("ninth", NINTH_ROUND_DEV), ("tenth", TENTH_ROUND_DEV),
-                                 ("eleventh", ELEVENTH_ROUND_DEV), ("twelfth", TWELFTH_ROUND_DEV)):
+                                 ("eleventh", ELEVENTH_ROUND_DEV), ("twelfth", TWELFTH_ROUND_DEV),
+                                 ("thirteenth", THIRTEENTH_ROUND_DEV)):
         for name, emphasis in emphases.items():
             if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
                 report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing, {round_name} round: "

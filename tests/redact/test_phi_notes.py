@@ -51,6 +51,10 @@ ELEVENTH_ROUND_AFTER_FREEZE = ["heldout64", "heldout65"]
 TWELFTH_ROUND_TUNING = ["dev46", "dev47", "dev48", "dev49", "dev50"]
 TWELFTH_ROUND_HELDOUT = ["heldout66", "heldout67", "heldout68", "heldout69", "heldout70"]
 TWELFTH_ROUND_AFTER_FREEZE = ["heldout71", "heldout72"]
+# The thirteenth round's: four tuning sets (people named with everyday words, places outside hospitals, dates among
+# look-alike numbers, a long stay's paperwork) and four held-out sets written as it began, a unit each.
+THIRTEENTH_ROUND_TUNING = ["dev51", "dev52", "dev53", "dev54"]
+THIRTEENTH_ROUND_HELDOUT = ["heldout73", "heldout74", "heldout75", "heldout76"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -157,7 +161,7 @@ def _identifiers(name: str) -> set[str]:
                                                          *NINTH_ROUND_HELDOUT, *NINTH_ROUND_AFTER_FREEZE,
                                                          *TENTH_ROUND_HELDOUT, *ELEVENTH_ROUND_HELDOUT,
                                                          *ELEVENTH_ROUND_AFTER_FREEZE, *TWELFTH_ROUND_HELDOUT,
-                                                         *TWELFTH_ROUND_AFTER_FREEZE)]])
+                                                         *TWELFTH_ROUND_AFTER_FREEZE, *THIRTEENTH_ROUND_HELDOUT)]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -231,8 +235,8 @@ def test_the_last_sparse_sets_are_shorter_whole_notes_in_their_case(name: str, n
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9", "dev14", "dev15", "dev16", "dev17", "dev18",
                                   "dev19", "dev20", "dev21", "dev22", "dev23", *EIGHTH_ROUND_TUNING,
                                   *NINTH_ROUND_TUNING, *TENTH_ROUND_TUNING, *ELEVENTH_ROUND_TUNING,
-                                  *TWELFTH_ROUND_TUNING])
-def test_the_sixth_to_twelfth_rounds_tuning_sets_reuse_no_number_or_full_name_of_the_other_sets(name: str) -> None:
+                                  *TWELFTH_ROUND_TUNING, *THIRTEENTH_ROUND_TUNING])
+def test_the_later_rounds_tuning_sets_reuse_no_number_or_full_name_of_the_other_sets(name: str) -> None:
     """Written beside the held-out sets by other hands, for tuning: none shares a person, number or note id with any
     other set."""
     others = [o for o in SETS if o != name]
@@ -513,6 +517,27 @@ def test_the_twelfth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: 
                                                                           density: tuple[int, int]) -> None:
     """80 notes each in its case and split, most of them full shifts (a few short event notes and addenda, none under
     50 words), identifiers as sparse as in real notes (dev49, for names, a little denser) and at least 15 notes
+    without one."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
+    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
+    for note in notes:
+        _assert_in_its_case(note)
+    assert sum(lengths) >= 13000 and min(lengths) >= 50 and sum(1 for w in lengths if w >= 150) >= 60
+    low, high = density
+    assert low <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < high
+    assert sum(1 for n in notes if not n.spans) >= 15
+
+
+@pytest.mark.parametrize("name, caps, lower, density", [
+    ("dev51", 40, 40, (8, 14)), ("dev52", 45, 35, (6, 10)), ("dev53", 40, 40, (6, 10)), ("dev54", 40, 40, (7, 12)),
+    ("heldout73", 45, 35, (5, 10)), ("heldout74", 35, 45, (5, 10)), ("heldout75", 40, 40, (5, 10)),
+    ("heldout76", 45, 35, (5, 10)),
+])
+def test_the_thirteenth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: str, caps: int, lower: int,
+                                                                             density: tuple[int, int]) -> None:
+    """80 notes each in its case and split, most of them full shifts (none under 50 words), identifiers as sparse as
+    in real notes (dev51, for people, and dev54, for a long stay's paperwork, a little denser) and at least 15 notes
     without one."""
     notes = load(name)
     assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
