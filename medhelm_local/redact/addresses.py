@@ -117,6 +117,8 @@ class AddressRules(PlaceRules):
         digit_soon = any(t.kind == "d" for t in tokens[k:k + 6] if self._same_line(text, first, t))
         if not (first.kind == "d" or (first.kind == "w" and first.text[0].isupper() and digit_soon)):
             return k
+        if first.kind == "w" and not first.cased and first.key not in ("po", "p") and not first.text[1:2] == ".":
+            return k  # "HOME ADDRESS CONFIRMED: 27 ELM ST": without case only a number or a P.O. box starts one
         j = k
         while j < len(tokens) and j - k < 24 and self._same_line(text, first, tokens[j]):
             t = tokens[j]
@@ -296,7 +298,8 @@ class AddressRules(PlaceRules):
                 continue
             k = bisect_left(starts, m.end())
             before = spans[k - 1] if k and spans[k - 1].end <= m.start() else None
-            if before is not None and before.type is PhiType.CITY and street >= 0 and len(between) < 80 \
+            town = before is not None and before.type in (PhiType.CITY, PhiType.NAME)  # "malden" is a surname too
+            if before is not None and town and street >= 0 and len(between) < 80 \
                     and "\n" not in between and _STATE_BETWEEN.fullmatch(text[before.end:m.start()]):
                 found.append(Span(m.start(), m.end(), PhiType.ZIP))
                 continue  # "22 elm terrace apt 3, framingham 01702", "..., LYNN, MA 01902": the town's ZIP code

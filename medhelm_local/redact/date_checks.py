@@ -33,11 +33,14 @@ _SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\
 _BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa", "mrsa", "gpc", "gnr", "gpcs", "gnrs"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
+# Weekdays, which a date follows: "since tues 3/2", "WED 3-12".
+_WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "monday", "tuesday",
+                       "wednesday", "thursday", "friday", "saturday", "sunday"})
 # Words right before a dash or stop month-day that make it a date: "ON 3-17", "SINCE 3-2", "HOSPITALIZED 11-02".
 _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "discharged", "dated", "until", "till",
                          "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated", "placed",
                          "inserted", "removed", "started", "stopped", "done", "seen", "tx'd", "txd", "xferred",
-                         "xfer'd"})
+                         "xfer'd"}) | _WEEKDAYS
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
@@ -97,6 +100,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "BIPAP AT NIGHT 10/5": inspiratory over expiratory pressure
     if any(w in _NUTRITION for w in before[:2]):
         return None  # "CLINIMIX E 5/15": amino acids over dextrose
+    if before[:1] == ["to"] and before[1:2] and before[1] in _CHANGED:
+        return None  # "PSV WEANED TO 5/5", "peep increased to 10/8": a setting changed to, not a date
     if before and any(w in _WEANED for w in before) and _VENT_AFTER.match(text, m.end()):
         return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
     cue = bool(before) and (before[0] in rules.words("date_cues") or before[0] in rules.words("event_words")
@@ -143,12 +148,15 @@ def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Phi
         return None  # "ON ADMIT -> 2.9": an arrow or a value between the word and the number
     if len(before) > 1 and before[0] in _WHERE:
         before = before[1:]  # "TRANSFERRED HERE 10-24"
+    strong = bool(before) and before[0] in _WEEKDAYS  # "SINCE TUES 3-2": no range follows a weekday
+    if len(before) > 1 and before[0] in _IMAGING and before[1] in ("on", "dx", "dx'd", "since"):
+        before, strong = before[1:], True  # "DX ON CTA 3-4": when, the study, then the date
     if not before or (before[0] not in _WHEN_WORDS and "s/p" not in before[1:3]) \
             or word_after(text, m.end()) in ("of", "to", "x", "times"):
         return None  # "ON 12-14 OF PS", "ON 5-10 TO KEEP MAP": a setting or a dose range
     if len(parts) == 2 and "." in m.group() and before[0] in ("on", "planned", "scheduled"):
         return None  # "PT ON 2.5 OF NEO", "ON 0.5": a rate; a stop date needs a stronger word ("ADMITTED 3.2")
-    if len(parts) == 2 and "-" in m.group() and month < day <= month + 10 and parts[1][0] != "0":
+    if len(parts) == 2 and "-" in m.group() and month < day <= month + 10 and parts[1][0] != "0" and not strong:
         return None  # "ON 2-4", "SINCE 8-12": read as a range, which rises by a little; "3-17", "10-3", "11-02" do not
     return m.start(), m.end(), PhiType.DATE
 
@@ -260,6 +268,9 @@ _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "b
 _RESULTS = frozenset({"neg", "negative", "pos", "positive"})
 # Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
 _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
+# Verbs of a setting changed, before "to" and the new one.
+_CHANGED = frozenset({"weaned", "wean", "decreased", "increased", "titrated", "changed", "dropped", "lowered",
+                      "raised", "reduced", "turned"})
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".
 _WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on", "trial"})
 _VENT_AFTER = re.compile(r",?[ \t]{1,2}(?:\.\d{2}|[2-9]0%|100%|x[ \t]?\d{3})")

@@ -98,7 +98,7 @@ class Detector(NursingRules):
         spans = find_pattern_spans(folded, self.rules, starts)
         tokens, months = self._read_slips(tokens)
         spans += months + self._names(tokens)
-        spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens)
+        spans += self._streets(tokens) + self._facilities(tokens) + self._cities(tokens) + self._landmarks(tokens)
         spans += self._inhouse(text, tokens) + self._nursing_names(text, tokens)
         spans = self._second_pass(text, tokens, merge_spans(spans))
         spans = self._stretch_places(tokens, merge_spans(spans))

@@ -34,6 +34,7 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
+_AT_A_UNIT = frozenset({"at", "from", "frm", "@"})  # where a patient has dialysis, not what they go on to
 _THE = frozenset({"the"})
 # What a fraction after a place counts: "from lowell 1/2 tab", "1/2 strength", "3/4 of the way".
 _PARTS_OF = frozenset({"tab", "tabs", "tablet", "tablets", "pill", "pills", "strength", "of", "dose", "doses", "way",
@@ -374,6 +375,8 @@ class FacilityRules(FacilityGrowth):
             j += 1
         head = j < len(tokens) and (self._facility_head(tokens, j)
                                     or (town and j > i + 1 and tokens[j].key in _TOWN_FACILITY_HEADS))
+        if head and tokens[j].key == "dialysis" and (i == 0 or tokens[i - 1].key not in _AT_A_UNIT):
+            return []  # "AT CHARLES RIVER DIALYSIS", "from fresh pond dialysis"; not "TO START DIALYSIS"
         if i < j < len(tokens) and not tokens[j].first and head and tokens[j].start - tokens[j - 1].end <= 2:
             return [Span(tokens[i].start, tokens[self._stretch_right(tokens, j)].end, PhiType.HOSPITAL)]
         if i < j < len(tokens) and tokens[j].key == "nursing" and tokens[j - 1].key == "skilled" \

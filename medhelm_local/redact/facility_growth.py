@@ -15,21 +15,21 @@ from medhelm_local.redact.wards import WARD_KINDS, WardRules
 # HOSPITAL", "to mt auburn hosp", "FROM BLUE HILLS MEDICAL CENTER" (a word, or a word and what must follow it).
 _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("center", "ctr", "centre", "care"),
                    "med": ("center", "ctr"), "health": ("center", "ctr", "centre", "alliance", "system"),
-                   "nursing": ("home", "facility", "center", "care", "and"), "healthcare": (), "lodge": (),
-                   "living": ("center",), "primary": ("care",),
+                   "nursing": ("home", "facility", "center", "ctr", "centre", "care", "and"), "healthcare": (),
+                   "lodge": (), "living": ("center",), "primary": ("care",),
                    "rehab": ("hospital", "center", "ctr"), "rehabilitation": ("hospital", "center"), "snf": (),
                    "ecf": (), "ltac": (), "ltach": (), "manor": (), "care": ("center", "ctr"),
                    "assisted": ("living",), "senior": ("living", "center"),
                    "family": ("medicine", "practice", "physicians", "health"), "associates": (), "assoc": (),
                    "hospice": (), "mental": ("health",), "behavioral": ("health",), "comm": ("health",),
                    "community": ("health", "hospital"), "cancer": ("center", "ctr", "centre", "institute"),
-                   "treatment": ("center", "ctr", "centre")}
+                   "treatment": ("center", "ctr", "centre"), "dialysis": ()}
 # Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
                             "east", "north", "south", "northshore", "southshore", "metrowest", "northeast",
                             "northwest", "southeast", "southwest", "campus", "clinic",
-                            "institute", "infirmary", "alliance", "lodge"})
+                            "institute", "infirmary", "alliance", "lodge", "dialysis"})
 # What a home service of a named agency is called after "home": "CARITAS HOME CARE", "caregroup home health".
 _HOME_SERVICES = frozenset({"care", "health", "healthcare", "services", "svcs", "hospice", "infusion"})
 # Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing",

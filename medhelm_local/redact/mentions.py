@@ -6,11 +6,28 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.name_words import PERSON_VERBS, REPORTED, SAID_OF_A_RELATIVE
 from medhelm_local.redact.tokens import Token, where
 from medhelm_local.redact.types import PhiType, Span
 
 if TYPE_CHECKING:  # names imports this module; the class is only named here
     from medhelm_local.redact.names import NameRules
+
+# Before an everyday word, what makes it the word and not the person it names elsewhere in the note: "RATHER ROCKY
+# NIGHT", "the price of", "their patience", "very frank", "a swift decision", "walked in hall", "at dawn".
+_WORD_BEFORE = frozenset({"a", "an", "the", "their", "his", "her", "its", "our", "your", "my", "very", "rather", "so",
+                          "too", "quite", "more", "most", "less", "in", "at", "not", "no"})
+# After a name that is a clinical word too, what only a person does ("summer tearful", "JOY BROUGHT LIST", "WILL
+# CALLED AT 2200"): the words said of a relative, less those a word takes as well ("hope is", "may present", "joy
+# and", "will be at").
+_ACTS = (SAID_OF_A_RELATIVE | PERSON_VERBS | REPORTED | {"reminded", "worried", "concerned", "wondering", "asked",
+                                                         "voiced", "verbalized", "expressed", "confirmed"}) \
+    - {"is", "was", "and", "at", "in", "on", "(", ",", "has", "had", "here", "present", "very", "who", "remains",
+       "took", "takes", "plans", "reports", "comes", "helps", "updated"}
+_ADVERBS = frozenset({"also", "just", "again", "still", "then", "too", "now"})  # between a name and what they did
+# Of those, what a modal ("will", "may") can go before: with a modal, only a past tense names ("WILL CALLED").
+_PAST = frozenset(w for w in _ACTS if w.endswith("ed")) | {"came", "went", "left", "drove", "flew", "said", "brought",
+                                                           "spent", "slept"}
 
 
 def listed_with(names: NameRules, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -54,7 +71,35 @@ def with_other_mentions(names: NameRules, tokens: list[Token], found: list[tuple
                 ok = tok.text[0].isupper() and (names.words.is_name(tok.key) or names.sentence_start(tokens, k)
                                                 or names.tier(tok) < Ambiguity.CLINICAL)
             else:
-                ok = names.tier(tok) < Ambiguity.CLINICAL
+                tier = names.tier(tok)
+                ok = (tier < Ambiguity.CLINICAL and not (tier == Ambiguity.EVERYDAY and _a_word_here(tokens, k))) \
+                    or (tier == Ambiguity.CLINICAL and _acts_after(names, tokens, k))
             if ok and (names.words.is_name(tok.key) or not tok.text.islower()):
                 spans.append(Span(tok.start, tok.end, PhiType.NAME))
     return spans
+
+
+def _a_word_here(tokens: list[Token], k: int) -> bool:
+    """On a line without case, whether the everyday word at k, which names someone elsewhere in the note, is the word
+    here: a number, a determiner, an adverb of degree or "in"/"at" right before it ("30 MILES AWAY"), or a hyphen
+    joining it to the next ("honey-thick liquids")."""
+    tok = tokens[k]
+    if k and not tok.first and (tokens[k - 1].kind == "d" or tokens[k - 1].key in _WORD_BEFORE):
+        return True
+    return k + 1 < len(tokens) and tokens[k + 1].text == "-" and tokens[k + 1].start == tok.end
+
+
+def _acts_after(names: NameRules, tokens: list[Token], k: int) -> bool:
+    """On a line without case, whether a first name that is a clinical word too ("summer", "joy", "penny"), which
+    names someone elsewhere in the note, is that person here: what only a person does follows it, or its possessive
+    ("HOPE'S REQUEST")."""
+    tok = tokens[k]
+    if tok.cased or tok.key not in names.words.first_names or k + 1 >= len(tokens) or tokens[k + 1].first \
+            or tokens[k + 1].start - tok.end > 1:
+        return False
+    if tokens[k + 1].key in _ADVERBS and k + 2 < len(tokens) and not tokens[k + 2].first:
+        k += 1  # "penny also worried about"
+    nxt = tokens[k + 1]
+    if nxt.text in "'’" and k + 2 < len(tokens) and tokens[k + 2].key == "s" and tokens[k + 2].start == nxt.end:
+        return True
+    return nxt.key in (_PAST if tok.key in ("will", "may", "can", "must") else _ACTS)

@@ -34,6 +34,21 @@ SAINT_WORDS = frozenset({"st", "saint", "san", "santo", "santa", "sao", "virgin"
 SPEECH_VERBS = frozenset({"says", "said", "states", "stated", "say", "saying"})
 # Words that report to a person named just before them: "BAKER AWARE", "j lund notified", "sue rn notified".
 REPORTED = frozenset({"aware", "notified", "paged", "informed", "updated"})
+# What follows a person's name and not a verb or a modal: "WIFE MAY IS AT", "wife hope and daughter".
+SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
+                              "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
+                              "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
+                              "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
+                              "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took",
+                              # a verb in -s, which no modal goes before: "NIECE MAY CHECKS ON HER DAILY"
+                              "checks", "helps", "comes", "visits", "calls", "works", "drives", "knows", "speaks",
+                              "handles", "manages", "takes", "plans", "thinks", "prefers", "reports"})
+# After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
+# afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
+SAID_OF_A_RELATIVE = SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
+                                          "tearful", "crying"}
+# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
+PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
 # Credentials of a person whom a note names right after them ("BY NP DELACROIX"); "PT", "OT" and "SLP" are also
 # services, written before what they do ("SLP EVALS").
 NAMING_CREDENTIALS = frozenset({"np", "md", "rn", "pa", "crna", "lpn", "rrt"})

@@ -12,19 +12,21 @@ import re
 from medhelm_local.redact.cue_names import after_with
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.mentions import with_other_mentions
-from medhelm_local.redact.name_words import DOTTED_WORDS, REPORTED, SPEECH_VERBS, TEAMS, verb_shaped
+from medhelm_local.redact.name_words import (
+    DOTTED_WORDS,
+    PERSON_VERBS,
+    REPORTED,
+    SAID_OF_A_PERSON,
+    SAID_OF_A_RELATIVE,
+    SPEECH_VERBS,
+    TEAMS,
+    verb_shaped,
+)
 from medhelm_local.redact.people import MODALS, NOT_A_NICKNAME
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
-from medhelm_local.redact.unlisted_names import (
-    PERSON_ROLES,
-    PERSON_VERBS,
-    SAID_OF_A_PERSON,
-    SAID_OF_A_RELATIVE,
-    VERB_SLIPS,
-    UnlistedNameRules,
-)
+from medhelm_local.redact.unlisted_names import PERSON_ROLES, VERB_SLIPS, UnlistedNameRules
 
 # First names that follow a relation as words: "son will call", "daughter may visit", "wife hope(s)".
 _WORDS_AFTER_RELATION = frozenset({"will", "may", "in", "hope", "young", "junior", "an", "so", "else", "said"})

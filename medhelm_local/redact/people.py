@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.facilities import FacilityRules
+from medhelm_local.redact.landmarks import LandmarkRules
 from medhelm_local.redact.name_words import ROLE_WORDS
 from medhelm_local.redact.slips import Slips
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
@@ -37,6 +37,8 @@ _SERVICES = DEPARTMENTS | frozenset({"vascular", "ortho", "neuro", "nsurg", "neu
                                      "admissions", "billing", "patient", "case", "social", "bmt", "onc", "oncology",
                                      "surgery", "trauma", "anesthesiology", "endocrine", "derm", "plastics", "ent"})
 _FR = frozenset({"fr"})  # father, or French (a catheter's size)
+# Titles of clergy, which no clinical word follows: "PASTOR GREEN FROM PT'S CHURCH", "rabbi stone visited".
+_CLERGY = frozenset({"pastor", "rabbi", "imam", "reverend", "rev"})
 _FROM = frozenset({"from"})
 # Words before what is awaited, asked for or sent from a service: a drug or a product, not a person, when the word is
 # no first name ("AWAITING PACERONE FROM PHARMACY", "need 2 more of the ativan from pharm"; "waiting for deb from sw").
@@ -71,7 +73,7 @@ _WORD_SIGNOFF = re.compile(
 _INITIALS_AFTER_CREDENTIAL = re.compile(r"(?im)(?<![\w])(?:rn|np|md)[ \t]*/[ \t]*([a-z]{2,3})[ \t]*$")
 
 
-class PeopleRules(FacilityRules):
+class PeopleRules(LandmarkRules):
     """Priests, people from a service, quoted nicknames and slash sign-offs."""
 
     def _slash_signoffs(self, text: str) -> list[Span]:
@@ -98,7 +100,8 @@ class PeopleRules(FacilityRules):
 
     def _clergy(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """A priest named after "fr" where no number makes it a catheter's size: "chaplain (fr tomasz)", "FR. COLM LED
-        A PRAYER", "priest (fr. okonjo)" (not "14 FR FOLEY")."""
+        A PRAYER", "priest (fr. okonjo)" (not "14 FR FOLEY"); a listed name of any kind after "pastor", "rabbi" or
+        "imam"."""
         out = []
         for k in where(tokens, _FR):
             tok = tokens[k]
@@ -116,6 +119,13 @@ class PeopleRules(FacilityRules):
                     and not self.words.is_shorthand(name.key) and name.key not in self.non_names \
                     and self.tier(name, Slips.NONE) != Ambiguity.CLINICAL:
                 out.append((j, j + 1))
+        for k in where(tokens, _CLERGY):
+            j = k + 1 + (k + 1 < len(tokens) and tokens[k + 1].text == ".")
+            if j < len(tokens) and not tokens[j].first and tokens[j].kind == "w" and len(tokens[j].key) >= 3 \
+                    and tokens[j].key not in STOPWORDS and tokens[j].key not in MODALS \
+                    and tokens[j].key not in self.rules.words("units") and self.words.is_name(tokens[j].key) \
+                    and not (tokens[j].cased and not tokens[j].text[0].isupper()):
+                out.append((j, j + 1))  # a name that is a clinical word too ("green", "stone"): the title says who
         return out
 
     def _from_a_service(self, tokens: list[Token]) -> list[tuple[int, int]]:

@@ -70,7 +70,7 @@ WORD_SUFFIXES = frozenset({"ct", "green", "walk", "run", "pass", "path", "loop",
 PLACE_BEFORE = frozenset({"from", "at", "to", "into", "via", "on", "off", "frm", "@"})
 # After one: "BVH ER", "CMH ED", "WANG 3 TELEMETRY".
 UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospital", "hosp", "telemetry", "tele",
-                        "floor", "unit", "rehab", "clinic", "ward"})
+                        "floor", "unit", "rehab", "clinic", "ward", "dialysis"})
 # Words before "to" that change a dose or a setting, so that what follows is no place: "SWITCHED TO CVVHD",
 # "INCREASED TO M3".
 CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",

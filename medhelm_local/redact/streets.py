@@ -130,8 +130,10 @@ class StreetRules(CueNameRules):
                 return []  # "12 LEAD ST ONLY", "AT 1800 MED PASS.", "SECTION 12 NI PLACE": jargon, not a street's name
             cue = i > 0 and tokens[i - 1].key in self.rules.words("place_cues")
             boundary = after is None or after.text in ",#" or after.key in units or after.first
-            if len(tok.text) < 2 or not (distinct or ordinal or cue or boundary or len(suffix.key) > 4):
-                return []
+            unit_after = after is not None and after.key in units and not after.first
+            if not (distinct or ordinal or cue or boundary or len(suffix.key) > 4) \
+                    or (len(tok.text) < 2 and not (cue or unit_after)):
+                return []  # a one-digit house number only after "at" or before an apartment ("9 cottage st apt 2")
             if suffix.key in WORD_SUFFIXES and not (cue or boundary):
                 return []  # "REPLETED 20 PO. TOLERATED WALK TO", "HEAD CT NEG": a common word, not a street's end
         end = j

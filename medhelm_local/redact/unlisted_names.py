@@ -7,31 +7,18 @@ readings that use them are in nursing.py.
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
-from medhelm_local.redact.name_words import REPORTED, verb_shaped
+from medhelm_local.redact.name_words import PERSON_VERBS, REPORTED, SAID_OF_A_RELATIVE, verb_shaped
 from medhelm_local.redact.people import DEPARTMENTS, PeopleRules
 from medhelm_local.redact.slips import Slips, slips_of
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 
-# What follows a person's name and not a verb or a modal: "WIFE MAY IS AT", "wife hope and daughter".
-SAID_OF_A_PERSON = frozenset({"is", "was", "and", "called", "visited", "visiting", "here", "aware", "at", "lives",
-                              "says", "said", "came", "arrived", "updated", "wants", "asked", "phoned", "present",
-                              "has", "had", "who", "(", ",", "stayed", "left", "went", "brought", "stays", "requests",
-                              "requested", "agrees", "agreed", "declined", "states", "stated", "feels", "understands",
-                              "signed", "spent", "slept", "remains", "drove", "flew", "brings", "took",
-                              # a verb in -s, which no modal goes before: "NIECE MAY CHECKS ON HER DAILY"
-                              "checks", "helps", "comes", "visits", "calls", "works", "drives", "knows", "speaks",
-                              "handles", "manages", "takes", "plans", "thinks", "prefers", "reports"})
-# After a relation and a first name that is also a word, more that is said of a person: "daughter peg in all
-# afternoon", "husband ed asking", "HUSBAND ART ON PHONE", "ed very shaken".
-SAID_OF_A_RELATIVE = SAID_OF_A_PERSON | {"asking", "asks", "very", "in", "on", "staying", "spending", "upset",
-                                          "tearful", "crying"}
-# Verbs only a person does, that make the word between a relation and them a name: "son chip called".
-PERSON_VERBS = frozenset({"called", "visited", "phoned", "updated", "met", "spoke"})
 # A verb said of a person with a slip of the keyboard, after a relation: "HUSBAND ASKIGN", "DAUGHTER NOTIFEID".
 VERB_SLIPS = slips_of(frozenset(w for w in SAID_OF_A_RELATIVE | REPORTED | PERSON_VERBS if w.isalpha()))
 # Roles held by one person, whose name in brackets may be one no list holds: "GENETIC COUNSELOR (PRIYA)".
 PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr", "worker", "chaplain", "interpreter",
                           "sw", "cm", "pa", "mgmt", "management"})
+# Words after which a first name and a relation or a role in brackets is a person: "VIA RUSTY (RT)".
+_CUES_BEFORE_A_BRACKETED_NAME = frozenset({"via", "per", "with", "w", "to", "by", "and", "from"})
 # What follows a patient's age: "64 YO M", "58 yr old", "71 y/o".
 _AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "yof"})
 
@@ -44,9 +31,14 @@ class UnlistedNameRules(PeopleRules):
         """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
         no list holds, right before a role alone in brackets: the person in that role."""
         out, roles = [], self._roles() | PERSON_ROLES
-        for k in where(tokens, roles):
+        for k in where(tokens, roles | self._relations):
             if k < 2 or k + 1 >= len(tokens) or tokens[k - 1].text != "(" or tokens[k + 1].text != ")" \
                     or tokens[k].first or tokens[k - 1].first:
+                continue
+            if self._first_name_opening(tokens, k - 2):
+                out.append((k - 2, k - 1))  # "social: crystal (daughter) stayed", "VIA RUSTY (RT)"
+                continue
+            if tokens[k].key not in roles:
                 continue
             end = start = k - 1
             while start > 0 and end - start < 2 and not tokens[start].first and self._only_a_name(tokens[start - 1]):
@@ -54,6 +46,15 @@ class UnlistedNameRules(PeopleRules):
             if start < end and not self._never_names & {t.key for t in tokens[start:end]}:
                 out.append((start, end))
         return out
+
+    def _first_name_opening(self, tokens: list[Token], j: int) -> bool:
+        """Whether the word at j, right before a relation or a role in brackets, is a first name of any kind ("candy",
+        "rusty") opening its line, after a label's colon or after "via", "per", "with" or "to": who it was."""
+        tok = tokens[j]
+        if tok.kind != "w" or tok.key not in self.words.first_names or tok.key in STOPWORDS \
+                or tok.key in self.non_names or len(tok.key) < 3 or (tok.cased and not tok.text[0].isupper()):
+            return False
+        return tok.first or tokens[j - 1].text == ":" or tokens[j - 1].key in _CUES_BEFORE_A_BRACKETED_NAME
 
     def _patient_is_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"pt is yoselin, prefers ...", "PT IS HARPREET, SIKH": after "pt is", one word that is a first name or that no

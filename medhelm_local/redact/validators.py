@@ -49,11 +49,16 @@ _LOOSE_GROUPS = re.compile(r"\d[ \t]{1,2}[~-]|[~-][ \t]{1,2}\d|\d[ \t]{2,3}\d")
 _NANP = re.compile(r"(?:\+?1\D{0,3})?\(?[2-9]\d\d\D{1,4}[2-9]\d\d\D")
 
 
+_CLOCK_RANGE = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d-(?:[01]\d|2[0-3])[0-5]\d(?!\d)")
+
+
 def _fax(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     if _LOOSE_GROUPS.search(m.group()) and not _NANP.match(m.group()):
         return None
     if _round_range(m.group()):
         return None  # "IS Q1H AWAKE, 750-1000": a range of volumes in round numbers, not a local number
+    if _CLOCK_RANGE.match(m.group()):
+        return None  # "OUTPUT 0800-1400 110 CC": from one clock time to another, then a volume
     before = text[max(0, m.start() - 24):m.start()]
     return m.start(), m.end(), PhiType.FAX if _FAX_BEFORE.search(before) else PhiType.PHONE
 

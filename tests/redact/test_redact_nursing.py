@@ -182,5 +182,6 @@ def test_a_town_that_is_a_word_closing_its_phrase_after_from_or_in() -> None:
 
 
 def test_a_street_named_without_its_number_after_on_or_at() -> None:
-    assert flagged("HOMELESS, STAYS AT PINE ST INN. FOUND DOWN ON WASHINGTON ST.") == ["PINE ST", "WASHINGTON ST"]
+    # the shelter whole since issue 32's thirteenth round (landmarks.py): a named inn is a place, not only its street
+    assert flagged("HOMELESS, STAYS AT PINE ST INN. FOUND DOWN ON WASHINGTON ST.") == ["PINE ST INN", "WASHINGTON ST"]
     assert flagged("PT ON NEO ST 110S. HR ST ON LEVO. PT AT REST ST. ON RIGHT SIDE ST. off the road.") == []
