@@ -46,6 +46,7 @@ _HOUSE_OF = frozenset({"halfway", "shelter", "sober", "group"})
 _WHO_OF_A_KIND = frozenset({"student", "students", "teacher", "teachers", "nurse", "nurses", "kids", "friend",
                             "friends", "graduate", "educated", "degree", "level", "age", "aged", "dropout", "years",
                             "member", "members", "group", "counselor", "bus", "staff", "employee", "worker"})
+_KINDS_AND_HOUSE = _KINDS | {"house"}
 _MCI = frozenset({"mci"})  # a Massachusetts Correctional Institution: "MCI FRAMINGHAM", "MCI CEDAR JUNCTION"
 
 
@@ -55,7 +56,7 @@ class LandmarkRules(FacilityRules):
     def _landmarks(self, tokens: list[Token]) -> list[Span]:
         """Spans of places named before the word for their kind, and of correctional institutions named after MCI."""
         spans = []
-        for k in where(tokens, _KINDS | {"house"}):
+        for k in where(tokens, _KINDS_AND_HOUSE):
             end = k
             if tokens[k].key == "house":
                 nxt = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
