@@ -186,12 +186,18 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     implanted = (word in _IMPLANTED or (word in _HISTORY and (with_in or word in _SINCE_WORDS))
                  or ((with_in or word in _DEVICES) and value[0] == "0")) and year_like
     procedure = word.endswith(_PROCEDURES) and (with_in or year_like)  # "thymectomy 94", "colectomy in 03"
+    implanted = implanted or (word in _YEARS_ONLY_AFTER and year_like and not between)  # "BREAST CA 97", not
+    # "RESECTION (91 VS 48 MMHG)"
     if (word not in rules.words("event_words") and not procedure and not implanted) \
             or unit_follows(text, m.end(), rules):
         return None
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+# Events a value follows as often as a year ("CA 10" is calcium, "SZ 15" how long), read as one only in a year's
+# shape (00-09, 60-99): "BREAST CA 97", "HX OF DT'S 98", "HIP REPLACEMENT 93".
+_YEARS_ONLY_AFTER = frozenset({"ca", "sz", "szs", "dt", "dts", "replacement", "replacements", "repair", "fusion",
+                               "resection", "graft", "reconstruction"})
 # Endings of a disease's name that a two-digit year follows in a history: "PANCREATITIS 05", "CMV RETINITIS 97".
 _DISEASES = ("itis", "osis", "oma")
 

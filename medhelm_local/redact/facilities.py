@@ -34,6 +34,7 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
+_HOSPITAL_WORDS = frozenset({"hosp", "hospital", "med", "medical", "mc", "hospitals"})
 _AT_A_UNIT = frozenset({"at", "from", "frm", "@"})  # where a patient has dialysis, not what they go on to
 _THE = frozenset({"the"})
 # What a fraction after a place counts: "from lowell 1/2 tab", "1/2 strength", "3/4 of the way".
@@ -344,8 +345,9 @@ class FacilityRules(FacilityGrowth):
         states = self.rules.words("states")
         if i + 3 < len(tokens) and not tokens[i + 3].first and f"{tokens[i + 2].key} {tokens[i + 3].key}" in states:
             return i + 3  # "university of new mexico"
-        if tokens[i + 2].key in states and len(tokens[i + 2].key) > 2:
-            return i + 2
+        if tokens[i + 2].key in states and (len(tokens[i + 2].key) > 2 or (
+                i + 3 < len(tokens) and not tokens[i + 3].first and tokens[i + 3].key in _HOSPITAL_WORDS)):
+            return i + 2  # "univ of michigan", and a state's code only before a hospital's word: "univ of vt hosp"
         return self._town_at(tokens, i + 2)
 
     def _branch_of_town(self, tokens: list[Token], i: int) -> int:

@@ -43,8 +43,11 @@ _PERSON_CUES = frozenset({"relations", "name_verbs", "name_labels", "titles_word
 _STRONG_CUES = frozenset({"relations", "titles_word"})
 _NAMING_FIRSTS = frozenset({"goes", "answers", "known", "nickname", "nicknamed", "aka", "name", "names", "named",
                             "maiden", "last", "first", "surname", "middle"})
+# Dotted initials before a credential ("j.m. rn", "m.h. (cards np)") or right after one ("THORACIC NP G.T. ASKS").
 _DOTTED_INITIALS = re.compile(
-    r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2},?[ \t]{0,2}(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))",
+    r"(?<![\w.])([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?=[ \t]{0,2}[,(]?[ \t]{0,2}(?:[a-z]{2,8}[ \t]{1,2})?"
+    r"(?:rn|md|np|pa|rrt|lpn|sn)(?![\w]))"
+    r"|(?<![\w])(?:rn|md|np|pa|rrt|lpn)[ \t]{1,2}([a-z]\.[ \t]?[a-z]\.(?:[ \t]?[a-z]\.)?)(?![\w])",
     re.IGNORECASE)
 _DOT_GAP = re.compile(r"\.[\s\S]\.")
 _CUE_BEFORE_INITIAL = frozenset({"per", "by", "w", "with", "to", "from", "dr", "and", "called", "paged", "notified",
@@ -63,14 +66,16 @@ class NursingRules(UnlistedNameRules):
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
         found += self._first_name_saying(tokens) + self._named_before_age(tokens)
         found += self._name_before_bracketed_role(tokens) + self._patient_is_named(tokens)
+        found += self._family_by_surname(tokens)
         found = [(a, b) for a, b in found if not _names_a_team(tokens, b)]
         found += self._quoted_nicknames(tokens, found)
         spans = with_other_mentions(self, tokens, found) if found else []
         if _DOT_GAP.search(text):  # every "." is a token of its own: a "." two characters after another
-            spans += [Span(m.start(1), m.start(1) + len(m.group(1).rstrip()), PhiType.NAME)
-                      for m in _DOTTED_INITIALS.finditer(text)
-                      if re.sub(r"[^a-z]", "", m.group(1).lower()) not in DOTTED_WORDS
-                      or not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t-")]
+            for m in _DOTTED_INITIALS.finditer(text):
+                g = 1 if m.group(1) else 2
+                if re.sub(r"[^a-z]", "", m.group(g).lower()) not in DOTTED_WORDS \
+                        or not text[text.rfind("\n", 0, m.start()) + 1:m.start(g)].strip(" \t-"):
+                    spans.append(Span(m.start(g), m.start(g) + len(m.group(g).rstrip()), PhiType.NAME))
             # "meds p.o., rn aware": an abbreviation in a sentence; "A.M., RN" alone on its line signs the note
         spans += self._slash_signoffs(text)
         return spans + self._initials(text, tokens)

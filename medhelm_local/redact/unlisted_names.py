@@ -19,6 +19,10 @@ PERSON_ROLES = frozenset({"counselor", "coordinator", "liaison", "manager", "mgr
                           "sw", "cm", "pa", "mgmt", "management"})
 # Words after which a first name and a relation or a role in brackets is a person: "VIA RUSTY (RT)".
 _CUES_BEFORE_A_BRACKETED_NAME = frozenset({"via", "per", "with", "w", "to", "by", "and", "from"})
+_THE = frozenset({"the"})
+# What follows a family named by its surname: "THE KOWALCZYKS VISITED", "the driscolls are here".
+_SAID_OF_A_FAMILY = frozenset({"visited", "here", "are", "were", "called", "came", "aware", "updated", "at", "in",
+                               "and", "all", "both", "(", "stayed", "left", "want", "wants", "asked"})
 # What follows a patient's age: "64 YO M", "58 yr old", "71 y/o".
 _AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "yof"})
 
@@ -45,6 +49,29 @@ class UnlistedNameRules(PeopleRules):
                 start -= 1
             if start < end and not self._never_names & {t.key for t in tokens[start:end]}:
                 out.append((start, end))
+        return out
+
+    def _family_by_surname(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"the driscolls, in and out", "THE KOWALCZYKS, 6 VISITORS", "the o'shaughnessys visited": on a line without
+        case, "the" and a surname in the plural, that no list holds as a word, before what is said of people: the
+        family by its name ("the nurses", "the results" are words)."""
+        out = []
+        for k in where(tokens, _THE):
+            j = k + 1
+            if j + 2 < len(tokens) and tokens[j].key in ("o", "d") and tokens[j + 1].text in "'’" \
+                    and tokens[j + 1].start == tokens[j].end and tokens[j + 2].start == tokens[j + 1].end:
+                j += 2  # "the o'malleys"
+            if j + 1 >= len(tokens) or tokens[j].first or tokens[j + 1].first or tokens[j].cased:
+                continue
+            tok, nxt = tokens[j], tokens[j + 1]
+            key = tok.key
+            if tok.kind != "w" or len(key) < 5 or not key.endswith("s") or key in self.words.everyday \
+                    or key in self.words.clinical or key in self.non_names:
+                continue
+            stem = key[:-2] if key.endswith("es") and key[:-2] in self.words.surnames else key[:-1]
+            listed = stem in self.words.surnames and self.words.ambiguity(stem) == Ambiguity.NAME_ONLY
+            if (listed or j > k + 1) and (nxt.text == "," or nxt.key in _SAID_OF_A_FAMILY):
+                out.append((k + 1, j + 1))
         return out
 
     def _first_name_opening(self, tokens: list[Token], j: int) -> bool:

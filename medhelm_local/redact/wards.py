@@ -23,6 +23,8 @@ _AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and", "room", "rm"
                                   "assigned", "then", "but", "if", "pending"}
 # What assigns a patient a bed on a ward written as a code: "BED ASSIGNED CC 7", "BED ON CC 7", "TX TO CC 9".
 _BED_ASSIGNED = frozenset({"assigned", "bed"})
+# Short forms of listed wards a hurried note types, read only after a cue and before a floor's number: "to far 6".
+_SHORT_WARDS = frozenset({"far", "reis"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 # Before a ward's number written first: "ON 12 WHITE", "to 7 feldberg", "(7 FARR)".
 _CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "fr", "@"})
@@ -85,18 +87,22 @@ class WardRules(InitialsRules):
         return named or (moved and self.words.is_name(word.key))  # "TRANSFERRED FROM 12 STONE TODAY"
 
     def _ward_code(self, tokens: list[Token], i: int) -> int:
-        """The index of a ward code's number after a move, or 0: one or two letters and a number, run together or
-        with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow"), but not
-        oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
+        """The index of a ward code's number after a move, or 0: one or two letters and a number, run together, joined
+        by a hyphen or with a time after ("back to f6 when stable", "TRANSFER TO F2 IN AM", "xfer to CC 7 tomorrow",
+        "STEPDOWN ON CC-7"), but not oxygen, dextrose or a vitamin ("back to O2", "back to D5", "B12")."""
         tok = tokens[i]
         if tok.kind != "w" or len(tok.key) > 2 or i < 2 or i + 1 >= len(tokens) or tok.key in _NOT_WARD_LETTERS:
             return 0
-        number = tokens[i + 1]
+        n = i + 1
+        if n + 1 < len(tokens) and tokens[n].text == "-" and tokens[n].start == tok.end \
+                and tokens[n + 1].start == tokens[n].end and tok.key == "cc":
+            n += 1  # "ON CC-7": the hyphen joins the code as running it together does ("ON J-1 VISA" is no ward)
+        number = tokens[n]
         if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
             return 0
-        if i + 2 < len(tokens) and tokens[i + 2].start == number.end and tokens[i + 2].kind != "p":
+        if n + 1 < len(tokens) and tokens[n + 1].start == number.end and tokens[n + 1].kind != "p":
             return 0  # "TO F2L"
-        glued = number.start == tok.end
+        glued = number.start == tokens[n - 1].end
         assigned = tokens[i - 1].key in _BED_ASSIGNED or (tokens[i - 1].key in ("on", "in")
                                                            and tokens[i - 2].key in _BED_ASSIGNED)
         moved = (tokens[i - 1].key in ("to", "from") and tokens[i - 2].key in MOVES | {"tx"}) or assigned
@@ -105,12 +111,12 @@ class WardRules(InitialsRules):
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
             bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
                 and tokens[i - 2].key not in CHANGE_BEFORE_TO  # not "INCREASED TO M3"
-            return i + 1 if bare else 0
-        after = tokens[i + 2].key if i + 2 < len(tokens) and not tokens[i + 2].first else ""
+            return n if bare else 0
+        after = tokens[n + 1].key if n + 1 < len(tokens) and not tokens[n + 1].first else ""
         if glued and not self.words.is_shorthand(tok.key + number.text) \
-                and tok.key not in self.rules.words("units"):
-            return i + 1
-        return i + 1 if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
+                and (tok.key not in self.rules.words("units") or tok.key in _BARE_WARD_LETTERS):
+            return n  # "GO TO CC7 ON TELE": "cc" is a unit too, but not run into a floor's number after a move
+        return n if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
 
     def _ward_before_kind(self, tokens: list[Token]) -> list[Span]:
         """A ward no list holds, named by a surname or a place and its number, that the words after it say is a ward:
@@ -158,9 +164,13 @@ class WardRules(InitialsRules):
         spans: list[Span] = []
         if not wards:
             return spans
-        for i in where(tokens, wards):
+        for i in where(tokens, wards | _SHORT_WARDS):
             tok = tokens[i]
             if tok.kind != "w" or (tok.cased and not tok.text[0].isupper()):
+                continue
+            if tok.key in _SHORT_WARDS:
+                if self._short_ward(tokens, i):
+                    spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
                 continue
             if self._ward_number_beside(tokens, i, i + 1):
                 spans.append(Span(tok.start, tokens[i + 1].end, PhiType.HOSPITAL))
@@ -173,6 +183,21 @@ class WardRules(InitialsRules):
                     or (i >= 2 and not tokens[i - 1].first and tokens[i - 2].key in _CUES_BEFORE_A_WARD_NUMBER)):
                 spans.append(Span(tokens[i - 1].start, tok.end, PhiType.HOSPITAL))
         return spans
+
+    @staticmethod
+    def _short_ward(tokens: list[Token], i: int) -> bool:
+        """Whether the short form of a listed ward at i ("far" for Farr, "reis" for Reisman) is the ward: after a move's
+        "to", "from", "on" or "at" and before its floor's number, spaced or run together ("to far 6", "transfer to
+        far6"), with nothing after the number ("SO FAR 6 STOOLS" has no cue; "far 6 days" is a count)."""
+        if i == 0 or tokens[i].first or tokens[i - 1].key not in _CUES_BEFORE_A_WARD_NUMBER - {"("} \
+                or (i > 1 and tokens[i - 2].key in CHANGE_BEFORE_TO) or i + 1 >= len(tokens):
+            return False
+        num = tokens[i + 1]
+        if num.kind != "d" or num.first or len(num.text) > 2 or not 1 <= int(num.text) <= 20 \
+                or num.start - tokens[i].end > 1:
+            return False
+        after = tokens[i + 2] if i + 2 < len(tokens) and not tokens[i + 2].first else None
+        return after is None or (after.start > num.end and after.key not in _UNITS_AFTER_A_COUNT)
 
     @staticmethod
     def _ward_number_hyphened(tokens: list[Token], i: int) -> bool:

@@ -154,3 +154,47 @@ def test_a_relatives_age_between_commas_and_a_zip_after_a_town_that_is_a_surname
 ])
 def test_shorthand_for_evaluations_residents_and_sign_language_is_no_name(case, text: str) -> None:
     assert not {"NAME", "HOSPITAL", "AGE"} & set(found(case(text))), flagged(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, ward", [
+    ("tomorrow may go to cc7 on tele to wait for bed", "cc7"), ("neuro stepdown on cc-7 per attending.", "cc-7"),
+    ("to be called to far 6 at 0730 by day team", "far 6"), ("vs transfer to far6 if bed available", "far6"),
+    ("back to reis 12 when stable", "reis 12"),
+    ("transferred on 1/19 from univ of vt hosp for eval", "univ of vt hosp"),
+])
+def test_a_ward_code_a_wards_short_form_and_a_university_hospital_by_its_states_code(case, text: str,
+                                                                                     ward: str) -> None:
+    text = case(text)
+    assert covered(text, case(ward)) and "HOSPITAL" in found(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "so far 6 stools today.", "increased to cc-7.", "went far 6 miles on bike.", "pt to univ of ma for school.",
+])
+def test_far_and_cc_as_words_and_units_are_no_ward(case, text: str) -> None:
+    assert "HOSPITAL" not in found(case(text)), flagged(case(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("cards fellow pager 91-442 if cp recurs.", "91-442"), ("pmh: hip replacement 93, right breast lump.", "93"),
+    ("hx of dt's 98 and withdrawal sz 01. last drink 2 d ago", "01"), ("w/ hx breast ca 97 (lumpectomy/xrt)", "97"),
+    ("plan: thoracic np g.t. asks for ct to be read.", "g.t."), ("bleeding.\nplan: m.h. (cards np) will see", "m.h."),
+    ("close family, the driscolls, in and out all day.", "driscolls"),
+    ("large family, the kowalczyks, 6 visitors at once.", "kowalczyks"),
+    ("daughter-in-law, the o'shaughnessys, visited 1900-2100.", "o'shaughnessys"),
+])
+def test_a_pager_a_year_after_an_operation_initials_beside_a_credential_and_a_family_by_its_name(case, text: str,
+                                                                                                 value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "ca 10, mg 2.0, phos 3.1", "sz 15 min, ativan given.", "md p.o. meds given.", "the nurses, rt and md aware.",
+    "the results, pending.", "a&o x3, maes, perrla.", "hibiclens shower am.",
+])
+def test_values_after_ca_and_sz_the_plural_of_a_word_and_shorthand_are_no_identifier(case, text: str) -> None:
+    assert flagged(case(text)) == []
