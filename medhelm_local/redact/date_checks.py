@@ -241,6 +241,8 @@ def _year_after(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
 
 _ORDINAL = re.compile(r"(\d{1,2})(st|nd|rd|th)", re.IGNORECASE)
 _AFTER_ORDINAL = frozenset("at of in by when until before after".split())
+# Verbs after "may" that make it the modal: "bed on 7 may be ready", "3 may need".
+_AFTER_THE_MODAL = frozenset("be need have go get not require benefit take come also want still help".split())
 # After "on the <ordinal>" a few more words close the date's phrase: "placed on the 2nd for long term abx".
 _AFTER_ON_THE_ORDINAL = frozenset("for and with to so but".split())
 
@@ -345,9 +347,17 @@ def _month_abbrev(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+def _day_month(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A day and a month ("7 MAY", "3rd of june"), unless "may" is the modal before a verb ("BED ON 7 MAY BE READY")."""
+    if m.group().lower().rstrip(". ").endswith("may") and word_after(text, m.end()) in _AFTER_THE_MODAL:
+        return None
+    return m.start(), m.end(), PhiType.DATE
+
+
 DATE_CHECKS: dict[str, Validator] = {
     "date_numeric": _date_numeric, "date_partial": _date_partial, "date_dash": _date_dash, "month_year": _month_year,
     "month_alone": _month_alone, "month_abbrev": _month_abbrev, "year": four_digit_year, "month_year2": _month_year2,
     "event_year": _event_year, "ordinal_day": _ordinal_day, "date_run": _date_run, "year_after": _year_after,
     "date_stray_dot": _date_stray_dot, "glued_date": _glued_date, "year2_list": _year2_list,
+    "day_month": _day_month,
 }

@@ -151,8 +151,9 @@ class NursingRules(UnlistedNameRules):
             end = k + 1
             if end < len(tokens) and not tokens[end].first and tokens[end].start - tokens[k].end <= 2 \
                     and ((tokens[end].key in self.words.surnames and self.name_like(tokens[end], 2)
-                          and not self._verb_like(tokens, end)) or self._unlisted_surname(tokens[end])):
-                end += 1  # "son duncan mcphee", "husband abul kashem visited"
+                          and not self._verb_like(tokens, end)) or self._unlisted_surname(tokens[end])
+                         or self._surname_then_act(tokens, end)):
+                end += 1  # "son duncan mcphee", "husband abul kashem visited", "SON FITZGERALD LONG CALLED"
             while end + 1 < len(tokens) and tokens[end].text == "-" and tokens[end].start == tokens[end - 1].end \
                     and tokens[end + 1].start == tokens[end].end and tokens[end + 1].kind == "w" \
                     and self.tier(tokens[end + 1]) != Ambiguity.CLINICAL:
@@ -163,6 +164,13 @@ class NursingRules(UnlistedNameRules):
                         and (self._caseless_name(tokens[end + 1]) or self._word_named(tokens, end + 1)):
                     found.append((end + 1, end + 2))  # "nurses amy and joy", "daughters ann and terry"
         return found
+
+    def _surname_then_act(self, tokens: list[Token], j: int) -> bool:
+        """Whether the word at j, after a relation and a first name, is a listed surname that is a word too ("long",
+        "strand") with what only a person does right after it: "DAUGHTER WILHELMINA STRAND CALLED"."""
+        nxt = tokens[j + 1] if j + 1 < len(tokens) and not tokens[j + 1].first else None
+        return tokens[j].key in self.words.surnames and tokens[j].key not in STOPWORDS and nxt is not None \
+            and (nxt.key in PERSON_VERBS or nxt.key in REPORTED) and not (tokens[j].cased and tokens[j].text.islower())
 
     def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)", "father (art)": a first name
@@ -291,6 +299,14 @@ class NursingRules(UnlistedNameRules):
         after = tokens[i + 2]
         return not after.first and (after.key in self.rules.words("credentials") or after.key in REPORTED)
 
+    def _dotted_article_initial(self, tokens: list[Token], i: int) -> bool:
+        """"A. HUSSEIN AWARE": "a" or "i" with a stop is an initial before a surname that a report word or a credential
+        follows (no article is written with a stop)."""
+        return i + 2 < len(tokens) and tokens[i + 1].text == "." and tokens[i + 1].start == tokens[i].end \
+            and tokens[i + 2].kind == "w" and not tokens[i + 2].first \
+            and (tokens[i + 2].key in self.words.surnames or self.tier(tokens[i + 2]) == Ambiguity.NAME_ONLY) \
+            and self.tier(tokens[i + 2]) != Ambiguity.CLINICAL and self._reported_after(tokens, i + 2)
+
     def _reported_after(self, tokens: list[Token], j: int) -> bool:
         """"E NORTH AWARE", "j lund rn": a report word or a credential right after the word at j, on its line."""
         if j + 1 >= len(tokens) or tokens[j + 1].first or tokens[j + 1].start - tokens[j].end > 2:
@@ -303,7 +319,8 @@ class NursingRules(UnlistedNameRules):
         lines without case (with case, "P. Mirabilis" and "2,4 g/24 h. Los" are what the name rules already weigh)."""
         found = []
         for i, tok in enumerate(tokens[:-1]):
-            if tok.kind != "w" or len(tok.text) != 1 or (tok.key in "ai" and not self._article_initial(tokens, i)) \
+            if tok.kind != "w" or len(tok.text) != 1 or (tok.key in "ai" and not self._article_initial(tokens, i)
+                                                          and not self._dotted_article_initial(tokens, i)) \
                     or tok.cased or (i and tokens[i - 1].end == tok.start):
                 continue  # "Q4H. TCDS", "RR 30S. MSO4": the letter ends a word, it is no initial
             dotted = tokens[i + 1].text == "."

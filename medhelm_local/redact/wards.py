@@ -25,6 +25,7 @@ _AFTER_A_WARD_CODE = UNIT_AFTER | {"in", "step", "stepdown", "and", "room", "rm"
 _BED_ASSIGNED = frozenset({"assigned", "bed"})
 # Short forms of listed wards a hurried note types, read only after a cue and before a floor's number: "to far 6".
 _SHORT_WARDS = frozenset({"far", "reis"})
+_VISAS = frozenset({"visa", "visas", "status"})  # "on j-1 summer work visa": a visa's class, not a ward
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 # Before a ward's number written first: "ON 12 WHITE", "to 7 feldberg", "(7 FARR)".
 _CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "fr", "@"})
@@ -95,8 +96,8 @@ class WardRules(InitialsRules):
             return 0
         n = i + 1
         if n + 1 < len(tokens) and tokens[n].text == "-" and tokens[n].start == tok.end \
-                and tokens[n + 1].start == tokens[n].end and tok.key == "cc":
-            n += 1  # "ON CC-7": the hyphen joins the code as running it together does ("ON J-1 VISA" is no ward)
+                and tokens[n + 1].start == tokens[n].end and tok.key in _BARE_WARD_LETTERS:
+            n += 1  # "ON CC-7", "FROM CSRU TO F-6": the hyphen joins the code as running it together does
         number = tokens[n]
         if number.kind != "d" or len(number.text) > 2 or number.first or not 1 <= int(number.text) <= 20:
             return 0
@@ -110,7 +111,8 @@ class WardRules(InitialsRules):
             # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
             bare = glued and tokens[i - 1].key in ("on", "to", "at", "from") and tok.key in _BARE_WARD_LETTERS \
-                and tokens[i - 2].key not in CHANGE_BEFORE_TO  # not "INCREASED TO M3"
+                and tokens[i - 2].key not in CHANGE_BEFORE_TO \
+                and not any(t.key in _VISAS for t in tokens[n + 1:n + 4])  # not "INCREASED TO M3", "ON J-1 VISA"
             return n if bare else 0
         after = tokens[n + 1].key if n + 1 < len(tokens) and not tokens[n + 1].first else ""
         if glued and not self.words.is_shorthand(tok.key + number.text) \

@@ -51,10 +51,11 @@ ELEVENTH_ROUND_AFTER_FREEZE = ["heldout64", "heldout65"]
 TWELFTH_ROUND_TUNING = ["dev46", "dev47", "dev48", "dev49", "dev50"]
 TWELFTH_ROUND_HELDOUT = ["heldout66", "heldout67", "heldout68", "heldout69", "heldout70"]
 TWELFTH_ROUND_AFTER_FREEZE = ["heldout71", "heldout72"]
-# The thirteenth round's: six tuning sets (people named with everyday words, places outside hospitals, dates among
-# look-alike numbers, a long stay's paperwork, wards written every way, loose numbers and relatives) and held-out
+# The thirteenth round's: eight tuning sets (people named with everyday words, places outside hospitals, dates among
+# look-alike numbers, a long stay's paperwork, wards written every way, loose numbers and relatives, the issue's
+# classes of misses, devices and eponyms in a cardiac ICU) and held-out
 # sets written as it began and during it, a unit each.
-THIRTEENTH_ROUND_TUNING = ["dev51", "dev52", "dev53", "dev54", "dev55", "dev56"]
+THIRTEENTH_ROUND_TUNING = ["dev51", "dev52", "dev53", "dev54", "dev55", "dev56", "dev57", "dev58"]
 THIRTEENTH_ROUND_HELDOUT = ["heldout73", "heldout74", "heldout75", "heldout76", "heldout77", "heldout78"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
@@ -532,7 +533,7 @@ def test_the_twelfth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: 
 
 @pytest.mark.parametrize("name, caps, lower, density", [
     ("dev51", 40, 40, (8, 14)), ("dev52", 45, 35, (6, 10)), ("dev53", 40, 40, (6, 10)), ("dev54", 40, 40, (7, 12)),
-    ("dev55", 45, 35, (6, 10)), ("dev56", 35, 45, (6, 10)),
+    ("dev55", 45, 35, (6, 10)), ("dev56", 35, 45, (6, 10)), ("dev57", 35, 45, (6, 10)), ("dev58", 60, 20, (5, 10)),
     ("heldout73", 45, 35, (5, 10)), ("heldout74", 35, 45, (5, 10)), ("heldout75", 40, 40, (5, 10)),
     ("heldout76", 45, 35, (5, 10)), ("heldout77", 40, 40, (5, 10)), ("heldout78", 45, 35, (5, 10)),
 ])

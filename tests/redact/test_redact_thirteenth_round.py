@@ -198,3 +198,24 @@ def test_a_pager_a_year_after_an_operation_initials_beside_a_credential_and_a_fa
 ])
 def test_values_after_ca_and_sz_the_plural_of_a_word_and_shorthand_are_no_identifier(case, text: str) -> None:
     assert flagged(case(text)) == []
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("mediastinal blake to atrium, 110cc. daughter wilhelmina strand called @ 2030.", "wilhelmina strand"),
+    ("son fitzgerald long called, updated on plan.", "fitzgerald long"),
+    ("moved from california. a. hussein aware of plan.", "a. hussein"),
+    ("c/o from csru to f-6 delayed d/t new rapid af.", "f-6"), ("admitted from r-10 this am w/ hypotension.", "r-10"),
+])
+def test_a_surname_that_is_a_word_before_what_a_person_does_an_initial_a_and_hyphened_ward_codes(case, text: str,
+                                                                                                 value: str) -> None:
+    assert covered(case(text), case(value))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "ct: 2 mediastinal blakes + l pleural blake to pleurevac, 110cc.", "on j-1 summer work visa, family in cork.",
+    "charge rn aware, bed on 7 may be ready by 1000.", "given via a. line aware of plan.",
+])
+def test_blake_drains_a_visa_and_may_as_a_modal_are_no_identifier(case, text: str) -> None:
+    assert flagged(case(text)) == []
