@@ -90,8 +90,8 @@ class LandmarkRules(FacilityRules):
         naming = [t for t in words if t.key not in _WHICH_KIND and t.key not in SAINT_WORDS]
         if not naming or (tokens[start].cased and not all(t.text[:1].isupper() for t in naming)):
             return None
-        before = start - 1 - (start > 1 and tokens[start - 1].key == "the" and not tokens[start - 1].first)
-        cue = before >= 0 and not tokens[start].first and tokens[before].key in _CUES  # "at the holiday inn"
+        cue_at = start - 1 - (start > 1 and tokens[start - 1].key == "the" and not tokens[start - 1].first)
+        cue = cue_at >= 0 and not tokens[start].first and tokens[cue_at].key in _CUES  # "at the holiday inn"
         strong = any((t.key in self.words.cities and self.tier(t) != Ambiguity.CLINICAL)
                      or (self.tier(t) == Ambiguity.NAME_ONLY and len(t.key) >= 4) for t in naming) \
             or any(t.key in SAINT_WORDS for t in words)
