@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # names imports this module; the class is only named here
 
 # Before an everyday word, what makes it the word and not the person it names elsewhere in the note: "RATHER ROCKY
 # NIGHT", "the price of", "their patience", "very frank", "a swift decision", "walked in hall", "at dawn".
-_WORD_BEFORE = frozenset({"a", "an", "the", "their", "his", "her", "its", "our", "your", "my", "very", "rather", "so",
-                          "too", "quite", "more", "most", "less", "in", "at", "not", "no"})
+_WORD_BEFORE = frozenset({"a", "an", "the", "their", "his", "her", "its", "our", "your", "my", "very", "rather",
+                          "quite", "more", "most", "less", "in", "at", "not", "no"})  # not "so": "so john, what's"
 # After a name that is a clinical word too, what only a person does ("summer tearful", "JOY BROUGHT LIST", "WILL
 # CALLED AT 2200"): the words said of a relative, less those a word takes as well ("hope is", "may present", "joy
 # and", "will be at").

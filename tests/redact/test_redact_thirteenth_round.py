@@ -219,3 +219,9 @@ def test_a_surname_that_is_a_word_before_what_a_person_does_an_initial_a_and_hyp
 ])
 def test_blake_drains_a_visa_and_may_as_a_modal_are_no_identifier(case, text: str) -> None:
     assert flagged(case(text)) == []
+
+
+def test_so_before_a_name_in_a_dialogue_leaves_the_name_masked() -> None:
+    """ACI-Bench's doctors turn to the patient with "so": "so frank, what does that mean" names him again."""
+    text = "[doctor] hi frank, how are you? your legs show pitting edema bilaterally so frank what does that mean"
+    assert masked_at(text, "frank", "so frank what")
