@@ -1,5 +1,5 @@
 """Named places that are neither towns nor places of care: shelters, jails and prisons, churches, schools and colleges,
-group residences, parks, beaches and ponds, named with the word for their kind ("FROM ST BRENDAN HOUSE SHELTER", "at
+group residences, malls, beaches and ponds, named with the word for their kind ("FROM ST BRENDAN HOUSE SHELTER", "at
 bunker hill community college", "NASHUA STREET JAIL", "INMATE AT MCI CEDAR JUNCTION"). Safe Harbor counts them among
 the locations smaller than a state; the annotation guidelines mark them as places (CITY, class landmark). A kind
 alone, or after words that say only which kind ("the shelter", "AT HIGH SCHOOL", "to county jail"), names none.

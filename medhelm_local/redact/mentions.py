@@ -17,15 +17,16 @@ if TYPE_CHECKING:  # names imports this module; the class is only named here
 # NIGHT", "the price of", "their patience", "very frank", "a swift decision", "walked in hall", "at dawn".
 _WORD_BEFORE = frozenset({"a", "an", "the", "their", "his", "her", "its", "our", "your", "my", "very", "rather",
                           "quite", "more", "most", "less", "in", "at", "not", "no"})  # not "so": "so john, what's"
-# After a name that is a clinical word too, what only a person does ("summer tearful", "JOY BROUGHT LIST", "WILL
-# CALLED AT 2200"): the words said of a relative, less those a word takes as well ("hope is", "may present", "joy
+# After a name that is a clinical word too, what only a person does ("summer tearful", "JOY BROUGHT LIST", "penny
+# also worried"): the words said of a relative, less those a word takes as well ("hope is", "may present", "joy
 # and", "will be at").
 _ACTS = (SAID_OF_A_RELATIVE | PERSON_VERBS | REPORTED | {"reminded", "worried", "concerned", "wondering", "asked",
                                                          "voiced", "verbalized", "expressed", "confirmed"}) \
     - {"is", "was", "and", "at", "in", "on", "(", ",", "has", "had", "here", "present", "very", "who", "remains",
        "took", "takes", "plans", "reports", "comes", "helps", "updated"}
 _ADVERBS = frozenset({"also", "just", "again", "still", "then", "too", "now"})  # between a name and what they did
-# Of those, what a modal ("will", "may") can go before: with a modal, only a past tense names ("WILL CALLED").
+# Of those, what a modal that is a first name ("may", "can") can go before: after one, only a past tense names
+# ("MAY CALLED BACK"; "may visit" stays the modal).
 _PAST = frozenset(w for w in _ACTS if w.endswith("ed")) | {"came", "went", "left", "drove", "flew", "said", "brought",
                                                            "spent", "slept"}
 
