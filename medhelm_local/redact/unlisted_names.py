@@ -1,7 +1,9 @@
-"""Names no list holds, on lines without case: a surname after a relation ("husband abul kashem"), the patient
-named before the age ("MARTA OYELARAN, 63 YO F") or after "pt is", a person before a role in brackets ("d/w oluwaseun
-adeyemi (resident)"); and the words said of a person, which tell such a name from a verb typed with a slip. The cue
-readings that use them are in nursing.py.
+"""Names found by where they stand, on lines without case, when no list or no tier would find them: a surname no list
+holds after a relation ("husband abul kashem"), the patient named before the age ("MARTA OYELARAN, 63 YO F") or after
+"pt is", a person before a role in brackets ("d/w oluwaseun adeyemi (resident)"), a first name of any kind before a
+relation in brackets ("crystal (daughter)") and a family by its surname in the plural ("the driscolls,"); and the
+slips of the keyboard in the verbs said of a person (name_words.py holds the verbs), which tell such a name from a
+verb. The cue readings that use them are in nursing.py.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ _AGE_WORDS = frozenset({"yo", "y", "yr", "yrs", "year", "years", "yoa", "yom", "
 
 
 class UnlistedNameRules(PeopleRules):
-    """Names that no census or first-name list holds, found by where they stand: before an age, after "pt is", before
-    a role in brackets, after a relation and a first name."""
+    """Names found by where they stand: before an age, after "pt is", before a role or a relation in brackets, after
+    a relation and a first name, after "the" in the plural."""
 
     def _name_before_bracketed_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
