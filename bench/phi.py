@@ -47,7 +47,7 @@ Run: .venv/bin/python bench/phi.py
                heldout12,heldout13,heldout14,heldout15,heldout16,heldout17,heldout18,heldout19,heldout20,heldout21,
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
                dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,dev46,...,dev50,
-               heldout66,...,heldout72,dev51,...,dev58,heldout73,...,heldout80,
+               heldout66,...,heldout72,dev51,...,dev58,heldout73,...,heldout82,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -79,6 +79,7 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout64,heldout65,dev46,dev47,dev48,dev49,dev50,heldout66,heldout67,heldout68,heldout69,heldout70,"
             "heldout71,heldout72,dev51,dev52,dev53,dev54,heldout73,heldout74,heldout75,heldout76,"
             "heldout77,heldout78,dev55,dev56,dev57,dev58,heldout79,heldout80,"
+            "heldout81,heldout82,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -221,6 +222,9 @@ HELDOUT_TITLES = {
     "heldout79": "the thirteenth round, a 78th hand, written after the round's last rule: a month of a medical ICU",
     "heldout80": "the thirteenth round, a 79th hand, written after the round's last rule: a mixed ICU whose patients "
                  "come from the towns around Boston",
+    "heldout81": "the thirteenth round, an 80th hand, written after the round's last rule: a month of a surgical ICU",
+    "heldout82": "the thirteenth round, an 81st hand, written after the round's last rule: a medical ICU of long "
+                 "stays, 35 in capitals and 45 in lower case",
 }
 
 

@@ -57,7 +57,7 @@ TWELFTH_ROUND_AFTER_FREEZE = ["heldout71", "heldout72"]
 # sets written as it began and during it, a unit each.
 THIRTEENTH_ROUND_TUNING = ["dev51", "dev52", "dev53", "dev54", "dev55", "dev56", "dev57", "dev58"]
 THIRTEENTH_ROUND_HELDOUT = ["heldout73", "heldout74", "heldout75", "heldout76", "heldout77", "heldout78"]
-THIRTEENTH_ROUND_AFTER_FREEZE = ["heldout79", "heldout80"]
+THIRTEENTH_ROUND_AFTER_FREEZE = ["heldout79", "heldout80", "heldout81", "heldout82"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -538,7 +538,8 @@ def test_the_twelfth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: 
     ("dev55", 45, 35, (6, 10)), ("dev56", 35, 45, (6, 10)), ("dev57", 35, 45, (6, 10)), ("dev58", 60, 20, (5, 10)),
     ("heldout73", 45, 35, (5, 10)), ("heldout74", 35, 45, (5, 10)), ("heldout75", 40, 40, (5, 10)),
     ("heldout76", 45, 35, (5, 10)), ("heldout77", 40, 40, (5, 10)), ("heldout78", 45, 35, (5, 10)),
-    ("heldout79", 40, 40, (5, 10)), ("heldout80", 45, 35, (5, 10)),
+    ("heldout79", 40, 40, (5, 10)), ("heldout80", 45, 35, (5, 10)), ("heldout81", 40, 40, (5, 10)),
+    ("heldout82", 35, 45, (5, 10)),
 ])
 def test_the_thirteenth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: str, caps: int, lower: int,
                                                                              density: tuple[int, int]) -> None:
