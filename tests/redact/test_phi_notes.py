@@ -511,6 +511,20 @@ def test_the_eleventh_rounds_sets_written_after_its_last_rule_are_sparse_full_sh
     assert sum(1 for n in notes if not n.spans) >= 15
 
 
+def _assert_sparse_shifts(name: str, caps: int, lower: int, density: tuple[int, int], shortest: int) -> None:
+    """A twelfth- or later-round set: 80 notes in its case and split, 13,000 words or more, at least 60 of 150 words or
+    more and none under `shortest`, marked spans per 1,000 words within `density`, at least 15 notes without one."""
+    notes = load(name)
+    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
+    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
+    for note in notes:
+        _assert_in_its_case(note)
+    assert sum(lengths) >= 13000 and min(lengths) >= shortest and sum(1 for w in lengths if w >= 150) >= 60
+    low, high = density
+    assert low <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < high
+    assert sum(1 for n in notes if not n.spans) >= 15
+
+
 @pytest.mark.parametrize("name, caps, lower, density", [
     ("dev46", 40, 40, (6, 10)), ("dev47", 50, 30, (6, 10)), ("dev48", 30, 50, (6, 10)), ("dev49", 40, 40, (10, 15)),
     ("dev50", 50, 30, (6, 10)), ("heldout66", 45, 35, (6, 10)), ("heldout67", 30, 50, (6, 10)),
@@ -522,15 +536,7 @@ def test_the_twelfth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: 
     """80 notes each in its case and split, most of them full shifts (a few short event notes and addenda, none under
     50 words), identifiers as sparse as in real notes (dev49, for names, a little denser) and at least 15 notes
     without one."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
-    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
-    for note in notes:
-        _assert_in_its_case(note)
-    assert sum(lengths) >= 13000 and min(lengths) >= 50 and sum(1 for w in lengths if w >= 150) >= 60
-    low, high = density
-    assert low <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < high
-    assert sum(1 for n in notes if not n.spans) >= 15
+    _assert_sparse_shifts(name, caps, lower, density, shortest=50)
 
 
 @pytest.mark.parametrize("name, caps, lower, density", [
@@ -546,12 +552,4 @@ def test_the_thirteenth_rounds_sets_are_whole_shifts_in_their_case_and_split(nam
     """80 notes each in its case and split, most of them full shifts (a few short addenda, none under 30 words),
     identifiers as sparse as in real notes (dev51, for people, and dev54, for a long stay's paperwork, a little
     denser) and at least 15 notes without one."""
-    notes = load(name)
-    assert len(notes) == 80 and Counter(n.style for n in notes) == {"nursing_caps": caps, "nursing_lower": lower}
-    lengths = [len(re.findall(r"[^\W_]+", n.text)) for n in notes]
-    for note in notes:
-        _assert_in_its_case(note)
-    assert sum(lengths) >= 13000 and min(lengths) >= 30 and sum(1 for w in lengths if w >= 150) >= 60
-    low, high = density
-    assert low <= 1000 * sum(len(n.spans) for n in notes) / sum(lengths) < high
-    assert sum(1 for n in notes if not n.spans) >= 15
+    _assert_sparse_shifts(name, caps, lower, density, shortest=30)
