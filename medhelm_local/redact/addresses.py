@@ -117,7 +117,7 @@ class AddressRules(PlaceRules):
         digit_soon = any(t.kind == "d" for t in tokens[k:k + 6] if self._same_line(text, first, t))
         if not (first.kind == "d" or (first.kind == "w" and first.text[0].isupper() and digit_soon)):
             return k
-        if first.kind == "w" and not first.cased and first.key not in ("po", "p") and not first.text[1:2] == ".":
+        if first.kind == "w" and not first.cased and first.key not in ("po", "p") and first.text[1:2] != ".":
             return k  # "HOME ADDRESS CONFIRMED: 27 ELM ST": without case only a number or a P.O. box starts one
         j = k
         while j < len(tokens) and j - k < 24 and self._same_line(text, first, tokens[j]):

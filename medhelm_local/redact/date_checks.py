@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from medhelm_local.redact.clock_years import four_digit_year
 from medhelm_local.redact.context import Validator, unit_follows, word_after, words_before
+from medhelm_local.redact.place_words import CHANGE_BEFORE_TO
 from medhelm_local.redact.types import PhiType
 
 if TYPE_CHECKING:  # patterns imports the validators; the type is only named here
@@ -100,7 +101,7 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "BIPAP AT NIGHT 10/5": inspiratory over expiratory pressure
     if any(w in _NUTRITION for w in before[:2]):
         return None  # "CLINIMIX E 5/15": amino acids over dextrose
-    if before[:1] == ["to"] and before[1:2] and before[1] in _CHANGED:
+    if before[:1] == ["to"] and before[1:2] and before[1] in CHANGE_BEFORE_TO:
         return None  # "PSV WEANED TO 5/5", "peep increased to 10/8": a setting changed to, not a date
     if before and any(w in _WEANED for w in before) and _VENT_AFTER.match(text, m.end()):
         return None  # "WEANED TO 10/5 .40": pressure support over PEEP, then the oxygen
@@ -276,9 +277,6 @@ _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "b
 _RESULTS = frozenset({"neg", "negative", "pos", "positive"})
 # Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
 _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
-# Verbs of a setting changed, before "to" and the new one.
-_CHANGED = frozenset({"weaned", "wean", "decreased", "increased", "titrated", "changed", "dropped", "lowered",
-                      "raised", "reduced", "turned"})
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".
 _WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on", "trial"})
 _VENT_AFTER = re.compile(r",?[ \t]{1,2}(?:\.\d{2}|[2-9]0%|100%|x[ \t]?\d{3})")
