@@ -107,6 +107,8 @@ class WardRules(InitialsRules):
         assigned = tokens[i - 1].key in _BED_ASSIGNED or (tokens[i - 1].key in ("on", "in")
                                                            and tokens[i - 2].key in _BED_ASSIGNED)
         moved = (tokens[i - 1].key in ("to", "from") and tokens[i - 2].key in MOVES | {"tx"}) or assigned
+        if self._clinical_center(tokens, i, n):
+            return n
         if not moved:
             # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"
@@ -119,6 +121,18 @@ class WardRules(InitialsRules):
                 and (tok.key not in self.rules.words("units") or tok.key in _BARE_WARD_LETTERS):
             return n  # "GO TO CC7 ON TELE": "cc" is a unit too, but not run into a floor's number after a move
         return n if after in WARD_AFTER or after in _AFTER_A_WARD_CODE else 0
+
+    def _clinical_center(self, tokens: list[Token], i: int, n: int) -> bool:
+        """Whether "cc" at i and its floor's number at n are the ward, spaced from it after a word ("PLAN WAS CC 11
+        OVERNIGHT", "ORDERS WRITTEN FOR CC 7", "WAS IN CC 7 BRIEFLY"): a volume is written after its count ("500CC
+        5% ALBUMIN"), never after a word, and a count after it is a dose, a percentage or a rate."""
+        before = tokens[i - 1]
+        if tokens[i].key != "cc" or before.kind != "w" or before.key in self.rules.words("units") \
+                or before.key in CHANGE_BEFORE_TO or tokens[n].start == tokens[n - 1].end:
+            return False
+        after = tokens[n + 1] if n + 1 < len(tokens) and not tokens[n + 1].first else None
+        return after is None or ((after.text not in ("%", "/", "-", ".") or after.start > tokens[n].end) \
+            and after.key not in _UNITS_AFTER_A_COUNT and after.key not in self.rules.words("units"))
 
     def _ward_before_kind(self, tokens: list[Token]) -> list[Span]:
         """A ward no list holds, named by a surname or a place and its number, that the words after it say is a ward:
