@@ -28,7 +28,7 @@ _MEASURE_AFTER = re.compile(r"[ \t]{1,2}\d{1,4}[ \t]?(?:cc|ml|mls)(?![a-z])", re
 _YEAR_PREPOSITIONS = frozenset({"in", "since", "of", "from", "on", "year", "yr", "circa", "ca"})
 # Words before a four-digit number that can be a clock time that make it one ("VISITED UNTIL 2030", "AFTER 2000").
 _BEFORE_A_TIME = frozenset({"at", "@", "by", "around", "approx", "approximately", "until", "till", "til", "q",
-                            "after", "before", "arrived",
+                            "after", "before", "arrived", "due",  # "NEXT PTT DUE 2000"
                             # who saw the patient, then when: "SEEN BY RENAL FELLOW 1930", "per resident 2000"
                             "fellow", "resident", "attending", "intern", "team"})
 # Words after which a four-digit number that can be a clock time says when something was done, read as the time

@@ -107,9 +107,9 @@ class CueNameRules(NameRules):
                     and tokens[j - 1].key in self.words.first_names \
                     and self.tier(tokens[j - 1]) != Ambiguity.CLINICAL  # "sue rn notified", not "heparin held rn
                 # aware" nor "started on peg, rn aware" (a first name that is a clinical word, before a credential)
-                if j == i and self._done_before_credential(tokens, j):
+                if self._done_before_credential(tokens, j):
                     i += length
-                    continue  # "HEPARIN HELD RN AWARE": what was done, then who was told
+                    continue  # "HEPARIN HELD RN AWARE", "NOT YET GIVEN, RN AWARE": what was done, then who was told
                 if self._pulmonary_artery(tokens, i, j):
                     i += length
                     continue  # "SWAN IN R PA", "ra 18, pa 58/30": the artery and its pressure, not a PA

@@ -33,6 +33,10 @@ _NOT_AFTER_FACILITY = frozenset({"surgery", "surgeon", "surg", "medicine", "anes
 # Facilities named by a word a body or a note uses otherwise, read only after "at", "from" or a move: "LIVES AT
 # RADIUS IN DANVERS", "BACK TO RADIUS WHEN", not "PAIN RADIATING TO RADIUS".
 _NAMES_AFTER_A_MOVE = frozenset({"radius"})
+_TO_OR_FROM = frozenset({"from", "frm", "at", "to", "@"})
+# What "med" after a town begins instead of a hospital's name: "BOSTON MED FLIGHT", "worcester med school".
+_NOT_A_HOSPITAL_AFTER_MED = frozenset({"flight", "school", "student", "students", "list", "lists", "rec", "recs",
+                                       "hx", "history", "surg", "team", "service"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
 _HOSPITAL_WORDS = frozenset({"hosp", "hospital", "med", "medical", "mc", "hospitals"})
 _AT_A_UNIT = frozenset({"at", "from", "frm", "@"})  # where a patient has dialysis, not what they go on to
@@ -78,7 +82,8 @@ class FacilityRules(FacilityGrowth):
             if a >= len(tokens) or b < a:
                 continue
             after = tokens[b + 1].key if b + 1 < len(tokens) and not tokens[b + 1].first else ""
-            town_hospital = after in _TOWN_HOSPITAL and span.type is PhiType.CITY  # "LOWELL GENERAL"
+            town_hospital = span.type is PhiType.CITY and (after in _TOWN_HOSPITAL or (  # "LOWELL GENERAL"
+                after == "med" and self._med_after_town(tokens, a, b)))  # "from quincy med w/ tumor lysis"
             if span.type is PhiType.HOSPITAL or ((after in UNIT_AFTER or town_hospital)
                                                  and span.type in (PhiType.CITY, PhiType.NAME)):
                 a2, b2 = self._stretch_left(tokens, a), self._grow_right(tokens, b)
@@ -91,6 +96,16 @@ class FacilityRules(FacilityGrowth):
                 if short is not None:
                     out.append(short)
         return out + self._dates_after_places(tokens, starts, out)
+
+    @staticmethod
+    def _med_after_town(tokens: list[Token], a: int, b: int) -> bool:
+        """Whether "med" after the town at a..b shortens its hospital's name: after "from", "at" or "to" ("from quincy
+        med w/ tumor lysis"), not before a flight or a school ("VIA BOSTON MED FLIGHT"), nor after "in" ("LIVES IN
+        QUINCY MED HX ...")."""
+        if a == 0 or tokens[a].first or tokens[a - 1].key not in _TO_OR_FROM:
+            return False
+        nxt = tokens[b + 2] if b + 2 < len(tokens) and not tokens[b + 2].first else None
+        return nxt is None or nxt.key not in _NOT_A_HOSPITAL_AFTER_MED
 
     def _nothing_named(self, tokens: list[Token], starts: list[int], span: Span) -> bool:
         """Whether a place found after a cue names nothing in particular: only numbers ("DOWN FROM 12000"), or only
@@ -251,6 +266,8 @@ class FacilityRules(FacilityGrowth):
             while j < len(tokens) and j - i < 6 and tokens[j].kind == "w" \
                     and not self.words.is_shorthand(tokens[j].key):
                 j += 1
+            if j == i + 3 and self.tier(tokens[i + 2]) == Ambiguity.CLINICAL:
+                continue  # "TAPPED AT OSH (PURULENT)": what the outside hospital found
             if j > i + 2 and j < len(tokens) and tokens[j].text == ")":
                 spans.append(Span(tokens[i + 2].start, tokens[j - 1].end, PhiType.HOSPITAL))
         return spans

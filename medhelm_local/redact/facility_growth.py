@@ -24,12 +24,12 @@ _FACILITY_HEADS = {"hospital": (), "hosp": (), "infirmary": (), "medical": ("cen
                    "hospice": (), "mental": ("health",), "behavioral": ("health",), "comm": ("health",),
                    "community": ("health", "hospital"), "cancer": ("center", "ctr", "centre", "institute"),
                    "treatment": ("center", "ctr", "centre"), "dialysis": ()}
-# Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North".
+# Words that end a hospital's name after it: "saint agnes general", "MERCY WEST", "Lahey North", "lahey north shore".
 _FACILITY_TAIL = frozenset({"general", "gen", "regional", "memorial", "medical", "med", "center", "ctr", "centre",
                             "hospital", "hosp", "health", "healthcare", "rehab", "rehabilitation", "nursing", "west",
                             "east", "north", "south", "northshore", "southshore", "metrowest", "northeast",
                             "northwest", "southeast", "southwest", "campus", "clinic",
-                            "institute", "infirmary", "alliance", "lodge", "dialysis"})
+                            "institute", "infirmary", "alliance", "lodge", "dialysis", "shore"})
 # What a home service of a named agency is called after "home": "CARITAS HOME CARE", "caregroup home health".
 _HOME_SERVICES = frozenset({"care", "health", "healthcare", "services", "svcs", "hospice", "infusion"})
 # Facility words a name reaches across its specialty to: "JOSLIN DIABETES CENTER", "harborview skilled nursing",
@@ -131,12 +131,13 @@ class FacilityGrowth(WardRules):
 
     def _stretch_left(self, tokens: list[Token], a: int) -> int:
         """Index of the first word of a hospital name ending at token a: over distinctive words and prefixes
-        ("university of"), and over common words too when a place cue bounds them ("AT CAPE COD HOSPITAL")."""
+        ("university of"), and over common words too when a place cue bounds them ("AT CAPE COD HOSPITAL"); never over
+        "osh", which says the name is an outside hospital's ("at osh good sam")."""
         j = a
         while j > 0 and a - j < 3 and not tokens[j].first:
             t = tokens[j - 1]
             university_of = t.key == "of" and j > 1 and tokens[j - 2].key in ("university", "univ")
-            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in PLACE_BEFORE \
+            if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in PLACE_BEFORE or t.key in ("osh", "oshs") \
                     or (t.key in self._never_names and not university_of):
                 break
             j -= 1  # "univ of vermont med ctr": over "of" only after "university"

@@ -130,6 +130,8 @@ class NursingRules(UnlistedNameRules):
                             or self._named_by_its_verb(tokens, k)
                             or (cue[0] == "relations" and self._state_named_after(tokens[k]))):
                 continue
+            if tok.key in _BEFORE_A_THING and k == i + cue[1] and tokens[k].key in self.words.clinical_terms:
+                continue  # "FLUIDS PER NA, ABX": a hand-listed term after "per" is who or what it names, never a name
             if cue[0] in ("name_verbs", "name_labels") and k == i + cue[1] and not self._person_follows(tokens, k) \
                     and ((tok.key in _BEFORE_A_THING and self.tier(tokens[k]) == Ambiguity.CLINICAL)
                          or (len(tokens[k].key) <= 3 and not self.words.is_name(tokens[k].key))):

@@ -87,7 +87,7 @@ WARD_AFTER = frozenset({"when", "once", "after", "tomorrow", "today", "tonight",
 # Words that move a patient to a ward or a facility: "TRANSFERRED TO PHELPS", "back to saint agnes".
 MOVES = frozenset({"transfer", "transferred", "xfer", "xferred", "xfered", "out", "back", "moved", "admitted",
                    "go", "going", "return", "returned", "returning", "sent", "dispo", "accepted", "d/c", "discharged",
-                   "referral", "referrals", "referred", "admit", "bumped"})
+                   "referral", "referrals", "referred", "admit", "bumped", "taken"})
 # Words before a place that a patient comes from or goes to (not "on" or "off", which name drips and devices).
 MOVED_FROM = PLACE_BEFORE - {"on", "off"}
 # A town's services, written after its name: "CONCORD PD", "newton fire", "QUINCY EMS".

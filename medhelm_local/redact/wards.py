@@ -26,6 +26,8 @@ _BED_ASSIGNED = frozenset({"assigned", "bed"})
 # Short forms of listed wards a hurried note types, read only after a cue and before a floor's number: "to far 6".
 _SHORT_WARDS = frozenset({"far", "reis"})
 _VISAS = frozenset({"visa", "visas", "status"})  # "on j-1 summer work visa": a visa's class, not a ward
+# The staff of a ward, written after its code: "PER F6 RN", "cc7 charge aware".
+_WARD_STAFF = frozenset({"rn", "rns", "nurse", "nurses", "charge", "team", "resident", "np"})
 _BARE_WARD_LETTERS = frozenset({"f", "cc", "j", "k", "m", "n", "r", "w"})
 # Before a ward's number written first: "ON 12 WHITE", "to 7 feldberg", "(7 FARR)".
 _CUES_BEFORE_A_WARD_NUMBER = frozenset({"on", "to", "from", "at", "(", "frm", "fr", "@"})
@@ -48,12 +50,15 @@ class WardRules(InitialsRules):
     """Wards named after a move, written number first, or as a code."""
 
     def _ward_named(self, tokens: list[Token], i: int) -> bool:
-        """A surname right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby"): a ward named without its
-        number, as people after a transfer are rare (an unknown word there is as often a drug: "BACK TO TEMODAR")."""
+        """A surname or a listed ward right after a transfer ("TRANSFERRED TO PHELPS", "xfer to ashby", "called out
+        to feldberg"): a ward named without its number, as people after a transfer are rare (an unknown word there
+        is as often a drug: "BACK TO TEMODAR")."""
         tok = tokens[i]
         if i < 2 or tokens[i - 1].key != "to" or tokens[i - 2].key not in MOVES or len(tok.key) < 4 \
                 or (tok.cased and not tok.text[0].isupper()):
             return False
+        if tok.key in self.words.ward_names and tok.key not in self.words.everyday:
+            return True  # "CALLED OUT TO FELDBERG": the hospital's own ward, not "back to white"
         known = self.words.is_name(tok.key) and self.tier(tok) != Ambiguity.CLINICAL
         return known and tok.key not in self.words.first_names \
             and not self.words.is_shorthand(tok.key) and tok.key not in self.rules.words("facility_generic")
@@ -109,6 +114,9 @@ class WardRules(InitialsRules):
         moved = (tokens[i - 1].key in ("to", "from") and tokens[i - 2].key in MOVES | {"tx"}) or assigned
         if self._clinical_center(tokens, i, n):
             return n
+        if glued and tok.key in _BARE_WARD_LETTERS and n + 1 < len(tokens) and not tokens[n + 1].first \
+                and tokens[n + 1].key in _WARD_STAFF:
+            return n  # "PER F6 RN", "cc7 charge nurse aware": the ward's own staff
         if not moved:
             # No move before: only a code run together, of letters no vertebra, lead, lab or dose is written with,
             # after "on", "to", "at" or "from": "SHE IS ON F7 POD 1", "HOPEFULLY TO CC7 LATER"

@@ -32,3 +32,42 @@ def test_a_clinical_center_ward_spaced_from_its_number_is_a_ward(case, text: str
 def test_a_volume_in_cc_before_a_number_is_no_ward(case, text: str) -> None:
     text = case(text)
     assert "HOSPITAL" not in found(text), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, ward", [
+    ("last evening per f6 rn, appropriate", "f6"),
+    ("report given to cc7 charge nurse", "cc7"),
+    ("pt called out to feldberg, report given", "feldberg"),
+    ("pt taken to feldberg for ct chest at 1400", "feldberg"),
+])
+def test_a_ward_is_found_by_its_staff_or_a_move(case, text: str, ward: str) -> None:
+    text = case(text)
+    assert covered(text, case(ward))
+
+
+@BOTH
+@pytest.mark.parametrize("text, place, kept", [
+    ("admitted 3/30 from quincy med w/ tumor lysis", "quincy med", None),
+    ("admitted at lahey north shore, ct neg for bleed", "lahey north shore", None),
+    ("pt initially at osh good sam, here since", "good sam", "osh"),
+    ("adm from osh holy family w/ sepsis", "holy family", "osh"),
+])
+def test_a_hospital_is_masked_whole_without_the_word_for_an_outside_one(case, text: str, place: str,
+                                                                        kept: str | None) -> None:
+    text = case(text)
+    assert covered(text, case(place))
+    if kept is not None:
+        assert all(case(kept) not in f.split() for f in flagged(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "via boston med flight to the ed.", "knee tapped at osh (purulent). knee immobilizer on.",
+    "meds at 1800 not yet given, rn aware.", "q4h, fluids per na, abx as ordered.", "next ptt due 2000.",
+    "vent settings unchanged, pt desats to 85% with turns.", "plan per case mgmt, np aware.",
+    "transferred to white when bed ready.",
+])
+def test_shorthand_and_times_around_cues_are_not_identifiers(case, text: str) -> None:
+    text = case(text)
+    assert not found(text), flagged(text)
