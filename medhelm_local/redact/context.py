@@ -27,6 +27,9 @@ def words_before(text: str, start: int, count: int) -> list[str]:
 # What a Gram stain shows, after "gram": "GRAM NEG RODS", "gram positive cocci".
 _GRAM_STAIN = frozenset({"neg", "pos", "negative", "positive", "stain", "(-)", "(+)", "+", "-"})
 
+# Who or what a "per" after a number cites instead of a rate's unit: "IN 2001 PER PT", "1998 per old records".
+_WHO_TOLD = frozenset({"pt", "patient", "family", "chart", "records", "report", "old", "pcp", "osh", "hcp"})
+
 
 def word_after(text: str, end: int) -> str:
     """The word after `end` (past up to three spaces), lower case, or ''."""
@@ -52,4 +55,7 @@ def unit_follows(text: str, end: int, rules: Rules) -> bool:
     if unit == "gram" and word_after(text, m.end()) in _GRAM_STAIN:
         return False  # "BCX FROM 2/18 GRAM NEG RODS": a Gram stain's result, not a weight
     units = rules.words("units")
+    if unit == "per" and (word_after(text, m.end()) in rules.words("relations")
+                          or word_after(text, m.end()) in _WHO_TOLD):
+        return False  # "SCOPE WAS IN 2001 PER DAUGHTER": who said so, not a rate
     return unit in units or ("/" in unit and unit.split("/")[0] in units)  # "FENTANYL 2000 MCG/100 ML": a dose

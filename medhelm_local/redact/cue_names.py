@@ -236,9 +236,10 @@ class CueNameRules(NameRules):
         return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
 
 
-# Words before a quoted name or nickname: 'CALLS HIM "JIMMY"', 'goes by "ti-jean"', 'aka "bud"', 'named "gus"'.
+# Words before a quoted name or nickname: 'CALLS HIM "JIMMY"', 'goes by "ti-jean"', 'aka "bud"', 'named "gus"',
+# 'calls herself "bunny"'.
 _NAMING_BEFORE_A_QUOTE = frozenset({"calls", "called", "call", "by", "aka", "nickname", "nicknamed", "named", "as",
-                                    "to", "him", "her", "name", "is"})
+                                    "to", "him", "her", "himself", "herself", "name", "is"})
 
 
 def _past_quote(tokens: list[Token], k: int) -> int:

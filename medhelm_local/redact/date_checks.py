@@ -245,7 +245,7 @@ _AFTER_ORDINAL = frozenset("at of in by when until before after".split())
 # Verbs after "may" that make it the modal: "bed on 7 may be ready", "3 may need".
 _AFTER_THE_MODAL = frozenset("be need have go get not require benefit take come also want still help".split())
 # After "on the <ordinal>" a few more words close the date's phrase: "placed on the 2nd for long term abx".
-_AFTER_ON_THE_ORDINAL = frozenset("for and with to so but".split())
+_AFTER_ON_THE_ORDINAL = frozenset("for and with w w/ to so but".split())  # "ON THE 9TH W/ FEVER"
 
 
 def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:

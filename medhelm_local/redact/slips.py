@@ -44,6 +44,8 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
         return Ambiguity.CLINICAL, True, True  # "adn", "syas", "wehn": two letters of a common word swapped
     if len(word) < 4 or (words.is_name(word) and not rare):
         return None, False, False
+    if len(word) >= 5 and not words.is_name(word) and word not in words.cities and _glued(words, word):
+        return Ambiguity.EVERYDAY, True, False  # "startof", "BYTHIS": two words run together
     known = words.is_name(word) or word in words.cities
     best: Ambiguity | None = None
     frequent = False
@@ -62,6 +64,24 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
         elif best is None and (near in words.everyday or near in STOPWORDS or _inflected(words, near)):
             best = Ambiguity.EVERYDAY
     return best, frequent, False
+
+# Short English words a hurried typist runs into the next word ("BYTHIS", "inthe") or, fewer of them, the last
+# ("startof", "givenby"); a name rarely begins with them and ends with these fewer still ("Tamsin", "Achebe" do).
+_GLUE_BEFORE = frozenset({"of", "the", "to", "in", "at", "by", "on", "and", "for", "with", "this", "that", "from"})
+_GLUE_AFTER = frozenset({"of", "the", "and", "for", "with", "this", "that", "from", "by"})
+
+
+def _glued(words: Dictionaries, word: str) -> bool:
+    """Whether a word no list holds is a short English word run into a frequent one of four letters or more, or two
+    short ones ("bythis", "startof", "inthe")."""
+    for k in range(2, len(word) - 1):
+        left, right = word[:k], word[k:]
+        if left in _GLUE_BEFORE and (right in _GLUE_BEFORE or (len(right) >= 4 and right in words.frequent)):
+            return True
+        if right in _GLUE_AFTER and len(left) >= 4 and left in words.frequent:
+            return True
+    return False
+
 
 def slip_tier(words: Dictionaries, key: str, slips: Slips, memo: dict[str, tuple[Ambiguity | None, bool, bool]]) \
         -> Ambiguity:

@@ -71,3 +71,45 @@ def test_a_hospital_is_masked_whole_without_the_word_for_an_outside_one(case, te
 def test_shorthand_and_times_around_cues_are_not_identifiers(case, text: str) -> None:
     text = case(text)
     assert not found(text), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, date", [
+    ("last scope was in 2001 per daughter, normal.", "2001"),
+    ("cabg in 1998 per pt.", "1998"),
+    ("symptoms started on the 9th w/ fever and ha.", "9th"),
+])
+def test_a_year_before_who_said_so_and_an_ordinal_before_with_are_dates(case, text: str, date: str) -> None:
+    text = case(text)
+    assert covered(text, case(date))
+    assert "DATE" in found(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, name", [
+    ('pt calls herself "bunny" and asks staff to as well.', "bunny"),
+    ("(calls himself skip) still works as a plumber.", "skip"),
+    ("met w/ dr. achebe (micu attending) and family.", "achebe"),
+    ("one daughter, tamsin, works nights.", "tamsin"),
+])
+def test_a_name_after_a_naming_verb_or_beside_a_relation_is_kept(case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name))
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "pain 8/10 at startof shift, dilaudid given.", "family updated bythis rn. she will call.",
+    "bcx 2/2 gnr per micro call.", "thyroid storm (burch-wartofsky 60), on ptu.", "ugib from dieulafoy lesion (fundus).",
+    "s/p acute ami, cath yesterday.", "bilat dp/pt dop, femorals palp.", "2000 per day.",
+])
+def test_words_run_together_and_micro_shorthand_are_not_identifiers(case, text: str) -> None:
+    text = case(text)
+    assert not {"NAME", "CITY", "HOSPITAL", "DATE"} & set(found(text)), flagged(text)
+
+
+@BOTH
+def test_a_phones_label_run_into_it_stays_outside_the_number(case) -> None:
+    text = case("worse overnight, cell-6175550188. she will call.")
+    assert covered(text, "6175550188")
+    assert all(not f.lower().startswith("cell") for f in flagged(text))
