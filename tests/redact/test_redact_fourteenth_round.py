@@ -100,7 +100,8 @@ def test_a_name_after_a_naming_verb_or_beside_a_relation_is_kept(case, text: str
 @BOTH
 @pytest.mark.parametrize("text", [
     "pain 8/10 at startof shift, dilaudid given.", "family updated bythis rn. she will call.",
-    "bcx 2/2 gnr per micro call.", "thyroid storm (burch-wartofsky 60), on ptu.", "ugib from dieulafoy lesion (fundus).",
+    "bcx 2/2 gnr per micro call.", "thyroid storm (burch-wartofsky 60), on ptu.",
+    "ugib from dieulafoy lesion (fundus).",
     "s/p acute ami, cath yesterday.", "bilat dp/pt dop, femorals palp.", "2000 per day.",
 ])
 def test_words_run_together_and_micro_shorthand_are_not_identifiers(case, text: str) -> None:
