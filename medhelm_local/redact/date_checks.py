@@ -126,8 +126,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     if not cue:
         if before and before[0] in scores:
             return None
-        if day == 5 and any(w in _STRENGTH for w in before):
-            return None
+        if day == 5 and any(w in _STRENGTH or _slip_of(w, _STRENGTH_WORDS) for w in before):
+            return None  # "L SIDE 5/5", "R SIDED WEAKNES 4/5": a strength grade, its word typed right or not
         if day <= 10 and any(w in scores and w not in _SCORE_LINKS for w in before):
             return None
         if month <= 3 and day <= 4:  # 1/2, 2/3, 3/4: fractions far more often than dates
@@ -135,6 +135,26 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         if month < day <= 10 and after in ("done", "complete", "completed", "sent", "positive", "neg", "negative"):
             return None  # "AFB X3 (2/3 DONE)": how many of a series, with no word before it that says when
     return m.start(), m.end(), PhiType.DATE
+
+
+def _slip_of(word: str, targets: frozenset[str]) -> bool:
+    """Whether a word of five letters or more is one slip of the keyboard (a letter dropped, added, struck for
+    another, or two swapped) from a word of `targets`: "weaknes", "strenght"."""
+    if len(word) < 5 or word in targets:
+        return False
+    for target in targets:
+        if abs(len(target) - len(word)) > 1:
+            continue
+        if len(target) == len(word):
+            diff = [k for k in range(len(word)) if word[k] != target[k]]
+            if len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and word[diff[0]] == target[diff[1]] and word[diff[1]] == target[diff[0]]):
+                return True
+        else:
+            short, long_ = (word, target) if len(word) < len(target) else (target, word)
+            if any(long_[:k] + long_[k + 1:] == short for k in range(len(long_))):
+                return True
+    return False
 
 
 def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -266,6 +286,8 @@ _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
+# The words of a strength grade a hurried hand mistypes before it: "R SIDED WEAKNES 4/5", "BLE STRENGHT 5/5".
+_STRENGTH_WORDS = frozenset({"weakness", "strength", "weaker", "motor", "power"})
 _STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
                        "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
                        "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",

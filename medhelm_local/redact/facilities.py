@@ -37,6 +37,10 @@ _TO_OR_FROM = frozenset({"from", "frm", "at", "to", "@"})
 # What "med" after a town begins instead of a hospital's name: "BOSTON MED FLIGHT", "worcester med school".
 _NOT_A_HOSPITAL_AFTER_MED = frozenset({"flight", "school", "student", "students", "list", "lists", "rec", "recs",
                                        "hx", "history", "surg", "team", "service"})
+# What nursing is or does after a word, so that the two name no nursing home: "FROM ICU NURSING NOTE".
+_WHAT_NURSING_DOES = frozenset({"note", "notes", "staff", "care", "assessment", "report", "student", "students",
+                                "supervisor", "judgment", "judgement", "diagnosis", "process", "plan", "home",
+                                "facility", "center", "ctr", "interventions", "measures", "team"})
 _OSH = frozenset({"osh", "oshs"})  # an outside hospital
 _HOSPITAL_WORDS = frozenset({"hosp", "hospital", "med", "medical", "mc", "hospitals"})
 _AT_A_UNIT = frozenset({"at", "from", "frm", "@"})  # where a patient has dialysis, not what they go on to
@@ -404,4 +408,11 @@ class FacilityRules(FacilityGrowth):
             # "TO HARBORVIEW SKILLED NURSING FOR REHAB": a word that names something before the kind; not "TO
             # NEARBY SKILLED NURSING", "TO SHORT TERM SKILLED NURSING"
             return [Span(tokens[i].start, tokens[j].end, PhiType.HOSPITAL)]
+        n = j - 1 if j < len(tokens) and tokens[j - 1].key == "nursing" else j  # the run may take "nursing" in
+        if i < n < len(tokens) and tokens[n].key == "nursing" and i and tokens[i - 1].key in _AT_A_UNIT | {"to"} \
+                and not tokens[n].first and all(self._names_nursing_facility(t) or (
+                    self._common_place_word(t) and t.key not in self.rules.words("facility_generic"))
+                    for t in tokens[i:n]) \
+                and (n + 1 >= len(tokens) or tokens[n + 1].first or tokens[n + 1].key not in _WHAT_NURSING_DOES):
+            return [Span(tokens[i].start, tokens[n].end, PhiType.HOSPITAL)]  # "FROM ROSEWOOD NURSING W/ UROSEPSIS"
         return []

@@ -46,7 +46,7 @@ _HANDED_TO = frozenset({"per", "d/w", "spoke w/", "spoke with", "spoke to", "che
                         "reported to", "report to", "report given to", "endorsed to", "signed out to", "notified",
                         "paged", "informed", "verified with", "double checked with", "co-signed by", "cosigned by",
                         "witnessed by", "relieved by", "handed off to", "d/w'd", "discussed w/", "reviewed with",
-                        "reviewed w/", "verified w/", "checked w/", "double checked w/"})
+                        "reviewed w/", "verified w/", "checked w/", "double checked w/", "phone to"})
 # What may follow such initials: a stop, a bracket, a credential, "re:", or the news itself.
 _AFTER_HANDED = frozenset({",", ".", ";", ":", "(", ")", "-", "re", "regarding", "about", "aware", "and", "who", "at"})
 _CREDENTIAL_AFTER = frozenset({"rn", "md", "np", "pa", "rrt", "lpn", "rt", "cm", "sw", "do"})

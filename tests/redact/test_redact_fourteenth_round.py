@@ -114,3 +114,21 @@ def test_a_phones_label_run_into_it_stays_outside_the_number(case) -> None:
     text = case("worse overnight, cell-6175550188. she will call.")
     assert covered(text, "6175550188")
     assert all(not f.lower().startswith("cell") for f in flagged(text))
+
+
+@BOTH
+@pytest.mark.parametrize("text", ["r sided weaknes 4/5 ue and le, unchanged.", "ble strenght 5/5, sensation intact.",
+                                  "scar r knee from tkr.", "info from icu nursing note.", "hx from hospice nursing."])
+def test_a_mistyped_strength_grade_and_a_kind_of_nursing_are_no_identifiers(case, text: str) -> None:
+    text = case(text)
+    assert not {"DATE", "HOSPITAL"} & set(found(text)), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, phi", [
+    ("97 yo f from rosewood nursing w/ urosepsis.", "rosewood nursing"),
+    ("report given by phone to jm, rn, at 1630.", "jm"),
+])
+def test_a_nursing_home_cut_short_and_initials_after_a_phone_report_are_found(case, text: str, phi: str) -> None:
+    text = case(text)
+    assert covered(text, case(phi))
