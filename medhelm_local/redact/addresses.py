@@ -173,8 +173,11 @@ class AddressRules(PlaceRules):
 
     def _street_name_without_case(self, words: list[Token]) -> bool:
         """Whether the words after a street prefix on a line without case may name a street: none is clinical,
-        shorthand or an abbreviation ("VIA GARIBALDI", not "VIA PIV" or "AV PACED")."""
+        shorthand or an abbreviation, and not all are English words ("VIA GARIBALDI", not "VIA PIV", "AV PACED" or
+        "VIA BEEPER")."""
         named = [t for t in words if t.kind == "w" and t.key not in CONNECTORS]
+        if all(t.key in self.words.everyday for t in named):
+            return False  # "PAGED VIA BEEPER 31474": English words after "via", the way a thing went
         return not any(self.tier(t) == Ambiguity.CLINICAL or self.words.is_shorthand(t.key)
                        or t.key in self.words.abbreviations or t.key in self.words.clinical_terms for t in named)
 

@@ -71,8 +71,10 @@ def four_digit_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
         before = words_before(text, m.start(), 1)
         if _TIME_AFTER.match(text, m.end()) or (before and before[0] in _BEFORE_A_TIME) \
                 or text[max(0, m.start() - 2):m.start()].rstrip(" ").endswith("@") \
+                or (text[max(0, m.start() - 2):m.start()].rstrip(" ").endswith("~") and value % 100 % 15 == 0) \
                 or (before and before[0] == "since" and value % 100 in (0, 30)):
-            return None  # "@2000", "@ 1930", "NO BM SINCE 2000": a clock time (a year "since 1995" stays)
+            return None  # "@2000", "@ 1930", "starting ~2000", "NO BM SINCE 2000": a clock time (a year "since
+            # 1995" and "TIA ~2004" stay)
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
         three = words_before(text, m.start(), 3)

@@ -121,6 +121,8 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
+    if month <= day <= 4 and after in _GROWN:
+        return None  # "BCX FROM OSH 4/4 MSSA", "2/4 bottles gpc": how many bottles grew what
     if day == 10 and (not cue or any(w in _PAIN for w in words_before(text, m.start(), 5))):
         return None  # "a 6/10 prompting", "relief to 3/10", "seen by ct. pain 5/10": a pain score
     if not cue:
@@ -297,6 +299,10 @@ _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "b
                            "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
 # Results written before the date they came back: "C DIFF NEG 2/4", "bcx pos 3/1".
 _RESULTS = frozenset({"neg", "negative", "pos", "positive"})
+# What grows in blood culture bottles, after how many of them: "4/4 MSSA", "2/4 bottles gpc".
+_GROWN = frozenset({"mssa", "mrsa", "gnr", "gnrs", "gpc", "gpcs", "gpr", "vre", "staph", "strep", "ecoli", "e",
+                    "klebsiella", "pseudomonas", "enterococcus", "candida", "bottles", "btls", "bottle", "yeast",
+                    "cons", "coag"})
 # Studies whose part may stand between them and a date: "CT ABD 3/3", "MRI C-SPINE 2/4", "US RUQ 1/3".
 _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "tee", "kub", "xr", "xray", "ekg", "eeg"})
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".

@@ -7,6 +7,7 @@ a place cue, over common words ("AT CAPE COD HOSPITAL"). facilities.py reads the
 from __future__ import annotations
 
 from medhelm_local.redact.dictionaries import Ambiguity
+from medhelm_local.redact.name_words import SAINT_WORDS
 from medhelm_local.redact.place_words import PLACE_BEFORE, PRACTICE_WORDS
 from medhelm_local.redact.tokens import STOPWORDS, Token
 from medhelm_local.redact.wards import WARD_KINDS, WardRules
@@ -42,8 +43,10 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
+# Words a facility's name begins with before the words that make it one: "ST AGNES", "the university of vermont", and
+# the hospital's word itself where a language puts it first ("hospital san marcos", "clinica santa maria").
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
-                       "good", "sacred"})
+                       "good", "sacred", "hospital", "clinica", "hopital", "centro"})
 
 
 class FacilityGrowth(WardRules):
@@ -136,6 +139,9 @@ class FacilityGrowth(WardRules):
         j = a
         while j > 0 and a - j < 3 and not tokens[j].first:
             t = tokens[j - 1]
+            if t.text == "." and j > 1 and tokens[j - 2].key in SAINT_WORDS and t.start == tokens[j - 2].end:
+                j -= 2  # "FROM ST. AGNES MEDICAL CENTER": the saint's dotted short form begins the name
+                break
             university_of = t.key == "of" and j > 1 and tokens[j - 2].key in ("university", "univ")
             if t.kind != "w" or tokens[j].start - t.end > 2 or t.key in PLACE_BEFORE or t.key in ("osh", "oshs") \
                     or (t.key in self._never_names and not university_of):

@@ -14,11 +14,11 @@ from medhelm_local.redact.place_words import PLACE_BEFORE
 from medhelm_local.redact.tokens import STOPWORDS, Token, where
 from medhelm_local.redact.types import PhiType, Span
 
-# The kinds of place a name goes before: "CROSSROADS SHELTER", "st. anselm church", "MALDEN HIGH SCHOOL" (not
-# "temple", which is a side of the head as often).
+# The kinds of place a name goes before: "CROSSROADS SHELTER", "st. anselm church", "MALDEN HIGH SCHOOL", "AT THE
+# SEAPORT HOTEL" (not "temple", which is a side of the head as often).
 _KINDS = frozenset({"shelter", "inn", "jail", "prison", "church", "chapel", "cathedral", "parish", "mosque",
                     "synagogue", "school", "college", "academy", "residence", "ymca", "ywca", "mall", "beach", "pond",
-                    "arena", "stadium", "fairgrounds", "reservation", "wharf"})
+                    "arena", "stadium", "fairgrounds", "reservation", "wharf", "hotel", "motel", "airport"})
 # Words that say only which kind a place is, so that they name none alone: "AT HIGH SCHOOL", "local church",
 # "COUNTY JAIL", "the women's shelter", "FIRST BAPTIST CHURCH" (a name to a reader, not to a rule), "SHALLOW POND".
 _WHICH_KIND = frozenset({"high", "middle", "elementary", "junior", "senior", "community", "county", "state", "city",
@@ -42,10 +42,12 @@ _CUES = PLACE_BEFORE | {"in", "near", "outside", "behind", "inside", "of", "atte
 # What "house" names after it, so that "X HOUSE" is the place's name: "GRANITE HOUSE HALFWAY HOUSE", "ST BRENDAN
 # HOUSE SHELTER" ("his house", "daughter's house" stay words).
 _HOUSE_OF = frozenset({"halfway", "shelter", "sober", "group"})
-# Words after a kind that make it say what a person is or does: "college student", "school nurse", "church friends".
+# Words after a kind that make it say what a person is or does, or which part of it: "college student", "school
+# nurse", "church friends", "A FRAMINGHAM MOTEL ROOM".
 _WHO_OF_A_KIND = frozenset({"student", "students", "teacher", "teachers", "nurse", "nurses", "kids", "friend",
                             "friends", "graduate", "educated", "degree", "level", "age", "aged", "dropout", "years",
-                            "member", "members", "group", "counselor", "bus", "staff", "employee", "worker"})
+                            "member", "members", "group", "counselor", "bus", "staff", "employee", "worker",
+                            "room", "rooms", "lobby", "parking", "bathroom"})
 _KINDS_AND_HOUSE = _KINDS | {"house"}
 _MCI = frozenset({"mci"})  # a Massachusetts Correctional Institution: "MCI FRAMINGHAM", "MCI CEDAR JUNCTION"
 
@@ -87,7 +89,8 @@ class LandmarkRules(FacilityRules):
                 break  # "in revere near revere beach": the cue bounds the name
             start -= 1
         words = [t for t in tokens[start:k] if t.kind == "w"]
-        naming = [t for t in words if t.key not in _WHICH_KIND and t.key not in SAINT_WORDS]
+        naming = [t for t in words if t.key not in _WHICH_KIND and t.key not in SAINT_WORDS
+                  and t.key not in _KINDS_AND_HOUSE]  # "at the airport hotel": a kind names no place
         if not naming or (tokens[start].cased and not all(t.text[:1].isupper() for t in naming)):
             return None
         cue_at = start - 1 - (start > 1 and tokens[start - 1].key == "the" and not tokens[start - 1].first)

@@ -243,6 +243,9 @@ class NameRules:
             return pair_end
         if not words.is_name(tok.key) or not self.not_eponym(tokens, i + 1):
             return i
+        if self._country_after_a_town(tokens, i):
+            return i  # "moved to lisbon, portugal", "FROM PONCE, PUERTO RICO": a country after its town, whatever
+            # surname it is too
         if tok.key in words.cities and i and tokens[i - 1].key in self.rules.words("place_cues"):
             return i  # "from Springfield": the city rule types it
         if tier == Ambiguity.NAME_ONLY and (len(tok.key) >= 4 or (tok.cased and len(tok.key) >= 3)
@@ -251,6 +254,25 @@ class NameRules:
         if tier == Ambiguity.EVERYDAY and tok.cased and not tok.text.isupper() and not self.sentence_start(tokens, i):
             return i + 1
         return i
+
+    def _country_after_a_town(self, tokens: list[Token], i: int) -> bool:
+        """Whether token i, on a line without case, is a word of a country written after a comma and a town that a
+        place cue names ("moved to lisbon, portugal", "FROM PONCE, PUERTO RICO"), with no postcode after it (an
+        address keeps its country: "ARNSDORF, GERMANY 01477"); a country's first word that is a first name too
+        ("jordan") only after a cue word as well."""
+        words = self.words
+        if tokens[i].cased or tokens[i].key not in words.country_words:
+            return False
+        c = i - 1
+        while c > 0 and tokens[c].key in words.country_words and i - c < 3:
+            c -= 1
+        if c < 2 or tokens[c].text != "," or tokens[c - 1].kind != "w" \
+                or tokens[c - 2].key not in self.rules.words("place_cues"):
+            return False
+        end = i + 1
+        while end < len(tokens) and tokens[end].key in words.country_words and end - i < 3:
+            end += 1
+        return end >= len(tokens) or tokens[end].kind != "d" or len(tokens[end].text) < 4
 
     def _town_and_state(self, tokens: list[Token], i: int, j: int) -> bool:
         """Whether a first name and a surname at i and j are a town and its state's postal code after a place cue

@@ -132,3 +132,29 @@ def test_a_mistyped_strength_grade_and_a_kind_of_nursing_are_no_identifiers(case
 def test_a_nursing_home_cut_short_and_initials_after_a_phone_report_are_found(case, text: str, phi: str) -> None:
     text = case(text)
     assert covered(text, case(phi))
+
+
+@BOTH
+@pytest.mark.parametrize("text, place", [
+    ("lives in presque isle, me, was down for the winter.", "presque isle"),
+    ("moved to lisbon, portugal 3 yrs ago, back for visit.", "lisbon"),
+    ("had a room at the seaport hotel. works as a pharmacist.", "seaport hotel"),
+    ("ambulance from st. agnes medical center, no records.", "st. agnes medical center"),
+])
+def test_far_places_are_found_whole_and_the_country_after_a_town_is_left(case, text: str, place: str) -> None:
+    text = case(text)
+    assert covered(text, case(place))
+    assert "NAME" not in found(text), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, kept", [
+    ("from ponce, puerto rico on saturday's flight.", "rico"), ("at the airport hotel overnight.", "airport"),
+    ("found in a hotel room by staff.", "hotel"), ("dr lindqvist paged via beeper 31474, agreed.", "beeper"),
+    ("bcx from osh 4/4 mssa, repeat here pending.", "4/4"), ("pa 84/40 at rhc today.", "rhc"),
+    ("delirium starting ~2000, trying to climb.", "2000"),
+])
+def test_countries_kinds_of_place_beepers_and_bottles_are_not_what_they_look_like(case, text: str,
+                                                                                  kept: str) -> None:
+    text = case(text)
+    assert all(case(kept) not in f for f in flagged(text)), flagged(text)
