@@ -28,7 +28,15 @@ def words_before(text: str, start: int, count: int) -> list[str]:
 _GRAM_STAIN = frozenset({"neg", "pos", "negative", "positive", "stain", "(-)", "(+)", "+", "-"})
 
 # Who or what a "per" after a number cites instead of a rate's unit: "IN 2001 PER PT", "1998 per old records".
-_WHO_TOLD = frozenset({"pt", "patient", "family", "chart", "records", "report", "old", "pcp", "osh", "hcp"})
+WHO_TOLD = frozenset({"pt", "pt's", "patient", "patient's", "family", "family's", "chart", "records", "report",
+                       "old", "pcp", "osh", "hcp", "face", "the", "his", "her", "ems", "outside", "med", "medical"})
+
+
+def cited_after_per(text: str, end: int, rules: Rules) -> bool:
+    """Whether the word after "per" (at `end`, just past "per") is who or what a value was cited from: a relation or
+    a word of WHO_TOLD ("IN 98 PER WIFE", "1914 per face sheet")."""
+    who = word_after(text, end)
+    return who in rules.words("relations") or who in WHO_TOLD
 
 
 def word_after(text: str, end: int) -> str:
@@ -55,7 +63,6 @@ def unit_follows(text: str, end: int, rules: Rules) -> bool:
     if unit == "gram" and word_after(text, m.end()) in _GRAM_STAIN:
         return False  # "BCX FROM 2/18 GRAM NEG RODS": a Gram stain's result, not a weight
     units = rules.words("units")
-    if unit == "per" and (word_after(text, m.end()) in rules.words("relations")
-                          or word_after(text, m.end()) in _WHO_TOLD):
+    if unit == "per" and cited_after_per(text, m.end(), rules):
         return False  # "SCOPE WAS IN 2001 PER DAUGHTER": who said so, not a rate
     return unit in units or ("/" in unit and unit.split("/")[0] in units)  # "FENTANYL 2000 MCG/100 ML": a dose

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from medhelm_local.redact.clock_years import four_digit_year
-from medhelm_local.redact.context import Validator, unit_follows, word_after, words_before
+from medhelm_local.redact.context import Validator, cited_after_per, unit_follows, word_after, words_before
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO
 from medhelm_local.redact.types import PhiType
 
@@ -211,10 +211,20 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     procedure = word.endswith(_PROCEDURES) and (with_in or year_like)  # "thymectomy 94", "colectomy in 03"
     implanted = implanted or (word in _YEARS_ONLY_AFTER and year_like and not between)  # "BREAST CA 97", not
     # "RESECTION (91 VS 48 MMHG)"
-    if (word not in rules.words("event_words") and not procedure and not implanted) \
+    cited = year_like and with_in and _per_who(text, m.end(), rules)  # "SAW A DOCTOR IN 98 PER WIFE"
+    if (word not in rules.words("event_words") and not procedure and not implanted and not cited) \
             or unit_follows(text, m.end(), rules):
         return None
     return m.start("v"), m.end("v"), PhiType.DATE
+
+
+def _per_who(text: str, end: int, rules: Rules) -> bool:
+    """Whether "per" and who said so follow `end` ("IN 98 PER WIFE", "99 per old chart")."""
+    after = _PER.match(text, end)
+    return after is not None and cited_after_per(text, after.end(), rules)
+
+
+_PER = re.compile(r"[ \t]{1,2}per(?![a-z])", re.IGNORECASE)
 
 
 # Events a value follows as often as a year ("CA 10" is calcium, "SZ 15" how long), read as one only in a year's

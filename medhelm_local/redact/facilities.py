@@ -123,8 +123,8 @@ class FacilityRules(FacilityGrowth):
 
     def _dates_after_places(self, tokens: list[Token], starts: list[int], spans: list[Span]) -> list[Span]:
         """A month and day, or a two-digit year, right after a place: when a patient was there ("at kindred 3/2,
-        readmitted", "FOUND DOWN IN CHARLESTOWN 3/4", "AT TUFTS IN 94"); not a ratio or a measure ("3/4/1", "1/2
-        TAB")."""
+        readmitted", "FOUND DOWN IN CHARLESTOWN 3/4", "ADMITTED TO CARNEY 3-2", "AT TUFTS IN 94"); not a ratio, a
+        range or a measure ("3/4/1", "1/2 TAB", "2-3 TIMES")."""
         found = []
         for span in spans:
             if span.type not in (PhiType.HOSPITAL, PhiType.CITY):
@@ -139,7 +139,8 @@ class FacilityRules(FacilityGrowth):
             if b + 2 >= len(tokens):
                 continue
             month, slash, day = tokens[b], tokens[b + 1], tokens[b + 2]
-            if month.first or month.kind != "d" or slash.text != "/" or day.kind != "d" or len(month.text) > 2 \
+            if month.first or month.kind != "d" or slash.text not in ("/", "-") or day.kind != "d" \
+                    or len(month.text) > 2 \
                     or len(day.text) > 2 or not 1 <= int(month.text) <= 12 or not 1 <= int(day.text) <= 31 \
                     or not 0 < month.start - span.end <= 2 or slash.start != month.end or day.start != slash.end:
                 continue

@@ -17,6 +17,10 @@ from medhelm_local.redact.place_words import STATE_CODES_AFTER_A_TOWN
 from medhelm_local.redact.slips import Slips, misspelt, slip_tier
 from medhelm_local.redact.tokens import SENTENCE_END, STOPWORDS, Token
 
+# Particles a surname is written with, read as part of it after a title or a name: "DR VAN DER BERG", "de la cruz".
+_PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "la", "le", "di", "da", "dos", "das", "du",
+                        "ter", "ten"})
+
 
 class NameRules:
     """The name half of the token rules; the place rules and the detector build on it."""
@@ -155,6 +159,10 @@ class NameRules:
                 break  # "W/ OCC PVCS", "S/P": a letter before a slash is shorthand, not an initial
             if len(tok.text) == 1 and j and tokens[j - 1].kind == "d" and tokens[j - 1].end == tok.start:
                 break  # "RESP: 4L NP": a unit after its number, not an initial
+            particles = self._particles_then_name(tokens, j) if step > 0 and tok.key in _PARTICLES else 0
+            if particles:
+                words, j = words + 1, particles + 1  # "DR VAN DER BERG", "per dr de la cruz": a surname's particles
+                continue
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             joined_here = step > 0 and words and prev.text == "-" and prev.end == tok.start  # "SAUNDERS-PIKE"
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else min(level, 1) if joined_here
@@ -181,6 +189,19 @@ class NameRules:
         while j - step != i - step and tokens[j - step].kind == "p":
             j -= step
         return j
+
+    def _particles_then_name(self, tokens: list[Token], j: int) -> int:
+        """Index of the surname after one or two particles from token j on its line ("van der berg", "de la cruz"),
+        or 0."""
+        k = j
+        while k < len(tokens) and k - j < 2 and tokens[k].key in _PARTICLES and (k == j or not tokens[k].first) \
+                and (k == j or tokens[k].start - tokens[k - 1].end <= 1):
+            k += 1
+        if k == j or k >= len(tokens) or tokens[k].first or tokens[k].kind != "w" \
+                or tokens[k].start - tokens[k - 1].end > 1 or tokens[k].key in _PARTICLES \
+                or not self.name_like(tokens[k], 1):
+            return 0
+        return k
 
     def _surname_unlisted(self, tok: Token) -> bool:
         """A word of five letters or more that no list knows, in capitals or capitalised: after a credential
@@ -256,18 +277,17 @@ class NameRules:
         return i
 
     def _country_after_a_town(self, tokens: list[Token], i: int) -> bool:
-        """Whether token i, on a line without case, is a word of a country written after a comma and a town that a
-        place cue names ("moved to lisbon, portugal", "FROM PONCE, PUERTO RICO"), with no postcode after it (an
-        address keeps its country: "ARNSDORF, GERMANY 01477"); a country's first word that is a first name too
-        ("jordan") only after a cue word as well."""
+        """Whether token i is a word of a country written after a comma and a town ("moved to lisbon, portugal",
+        "PONCE, PUERTO RICO"), with no postcode after it (an address keeps its country: "ARNSDORF, GERMANY 01477");
+        on a line with case only after a place cue ("Arnsdorf, Germany" alone may be an address's last line)."""
         words = self.words
-        if tokens[i].cased or tokens[i].key not in words.country_words:
+        if tokens[i].key not in words.country_words:
             return False
         c = i - 1
         while c > 0 and tokens[c].key in words.country_words and i - c < 3:
             c -= 1
-        if c < 2 or tokens[c].text != "," or tokens[c - 1].kind != "w" \
-                or tokens[c - 2].key not in self.rules.words("place_cues"):
+        if c < 1 or tokens[c].text != "," or tokens[c - 1].kind != "w" \
+                or (tokens[i].cased and (c < 2 or tokens[c - 2].key not in self.rules.words("place_cues"))):
             return False
         end = i + 1
         while end < len(tokens) and tokens[end].key in words.country_words and end - i < 3:

@@ -158,3 +158,23 @@ def test_countries_kinds_of_place_beepers_and_bottles_are_not_what_they_look_lik
                                                                                   kept: str) -> None:
     text = case(text)
     assert all(case(kept) not in f for f in flagged(text)), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, phi", [
+    ("saw a doctor in 98 per wife), tobacco hx.", "98"), ("prior intubation 2003 per pt's mom.", "2003"),
+    ("a 93 yo f (born 1914 per face sheet).", "1914"), ("admitted to carney 3-2, tx'd here after.", "3-2"),
+    ("transferred from 7 feldberg 8-2 for declining uop.", "8-2"), ("sens per dr van der berg.", "van der berg"),
+    ("per dr de la cruz, ok to extubate.", "de la cruz"),
+])
+def test_years_cited_dates_after_a_place_and_surnames_with_particles_are_found(case, text: str, phi: str) -> None:
+    text = case(text)
+    assert covered(text, case(phi))
+
+
+@BOTH
+@pytest.mark.parametrize("text", ["hr in 90 per rn.", "was at mgh 2-3 times.", "from lowell 1-2 wks ago.",
+                                  "l forearm 2cm - steristrips and kerlix.", "drain 2 cm above site."])
+def test_counts_ranges_and_centimetres_are_not_dates_or_names(case, text: str) -> None:
+    text = case(text)
+    assert not {"DATE", "NAME"} & set(found(text)), flagged(text)
