@@ -69,7 +69,8 @@ NEVER_NAMES = frozenset({"patient", "pt", "doctor", "nurse", "left", "right", "w
                          "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
                          # "CALL MD IF", "ON-CALL RN", "INTERPRETER SERVICES CALLED": a service, not a person
                          "call", "services", "service", "svcs",
-                         "relations"})  # "PT RELATIONS SPOKE W/ HER": the hospital's patient relations office
+                         "relations",  # "PT RELATIONS SPOKE W/ HER": the hospital's patient relations office
+                         "office"})  # "PT'S PCP OFFICE CALLED": the practice, not a person
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 # How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
 # alone; a long export meets new identifiers without end, so the memo is bounded).

@@ -178,3 +178,19 @@ def test_years_cited_dates_after_a_place_and_surnames_with_particles_are_found(c
 def test_counts_ranges_and_centimetres_are_not_dates_or_names(case, text: str) -> None:
     text = case(text)
     assert not {"DATE", "NAME"} & set(found(text)), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, year", [("pmh: cva-99 w/ residual l sided weakness.", "99"),
+                                        ("pmh: cabg-93, avr (tissue).", "93"), ("hx mi-98 and cabg-00.", "00")])
+def test_a_two_digit_year_joined_to_its_event_by_a_hyphen_is_a_date(case, text: str, year: str) -> None:
+    text = case(text)
+    assert covered(text, year)
+
+
+@BOTH
+@pytest.mark.parametrize("text", ["avr-21 mm, no leak.", "cox-2 inhibitor held.", "basal d/c'd per apn.",
+                                  "pt's pcp office called by team."])
+def test_a_valve_size_a_drug_class_and_who_gave_an_order_are_not_identifiers(case, text: str) -> None:
+    text = case(text)
+    assert not {"DATE", "NAME"} & set(found(text)), flagged(text)
