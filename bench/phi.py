@@ -48,6 +48,7 @@ Run: .venv/bin/python bench/phi.py
                dev24,...,dev29,heldout22,...,heldout35,dev30,...,dev39,heldout36,...,heldout57,
                dev40,...,dev43,heldout58,...,heldout61,dev44,dev45,heldout62,...,heldout65,dev46,...,dev50,
                heldout66,...,heldout72,dev51,...,dev58,heldout73,...,heldout82,
+               dev59,...,dev68,heldout83,...,heldout90,
                presidio,meddocan,aci,vignettes,caps_negatives,synthetic]
        [--show-negatives]
 """
@@ -79,7 +80,8 @@ ALL_SETS = ("independent,dev,dev2,dev3,dev4,dev5,dev6,dev7,dev8,dev9,dev10,dev11
             "heldout64,heldout65,dev46,dev47,dev48,dev49,dev50,heldout66,heldout67,heldout68,heldout69,heldout70,"
             "heldout71,heldout72,dev51,dev52,dev53,dev54,heldout73,heldout74,heldout75,heldout76,"
             "heldout77,heldout78,dev55,dev56,dev57,dev58,heldout79,heldout80,"
-            "heldout81,heldout82,"
+            "heldout81,heldout82,dev59,dev60,dev61,dev62,heldout83,heldout84,heldout85,heldout86,dev63,dev64,"
+            "dev65,dev66,heldout87,heldout88,dev67,dev68,heldout89,heldout90,"
             "presidio,meddocan,aci,vignettes,caps_negatives,synthetic")
 # The eighth round's development sets: 40 notes in capitals and 40 in lower case, identifiers dense, each its emphasis.
 EIGHTH_ROUND_DEV = {"dev24": "people around the patient", "dev25": "places", "dev26": "numbers and dates",
@@ -122,6 +124,26 @@ THIRTEENTH_ROUND_DEV = {"dev51": "the people around a patient, many named with e
                                  "case",
                         "dev58": "false alarms: devices, brands, eponyms and words that are surnames in a cardiac ICU, "
                                  "60 in capitals"}
+
+# The fourteenth round's: 80 notes each, identifiers sparse (dev62 sparser still), each with its emphasis.
+FOURTEENTH_ROUND_DEV = {"dev59": "the places a Boston-area ICU names: outside hospitals, rehabs, towns and wards, 45 "
+                                 "in capitals",
+                        "dev60": "places typed carelessly: facilities cut short, towns with or without a cue, wards, "
+                                 "60 in lower case",
+                        "dev61": "the people around a patient as nurses write them, among words that are names too",
+                        "dev62": "false alarms in everyday shorthand, brands, eponyms and words that could be names, "
+                                 "sparser, 60 in capitals",
+                        "dev63": "loose phones and pagers, two-digit years, short dates after events, initials, "
+                                 "facility names cut short",
+                        "dev64": "slips of the keyboard every few lines, in identifiers and words alike",
+                        "dev65": "places far from Boston: hospitals, towns, hotels and airports across the country and "
+                                 "abroad, 45 in capitals",
+                        "dev66": "the family and social lines in their densest shorthand, with phones beside them, 45 "
+                                 "in lower case",
+                        "dev67": "past histories with two-digit years in every shape and relatives in the social line, "
+                                 "50 in capitals",
+                        "dev68": "moves within a teaching hospital and between its campuses: wards, buildings, bed "
+                                 "board talk, 45 in capitals"}
 
 
 # The held-out sets: measured only, figures overall and per style, never a list of misses (no --show-errors choice).
@@ -225,6 +247,21 @@ HELDOUT_TITLES = {
     "heldout81": "the thirteenth round, an 80th hand, written after the round's last rule: a month of a surgical ICU",
     "heldout82": "the thirteenth round, an 81st hand, written after the round's last rule: a medical ICU of long "
                  "stays, 35 in capitals and 45 in lower case",
+    "heldout83": "the fourteenth round, an 82nd hand, written as the round began: a month of a neurosurgical and "
+                 "neurology ICU",
+    "heldout84": "the fourteenth round, an 83rd hand, written as the round began: a month of a coronary care unit, "
+                 "35 in capitals and 45 in lower case",
+    "heldout85": "the fourteenth round, an 84th hand, written as the round began: a medical ICU whose patients come "
+                 "from shelters, jails and the street",
+    "heldout86": "the fourteenth round, an 85th hand, written as the round began: an ICU for the old and frail from "
+                 "nursing homes and rehabs",
+    "heldout87": "the fourteenth round, an 86th hand, written during the round: a month of a medical and surgical ICU",
+    "heldout88": "the fourteenth round, an 87th hand, written during the round: a cardiac and coronary ICU whose "
+                 "patients come from all over New England",
+    "heldout89": "the fourteenth round, an 88th hand, written after the round's last rule: a month of a surgical "
+                 "and trauma ICU",
+    "heldout90": "the fourteenth round, an 89th hand, written after the round's last rule: a medical ICU of long "
+                 "stays and many moves, 35 in capitals and 45 in lower case",
 }
 
 
@@ -373,7 +410,7 @@ def main() -> None:
                                                   "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
                                                   "dev23", *EIGHTH_ROUND_DEV, *NINTH_ROUND_DEV, *TENTH_ROUND_DEV,
                                                   *ELEVENTH_ROUND_DEV, *TWELFTH_ROUND_DEV,
-                                                  *THIRTEENTH_ROUND_DEV],
+                                                  *THIRTEENTH_ROUND_DEV, *FOURTEENTH_ROUND_DEV],
                         help="list misses and false alarms of a development set")
     parser.add_argument("--show-negatives", action="store_true",
                         help="list the flagged strings of caps_negatives' tuning half (never the measuring half's)")
@@ -405,7 +442,7 @@ def main() -> None:
                    f"round: {emphasis} (tuned on)", phi_sets.hand_annotated(name), detector, args.show_errors == name)
     for round_name, emphases in (("ninth", NINTH_ROUND_DEV), ("tenth", TENTH_ROUND_DEV),
                                  ("eleventh", ELEVENTH_ROUND_DEV), ("twelfth", TWELFTH_ROUND_DEV),
-                                 ("thirteenth", THIRTEENTH_ROUND_DEV)):
+                                 ("thirteenth", THIRTEENTH_ROUND_DEV), ("fourteenth", FOURTEENTH_ROUND_DEV)):
         for name, emphasis in emphases.items():
             if name in sets and (phi_sets.phi_notes.FOLDER / f"{name}.jsonl").exists():
                 report(f"hand-annotated DEVELOPMENT set {name[3:]}, full-shift ICU nursing, {round_name} round: "

@@ -58,6 +58,13 @@ TWELFTH_ROUND_AFTER_FREEZE = ["heldout71", "heldout72"]
 THIRTEENTH_ROUND_TUNING = ["dev51", "dev52", "dev53", "dev54", "dev55", "dev56", "dev57", "dev58"]
 THIRTEENTH_ROUND_HELDOUT = ["heldout73", "heldout74", "heldout75", "heldout76", "heldout77", "heldout78"]
 THIRTEENTH_ROUND_AFTER_FREEZE = ["heldout79", "heldout80", "heldout81", "heldout82"]
+# The fourteenth round's: ten tuning sets (places a Boston ICU names, places typed carelessly, people among words that
+# are names too, shorthand false alarms, the issue's loose numbers and dates, slips, places far from Boston, the
+# family lines, histories and relatives, moves within a hospital) and held-out sets written as it began, during it and
+# after its last rule, a unit each.
+FOURTEENTH_ROUND_TUNING = ["dev59", "dev60", "dev61", "dev62", "dev63", "dev64", "dev65", "dev66", "dev67", "dev68"]
+FOURTEENTH_ROUND_HELDOUT = ["heldout83", "heldout84", "heldout85", "heldout86", "heldout87", "heldout88"]
+FOURTEENTH_ROUND_AFTER_FREEZE = ["heldout89", "heldout90"]
 FIRST_STYLES = {"nursing_caps", "nursing_lower", "letter", "ed", "discharge"}
 STYLES = FIRST_STYLES | {"hand_b", "nursing_mixed"}  # hand_b: heldout2's mixed case; nursing_mixed: heldout3's
 NUMBERED = {"PHONE", "FAX", "MRN", "ID", "DEVICE", "ACCOUNT", "HEALTH_PLAN", "LICENSE"}
@@ -165,7 +172,8 @@ def _identifiers(name: str) -> set[str]:
                                                          *TENTH_ROUND_HELDOUT, *ELEVENTH_ROUND_HELDOUT,
                                                          *ELEVENTH_ROUND_AFTER_FREEZE, *TWELFTH_ROUND_HELDOUT,
                                                          *TWELFTH_ROUND_AFTER_FREEZE, *THIRTEENTH_ROUND_HELDOUT,
-                                                         *THIRTEENTH_ROUND_AFTER_FREEZE)]])
+                                                         *THIRTEENTH_ROUND_AFTER_FREEZE, *FOURTEENTH_ROUND_HELDOUT,
+                                                         *FOURTEENTH_ROUND_AFTER_FREEZE)]])
 def test_a_heldout_set_reuses_no_number_and_no_full_name_of_the_other_sets(name: str, others: tuple[str, ...]) -> None:
     """Written with new people and numbers: a phone, record number or full name copied from the sets the rules
     were written beside would make its figure less independent."""
@@ -239,7 +247,7 @@ def test_the_last_sparse_sets_are_shorter_whole_notes_in_their_case(name: str, n
 @pytest.mark.parametrize("name", ["dev5", "dev6", "dev7", "dev8", "dev9", "dev14", "dev15", "dev16", "dev17", "dev18",
                                   "dev19", "dev20", "dev21", "dev22", "dev23", *EIGHTH_ROUND_TUNING,
                                   *NINTH_ROUND_TUNING, *TENTH_ROUND_TUNING, *ELEVENTH_ROUND_TUNING,
-                                  *TWELFTH_ROUND_TUNING, *THIRTEENTH_ROUND_TUNING])
+                                  *TWELFTH_ROUND_TUNING, *THIRTEENTH_ROUND_TUNING, *FOURTEENTH_ROUND_TUNING])
 def test_the_later_rounds_tuning_sets_reuse_no_number_or_full_name_of_the_other_sets(name: str) -> None:
     """Written beside the held-out sets by other hands, for tuning: none shares a person, number or note id with any
     other set."""
@@ -552,4 +560,20 @@ def test_the_thirteenth_rounds_sets_are_whole_shifts_in_their_case_and_split(nam
     """80 notes each in its case and split, most of them full shifts (a few short addenda, none under 30 words),
     identifiers as sparse as in real notes (dev51, for people, and dev54, for a long stay's paperwork, a little
     denser) and at least 15 notes without one."""
+    _assert_sparse_shifts(name, caps, lower, density, shortest=30)
+
+
+@pytest.mark.parametrize("name, caps, lower, density", [
+    ("dev59", 45, 35, (6, 10)), ("dev60", 20, 60, (6, 10)), ("dev61", 40, 40, (6, 10)), ("dev62", 60, 20, (4, 8)),
+    ("dev63", 40, 40, (6, 10)), ("dev64", 40, 40, (6, 10)), ("dev65", 45, 35, (6, 10)), ("dev66", 35, 45, (6, 10)),
+    ("dev67", 50, 30, (6, 10)), ("dev68", 45, 35, (6, 10)), ("heldout83", 45, 35, (5, 10)),
+    ("heldout84", 35, 45, (5, 10)), ("heldout85", 40, 40, (5, 10)), ("heldout86", 45, 35, (5, 10)),
+    ("heldout87", 40, 40, (5, 10)), ("heldout88", 45, 35, (5, 10)), ("heldout89", 40, 40, (5, 10)),
+    ("heldout90", 35, 45, (5, 10)),
+])
+def test_the_fourteenth_rounds_sets_are_whole_shifts_in_their_case_and_split(name: str, caps: int, lower: int,
+                                                                             density: tuple[int, int]) -> None:
+    """80 notes each in its case and split, most of them full shifts (a few short addenda, none under 30 words),
+    identifiers as sparse as in real notes (dev62, for false alarms, sparser still) and at least 15 notes without
+    one."""
     _assert_sparse_shifts(name, caps, lower, density, shortest=30)

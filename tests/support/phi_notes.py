@@ -30,7 +30,9 @@ SETS = ("independent", "dev", "dev2", "dev3", "dev4", "heldout2", "heldout3", "h
         "heldout65", "dev46", "dev47", "heldout66", "heldout67", "heldout68", "dev48", "dev49", "heldout69",
         "heldout70", "dev50", "heldout71", "heldout72", "dev51", "dev52", "dev53", "dev54", "heldout73",
         "heldout74", "heldout75", "heldout76", "heldout77", "heldout78", "dev55", "dev56", "dev57", "dev58",
-        "heldout79", "heldout80", "heldout81", "heldout82", "heldout84", "heldout85", "heldout83", "heldout86", "dev59", "dev60", "dev61", "dev62", "dev63", "dev64")
+        "heldout79", "heldout80", "heldout81", "heldout82", "heldout84", "heldout85", "heldout83", "heldout86",
+        "dev59", "dev60", "dev61", "dev62", "dev63", "dev64", "heldout87", "dev65", "heldout88", "dev66", "dev68",
+        "dev67", "heldout89", "heldout90")
 NEUTRAL = "-"
 _HEADER = re.compile(r"^### (\S+) (\S+)[ \t]*$", re.MULTILINE)
 _MARK = re.compile(r"\{\{([A-Z_]+|-)(?:/([a-z0-9_]+))?\|([^{}|\n]+)\}\}")
