@@ -218,13 +218,13 @@ def _event_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
+_PER = re.compile(r"[ \t]{1,2}per(?![a-z])", re.IGNORECASE)
+
+
 def _per_who(text: str, end: int, rules: Rules) -> bool:
     """Whether "per" and who said so follow `end` ("IN 98 PER WIFE", "99 per old chart")."""
     after = _PER.match(text, end)
     return after is not None and cited_after_per(text, after.end(), rules)
-
-
-_PER = re.compile(r"[ \t]{1,2}per(?![a-z])", re.IGNORECASE)
 
 
 # Events a value follows as often as a year ("CA 10" is calcium, "SZ 15" how long), read as one only in a year's

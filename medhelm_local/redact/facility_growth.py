@@ -43,10 +43,8 @@ _JOINED_FACILITY_WORDS = frozenset({"rehab", "rehabilitation", "nursing", "healt
 # Words that say when, after a facility's "of <place>": "HOSPITAL OF PORTLAND NEXT WEEK" ends at the town.
 _WHEN_AFTER_A_NAME = frozenset({"next", "last", "this", "today", "tomorrow", "tonight", "yesterday", "week", "month",
                                 "am", "pm", "morning", "evening", "soon", "when", "once", "after", "before"})
-# Words a facility's name begins with before the words that make it one: "ST AGNES", "the university of vermont", and
-# the hospital's word itself where a language puts it first ("hospital san marcos", "clinica santa maria").
 _PREFIXES = frozenset({"st", "saint", "ste", "mt", "mount", "university", "univ", "of", "the", "holy", "our", "lady",
-                       "good", "sacred", "hospital", "clinica", "hopital", "centro"})
+                       "good", "sacred"})
 
 
 class FacilityGrowth(WardRules):

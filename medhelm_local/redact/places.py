@@ -258,8 +258,8 @@ class PlaceRules(StreetRules):
                     and not self.words.is_name(tok.key) and tok.key not in states \
                     and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY:
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
-                if tok.key in self._city_firsts:  # "lives in presque isle", "from ponta delgada": a listed town's
-                    for n in range(min(len(words), self.words.city_max_words), 1, -1):  # first word, no list's word
+                if tok.key in self._city_firsts:  # "lives in presque isle": a listed town whose first word no
+                    for n in range(min(len(words), self.words.city_max_words), 1, -1):  # other list holds
                         if " ".join(t.key for t in words[:n]) in self.words.cities:
                             last = words[n - 1]
                             break

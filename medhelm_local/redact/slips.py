@@ -27,7 +27,8 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
     or a frequent word that every rule reads as jargon ("adn", "ni", "teh", "syas", "wehn", "verry", "perr"; a
     three-letter word no list holds that is a four-letter function word with a letter dropped: "wll", "thn").
     First names and common surnames are never read as slips ("brian" stays a name, not "brain"); a rare surname
-    or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema")."""
+    or a far town is, where it slips from a function word or a frequent one ("Verry", "Tema"). A word that is a short
+    function word run into a frequent one ("startof", "bythis") is read as English."""
     if len(word) < 2 or not word.isalpha() or not word.isascii():
         return None, False, False
     swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(len(word) - 1)]
@@ -64,6 +65,7 @@ def misspelt(words: Dictionaries, word: str) -> tuple[Ambiguity | None, bool, bo
         elif best is None and (near in words.everyday or near in STOPWORDS or _inflected(words, near)):
             best = Ambiguity.EVERYDAY
     return best, frequent, False
+
 
 # Short English words a hurried typist runs into the next word ("BYTHIS", "inthe") or, fewer of them, the last
 # ("startof", "givenby"); a name rarely begins with them and ends with these fewer still ("Tamsin", "Achebe" do).
