@@ -1,5 +1,7 @@
-"""Issue 32, fourteenth round: in ICU notes written all in capitals or all in lower case, ward codes spaced from
-their floor's number are masked after any word, not only after a move."""
+"""Issue 32, fourteenth round: in ICU notes written all in capitals or all in lower case, wards are masked by their
+code spaced from a floor, by their staff or after a move; hospitals and nursing homes cut short, far places, years
+cited "per" someone, years hyphened to their event and surnames with particles are masked; words run together,
+mistyped strength grades, culture bottle counts, beepers and countries after a town are not."""
 
 from __future__ import annotations
 
