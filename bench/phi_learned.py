@@ -401,7 +401,7 @@ def held_out(word: bool) -> None:
         print(f"      {th}, tokens added and cut: add {c[0]} PHI / {c[1]} not PHI, cut {c[2]} true finds / {c[3]} "
               f"false alarms; R {tokens[th].recall():.4f} P {tokens[th].precision():.4f}")
         gone = dropped[th]
-        print(f"      {th}, whole spans dropped only: {sum(v for k, v in gone.items() if k.endswith(' PHI'))} "
+        print(f"      {th}, whole spans dropped only: {sum(v for k, v in gone.items() if not k.endswith('not PHI'))} "
               f"holding PHI / {sum(v for k, v in gone.items() if k.endswith('not PHI'))} not; "
               f"R {spans_only[th].recall():.4f} P {spans_only[th].precision():.4f} {dict(sorted(gone.items()))}")
     print(f"    ({time.process_time() - started:.0f} CPU-s in all)")

@@ -19,6 +19,10 @@ _SHORTHAND_PREFIXES = frozenset({"c", "via", "av", "po", "pl", "camino"})
 _BLOCK_LINE = 48  # an address-block line is short: "Springfield, MA 01103", "Suite 501"
 _POSTCODE = re.compile(r"(?<![\w.,/-])(?:[a-z]{1,2}-)?\d{4,5}(?:-\d{3,4})?(?![\w]|[.,/-]\d)", re.IGNORECASE)
 
+# Units of a measure after a number, which no street's name is ("LOCATED AT 40 CM"); the units list's letters ("m",
+# "l", "u") and words ("unit") are left out, since a street can be named by them ("45 M Street", "12 Unit 4").
+_MEASURES = frozenset({"cm", "mm", "ml", "cc", "kg", "mg", "mcg", "gm", "lb", "lbs", "meq", "mmol", "mmhg"})
+
 
 class AddressRules(PlaceRules):
     """The second pass over addresses and dates, given the spans of the first."""
@@ -85,6 +89,8 @@ class AddressRules(PlaceRules):
                 k += 1
             if k >= len(tokens) or text.count("\n", tokens[k - 1].end, tokens[k].start) > 1:
                 continue
+            if tokens[k].kind == "d" and k + 1 < len(tokens) and tokens[k + 1].key in _MEASURES:
+                continue  # "OGT LOCATED AT 40 CM FROM THE INCISORS": a measure, no house number
             end = self._address_end(text, tokens, k)
             if end > k:
                 spans.append(Span(tokens[k].start, tokens[end - 1].end, PhiType.STREET))
@@ -218,6 +224,8 @@ class AddressRules(PlaceRules):
         for i, tok in enumerate(tokens):
             if tok.kind != "d" or len(tok.text) > 5 or i + 1 >= len(tokens) or tokens[i + 1].start == tok.end:
                 continue
+            if i > 0 and tokens[i - 1].end == tok.start:
+                continue  # "K2HPO4", "SPO2": a number run into the word before is part of it, no street's number
             j = i
             while j > 0 and i - j < 3 and self._street_word(tokens[j - 1]) \
                     and self._same_line(text, tokens[j - 1], tok):

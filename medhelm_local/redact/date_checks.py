@@ -82,6 +82,16 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     before = words_before(text, m.start(), 3)
     if before and _TIMES.fullmatch(before[0]):
         before = before[1:]  # "BM X2 4/10": how many times, then when
+    scale = _SCALE_MAXIMA.get(day, frozenset())
+    if before and (before[0] in scale or (before[0] in _SCALE_LINKS and any(w in scale for w in before[1:]))):
+        return None  # "GCS OF 11/15", "coma scale was 9/15", "MMSE 24/30": a score out of its scale's maximum
+    if before and before[0] in _NODES and month <= day:
+        return None  # "NODES 1/21 POSITIVE": how many lymph nodes of those taken
+    if before and (before[0] in _SCORED or (before[0] in _SCALE_LINKS and before[1:2] and before[1] in _SCORED)):
+        return None  # "GAIT SCORE OF 11/12", "SCORED 10/11 IN PHYSICAL DOMAIN": a score, whatever its scale
+    if day == 5 and month <= 5 and (not before or before[0] in _LIST_LINKS) \
+            and any(w.lower() in _LIMBS for w in _GRADED_AFTER.findall(text, m.end(), m.end() + 40)):
+        return None  # "AND 3/5 IN THE LEFT UPPER AND LOWER EXTREMITIES": a strength grade, the limb after it
     if before and before[0] in _COUNTED and month <= day and before[1:2] != ["last"]:
         return None  # "IVIG DAY 3/5", "cycle 2/6", "abx day 4/14", "day 5/5": the third of five, not a date
     if before and before[0] == "pod":
@@ -128,7 +138,7 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     if not cue:
         if before and before[0] in scores:
             return None
-        if day == 5 and any(w in _STRENGTH or _slip_of(w, _STRENGTH_WORDS) for w in before):
+        if day == 5 and any(w in _STRENGTH or _slip_of(w, _STRENGTH_WORDS) or w.endswith(_PALSIES) for w in before):
             return None  # "L SIDE 5/5", "R SIDED WEAKNES 4/5": a strength grade, its word typed right or not
         if day <= 10 and any(w in scores and w not in _SCORE_LINKS for w in before):
             return None
@@ -192,6 +202,9 @@ def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     before = words_before(text, m.start(), 1)
     if before and before[0] in _COUNTED:
         return None  # "VANCO DAY 6/42": the sixth day of 42, not June 1942
+    if month == 1 and year in _DILUTIONS and (word_after(text, m.end()) in _TITRE_WORDS
+                                              or any(w in _TITRE_WORDS for w in words_before(text, m.start(), 3))):
+        return None  # "ANA 1/80 POSITIVE", "titer 1/40": a dilution, not January 1980
     return m.start(), m.end(), PhiType.DATE
 
 
@@ -290,11 +303,37 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     if after and after not in _AFTER_ORDINAL and after[:3] not in _MONTHS \
             and not (on_the and after in _AFTER_ON_THE_ORDINAL):
         return None  # "the 2nd dose"; but "placed on the 2nd for long term abx"
+    pair = _ORDINAL_PAIR.match(text, m.end())
+    if pair is not None and pair.group(1).lower() in _COUNTED:
+        return None  # "on the 11th and 12th days": days counted, not dates
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
 _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction", "days", "cycles",
                       "doses", "weeks"})
+# A second ordinal joined to the first, and the word after it: "the 11th and 12th days".
+_ORDINAL_PAIR = re.compile(r"[ \t]{1,2}(?:and|or|to|-)[ \t]{1,2}(?:the[ \t]{1,2})?\d{1,2}(?:st|nd|rd|th)[ \t]{1,2}([a-z]+)",
+                           re.IGNORECASE)
+# Scales a score is written out of, by their maximum, and the words between the scale's name and the score:
+# "GCS OF 11/15", "GLASGOW COMA SCALE WAS 9/15", "MMSE 24/30", "moca: 26/30".
+_SCALE_MAXIMA = {15: frozenset({"gcs", "glasgow", "coma", "scale"}),
+                 30: frozenset({"mmse", "moca", "slums", "folstein", "mini-mental", "cognitive", "mental"})}
+_SCALE_LINKS = frozenset({"of", "was", "is", "were", "now", "score", "scale", "scored", "at"})
+# Words before a count of lymph nodes: "NODES 1/21 POSITIVE".
+_NODES = frozenset({"node", "nodes", "ln", "lns", "lymph"})
+# Words that make the fraction after them a score: "SCORED 10/11", "GAIT SCORE OF 11/12".
+_SCORED = frozenset({"scored", "scoring", "score"})
+# Words before a strength grade in a list of them: "5/5 IN THE RIGHT ARM AND 4/5 IN THE LEFT".
+_LIST_LINKS = frozenset({"and", "with", "was", "is", "are", "were", "of", "to", "but", "vs", "only"})
+# The words after a strength grade, where the limb it was read on is named (_LIMBS, below).
+_GRADED_AFTER = re.compile(r"(?<![a-z])[a-z]+(?![a-z])", re.IGNORECASE)
+# Endings of the words for a weakness of limbs, before a strength grade: "PARAPARESIS PROGRESSED (3/5)".
+_PALSIES = ("paresis", "paretic", "plegia", "plegic")
+# Dilutions written as one over a number, and the words around a titre: "ANA 1/80 POSITIVE", "titer 1/40".
+_DILUTIONS = frozenset({32, 40, 64, 80})
+_TITRE_WORDS = frozenset({"ana", "titer", "titre", "titers", "titres", "dilution", "antibodies", "antibody", "positive",
+                          "pos", "negative", "neg", "speckled", "homogeneous", "homogenous", "nucleolar", "rf", "anca",
+                          "dsdna", "ds-dna"})
 # A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
 # Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
 # "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
@@ -342,10 +381,12 @@ def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
     return m.start(), m.end(), PhiType.DATE
 
 
-# Limbs and what a strength grade is read on: "L LEG 3/5-4/5", "RUE 4/5-5/5", "grips 4/5-5/5".
+# Limbs and what a strength grade is read on: "L LEG 3/5-4/5", "RUE 4/5-5/5", "grips 4/5-5/5", "3/5 IN THE LEFT UPPER
+# AND LOWER EXTREMITIES".
 _LIMBS = frozenset({"arm", "arms", "leg", "legs", "rue", "lue", "rle", "lle", "ue", "le", "ues", "les", "bue", "ble",
                     "ext", "extremities", "extremity", "grip", "grips", "hand", "hands", "foot", "feet", "strength",
-                    "motor", "deltoid", "deltoids", "biceps", "triceps", "quads", "hip", "hips", "df", "pf"})
+                    "motor", "deltoid", "deltoids", "biceps", "triceps", "quads", "hip", "hips", "df", "pf", "upper",
+                    "lower", "bilaterally"})
 
 
 def _glued_date(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:

@@ -29,6 +29,9 @@ _SPACES = frozenset({"floor", "room", "rm", "bed", "bay", "pod", "unit", "suite"
                      "bldg", "station", "ward", "side", "module", "area", "hall", "pavilion", "stretcher", "chair",
                      "cubicle", "door", "step", "stage", "day", "night", "shift", "page", "line", "lumen", "port",
                      "dose", "cycle", "round", "week", "session", "trial", "fraction", "grade", "section", "score"})
+# Words before "POD" and a number that make it a post-operative day: "On POD 7", "now POD 3", "until POD 10".
+_DAY_BEFORE = frozenset({"on", "is", "now", "of", "by", "until", "till", "since", "from", "through", "thru", "after",
+                         "before", "at"})
 _SAINTS = frozenset({"st", "saint", "ste", "sta", "san", "santa"})
 # Short slips of the places a patient goes that read like a hospital's initials after "at" or "to": "coughed at hom.",
 # "CLOSER TO HOM", "TRANSFR TO FLOR".
@@ -167,6 +170,8 @@ class InHouseRules(AddressRules):
         if nxt is not None and nxt.key in self.rules.words("units") and nxt.key != "per":
             return []  # "WANG 3 MG"; but "TRANSFER TO REISMAN 7 PER DR": who decided, not a rate
         before = tokens[i - 1] if i and not tok.first else None
+        if tok.key == "pod" and (before is None or before.key in _DAY_BEFORE):
+            return []  # "On POD 7, extubated", "admitted on POD 15": the day after an operation, not a ward's pod
         cue = before is not None and (before.key in PLACE_BEFORE or (  # "From: Phillips 5", "DISPO: FELDMAN 6"
             before.text == ":" and i >= 2 and tokens[i - 2].key in PLACE_BEFORE | _WARD_CUES))
         if not (cue or self._ward_cue(tokens, i) or (nxt is not None and nxt.key in UNIT_AFTER)):

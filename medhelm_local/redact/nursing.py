@@ -332,6 +332,8 @@ class NursingRules(UnlistedNameRules):
             if i > 1 and tokens[i - 1].text == "." and len(tokens[i - 2].text) == 1 and tokens[i - 2].kind == "w":
                 continue  # "P.O. BID", "A.M.": letters with stops
             before = tokens[i - 1].key if i and not tok.first else ""
+            if tok.key in _UNIT_LETTERS and i and not tok.first and tokens[i - 1].kind == "d":
+                continue  # "Q 6 H. GIVEN LASIX", "OVER 72 H. SERUM CR", "BP 140 S. GIVEN": a unit after its number
             if tok.key in "mf" and before in _AGE_BEFORE_SEX:
                 continue  # "37 YO M. DAY 2 IN UNIT": the patient's sex after the age, no initial
             if not dotted and (tok.key in "rl" or tokens[j].key not in self.words.surnames
@@ -351,6 +353,11 @@ class NursingRules(UnlistedNameRules):
             if (known or tier == Ambiguity.NAME_ONLY) and self.not_eponym(tokens, j + 1):
                 found.append((i, j + 1))
         return found
+
+
+# Letters that stand for a unit after a number, with a stop when a sentence ends there: hours, seconds (or the 100s
+# of a pressure), days, minutes, grams, weeks, years.
+_UNIT_LETTERS = frozenset("hsdmgwy")
 
 
 def _names_a_team(tokens: list[Token], b: int) -> bool:

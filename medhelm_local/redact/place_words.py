@@ -76,7 +76,8 @@ UNIT_AFTER = frozenset({"er", "ed", "ew", "icu", "ccu", "micu", "sicu", "hospita
 CHANGE_BEFORE_TO = frozenset({"changed", "switched", "increased", "decreased", "weaned", "titrated", "converted",
                               "advanced", "up", "down", "added", "increase", "decrease", "wean", "titrate", "change",
                               "switch", "dropped", "tapered", "taper", "went", "due", "according", "attached",
-                              "connected", "advance", "advancing", "lowered", "raised", "reduced", "turned"})
+                              "connected", "advance", "advancing", "lowered", "raised", "reduced", "turned",
+                              "decreasing", "increasing", "rising", "falling", "dropping"})
 # Words before "from" that change a drug, a dose or a setting, so that what follows is what was changed, not a place
 # ("SWITCHED FROM ZOSYN TO CEFEPIME", "weaned from levophed"); not "went" or "transitioned", which move patients too.
 CHANGE_BEFORE_FROM = frozenset({"changed", "switched", "weaned", "titrated", "converted", "tapered", "increased",

@@ -32,6 +32,28 @@ def _trim(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType]
     return (start, end, PhiType.URL if "@" not in text[start:end] else PhiType.EMAIL) if end - start >= 4 else None
 
 
+# Endings of web addresses that are English words too, so that two sentences run together without a space read
+# like an address: "NO EDEMA.HOSPITAL COURSE", "WILL MONITOR.CARE PLAN REVIEWED", "A DRESSING WAS APPLIED.IT SHOULD".
+_WORD_ENDINGS = frozenset({"it", "us", "co", "de", "es", "ca", "nl", "au", "med", "care", "health", "hospital", "info",
+                           "io", "biz"})
+# A sentence going on after such an address, on its line: a space or a colon, then a word.
+_SENTENCE_GOES_ON = re.compile(r"[ \t]{0,2}:?[ \t]{1,3}[a-z]", re.IGNORECASE)
+
+
+def _domain(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
+    """A bare web address ("partners.org", "mychart.bidmc.org"), unless one word ran into the next sentence
+    with a stop and no space ("EDEMA.HOSPITAL COURSE:", "monitor.care plan reviewed")."""
+    found = _trim(text, m, rules)
+    if found is None:
+        return None
+    value = text[found[0]:found[1]]
+    label, _, ending = value.rpartition(".")
+    if "." not in label and "/" not in ending and "@" not in value and ending.lower() in _WORD_ENDINGS \
+            and label.isalpha() and _SENTENCE_GOES_ON.match(text, found[1]):
+        return None
+    return found
+
+
 def _ip(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     value = m.group().rstrip(".")
     if ":" in value and value.count(":") < 7 and "::" not in value:
@@ -137,10 +159,29 @@ def _round_range(value: str) -> bool:
 _TEMPERATURE = frozenset({"t", "temp", "tmax", "tm", "tc", "temperature", "febrile", "fever", "afebrile", "of"})
 
 
+# Words between a temperature's word and its value: "TEMPERATURE IS 101 F", "FEVER TO 104 F", "T MAX 101 F".
+_TEMPERATURE_LINKS = frozenset({"is", "was", "to", "of", "at", "max", "up", "spiked", "peaked", "reached"})
+# Rates per minute written with a slash, which read like an age and a sex: "PULSE RATE: 110/M".
+_RATES = frozenset({"pulse", "hr", "rate", "rr", "resp", "respirations", "heart"})
+# The other scale of the same temperature, just before or just after it: "36.8 C (98 F)", "101 F (38.3 C)".
+_CELSIUS_BEFORE = re.compile(r"\d[ \t]?°?[ \t]?c[ \t]?[(\[][ \t]?$", re.IGNORECASE)
+_CELSIUS_AFTER = re.compile(r"[ \t]?[(\[][ \t]?\d{2}(?:[.,]\d{1,2})?[ \t]?°?[ \t]?c(?![a-z])", re.IGNORECASE)
+# A radioisotope's mass number, not an age: "technetium-99m", "Tc-99m".
+_ISOTOPE_BEFORE = re.compile(r"(?:technetium|tc)[ \t]?-?[ \t]?$", re.IGNORECASE)
+
+
 def _not_temperature(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
-    """"Edna K., 90F": an age and a sex, unless a temperature ("T 99F", "fever of 101F")."""
-    before = words_before(text, m.start(), 1)
-    return None if before and before[0] in _TEMPERATURE else (m.start("v"), m.end("v"), None)
+    """"Edna K., 90F": an age and a sex, unless a temperature ("T 99F", "fever of 101F", "TEMPERATURE IS 101 F",
+    "36.8 C (98 F)"), a rate per minute ("PULSE RATE: 110/M") or an isotope ("technetium-99m")."""
+    before = words_before(text, m.start(), 3)
+    if before and (before[0] in _TEMPERATURE or before[0] in _RATES):
+        return None
+    if before[:1] and before[0] in _TEMPERATURE_LINKS and any(w in _TEMPERATURE and w != "of" for w in before[1:]):
+        return None
+    head = text[max(0, m.start() - 16):m.start()]
+    if _CELSIUS_BEFORE.search(head) or _ISOTOPE_BEFORE.search(head) or _CELSIUS_AFTER.match(text, m.end()):
+        return None
+    return m.start("v"), m.end("v"), None
 
 
 def _extension(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:
@@ -178,5 +219,5 @@ def _long_id5(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
     "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "extension": _extension,
-    "not_temperature": _not_temperature, "short_extension": _short_extension, "long_id5": _long_id5, **DATE_CHECKS,
+    "not_temperature": _not_temperature, "domain": _domain, "short_extension": _short_extension, "long_id5": _long_id5, **DATE_CHECKS,
 }
