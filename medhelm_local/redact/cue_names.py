@@ -48,10 +48,10 @@ class CueNameRules(NameRules):
     @staticmethod
     def _pulmonary_artery(tokens: list[Token], i: int, j: int) -> bool:
         """Whether "pa" at i is the pulmonary artery: its pressures after it ("pa 58/30"; not a PA's pager, "JEN PA
-        41234"), or a side before it ("SWAN IN R PA")."""
+        41234"), or a side before it ("SWAN IN R PA"); or, after a "t", the clot-busting drug ("GIVEN T PA AT OSH")."""
         if tokens[i].key != "pa":
             return False
-        side = j > 0 and j == i and tokens[j - 1].key in ("r", "l") and not tokens[i].first
+        side = j > 0 and j == i and tokens[j - 1].key in ("r", "l", "t") and not tokens[i].first
         pressure = i + 2 < len(tokens) and tokens[i + 1].kind == "d" and not tokens[i + 1].first \
             and tokens[i + 2].text == "/" and tokens[i + 2].start == tokens[i + 1].end
         return side or pressure

@@ -87,6 +87,10 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "GCS OF 11/15", "coma scale was 9/15", "MMSE 24/30": a score out of its scale's maximum
     if before and before[0] in _NODES and month <= day:
         return None  # "NODES 1/21 POSITIVE": how many lymph nodes of those taken
+    if text[m.start() - 1:m.start()] == "+" and day <= 5:
+        return None  # "+3/5 ON THE RIGHT VERSUS +4/5": a strength grade with its sign before it
+    if day == 6 and any(w.lower() in _MURMURS for w in _GRADED_AFTER.findall(text, m.end(), m.end() + 40)):
+        return None  # "A 3/6 PANSYSTOLIC MURMUR": a murmur graded out of six
     if before and (before[0] in _SCORED or (before[0] in _SCALE_LINKS and before[1:2] and before[1] in _SCORED)):
         return None  # "GAIT SCORE OF 11/12", "SCORED 10/11 IN PHYSICAL DOMAIN": a score, whatever its scale
     if day == 5 and month <= 5 and (not before or before[0] in _LIST_LINKS) \
@@ -125,6 +129,9 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "(1/7 on pleurevac)", "cough only (1/7)": an air leak, read on the chest drain's seven columns
     scores, after = rules.words("score_words"), word_after(text, m.end())
     same_scale = _SAME_SCALE_AFTER.match(text, m.end())
+    if day == 10 and before[:1] != ["on"] and any(_FRACTION.fullmatch(w) and w.endswith("/10")
+                                                  for w in words_before(text, m.start(), 6)[3:]):
+        return None  # "NRS SCORES WERE 5/10 WHEN COUGHING AND 4/10 AT REST": pain scored twice in a sentence
     if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
                       or (same_scale is not None and same_scale.group(1) == second)):
         return None  # "4/5 RUE and 5/5 LUE", "(4/5 vs 5/5)": scores share their scale; a list of dates does not
@@ -202,6 +209,8 @@ def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     before = words_before(text, m.start(), 1)
     if before and before[0] in _COUNTED:
         return None  # "VANCO DAY 6/42": the sixth day of 42, not June 1942
+    if _BLOOD_COUNT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
+        return None  # "H&H 10/32", "HGB/HCT 9.8/29": haemoglobin over haematocrit, not October 1932
     if month == 1 and year in _DILUTIONS and (word_after(text, m.end()) in _TITRE_WORDS
                                               or any(w in _TITRE_WORDS for w in words_before(text, m.start(), 3))):
         return None  # "ANA 1/80 POSITIVE", "titer 1/40": a dilution, not January 1980
@@ -304,16 +313,21 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
             and not (on_the and after in _AFTER_ON_THE_ORDINAL):
         return None  # "the 2nd dose"; but "placed on the 2nd for long term abx"
     pair = _ORDINAL_PAIR.match(text, m.end())
-    if pair is not None and pair.group(1).lower() in _COUNTED:
-        return None  # "on the 11th and 12th days": days counted, not dates
+    if pair is not None and pair.group(1).lower() in _COUNTED | _ORDERED:
+        return None  # "on the 11th and 12th days", "the 20th, 25th, and 50th percentiles": counted, not dates
     return m.start("v"), m.end("v"), PhiType.DATE
 
 
 _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction", "days", "cycles",
                       "doses", "weeks"})
 # A second ordinal joined to the first, and the word after it: "the 11th and 12th days".
-_ORDINAL_PAIR = re.compile(r"[ \t]{1,2}(?:and|or|to|-)[ \t]{1,2}(?:the[ \t]{1,2})?\d{1,2}(?:st|nd|rd|th)[ \t]{1,2}([a-z]+)",
-                           re.IGNORECASE)
+_ORDINAL_PAIR = re.compile(r"(?:[ \t]{0,2}(?:,|and|or|to|-)(?:[ \t]{0,2}and)?[ \t]{0,2}(?:the[ \t]{1,2})?"
+                           r"\d{1,2}(?:st|nd|rd|th)){1,4}[ \t]{1,2}([a-z]+)", re.IGNORECASE)
+# What a list of ordinals can count besides days and doses: "the 1st and 2nd toes", "9th, 10th or 11th nerve".
+_ORDERED = frozenset({"toe", "toes", "finger", "fingers", "digit", "digits", "rib", "ribs", "percentile", "percentiles",
+                      "nerve", "nerves", "intercostal", "space", "spaces", "vertebra", "vertebrae", "metatarsal",
+                      "metatarsals", "grade", "grades", "trimester", "trimesters", "decade", "decades", "hour",
+                      "hours", "month", "months", "year", "years", "cycle", "cycles", "line", "lines", "time", "times"})
 # Scales a score is written out of, by their maximum, and the words between the scale's name and the score:
 # "GCS OF 11/15", "GLASGOW COMA SCALE WAS 9/15", "MMSE 24/30", "moca: 26/30".
 _SCALE_MAXIMA = {15: frozenset({"gcs", "glasgow", "coma", "scale"}),
@@ -324,11 +338,15 @@ _NODES = frozenset({"node", "nodes", "ln", "lns", "lymph"})
 # Words that make the fraction after them a score: "SCORED 10/11", "GAIT SCORE OF 11/12".
 _SCORED = frozenset({"scored", "scoring", "score"})
 # Words before a strength grade in a list of them: "5/5 IN THE RIGHT ARM AND 4/5 IN THE LEFT".
-_LIST_LINKS = frozenset({"and", "with", "was", "is", "are", "were", "of", "to", "but", "vs", "only"})
+_LIST_LINKS = frozenset({"and", "with", "was", "is", "are", "were", "of", "to", "but", "vs", "versus", "only",
+                         "about", "approximately"})
+# Words after a murmur's grade out of six: "A 3/6 PANSYSTOLIC MURMUR", "2/6 CONTINUOUS SHUNT TYPE OF MURMUR".
+_MURMURS = frozenset({"murmur", "murmurs", "sem", "hsm", "pansystolic", "holosystolic", "systolic", "diastolic"})
 # The words after a strength grade, where the limb it was read on is named (_LIMBS, below).
 _GRADED_AFTER = re.compile(r"(?<![a-z])[a-z]+(?![a-z])", re.IGNORECASE)
 # Endings of the words for a weakness of limbs, before a strength grade: "PARAPARESIS PROGRESSED (3/5)".
 _PALSIES = ("paresis", "paretic", "plegia", "plegic")
+_BLOOD_COUNT_BEFORE = re.compile(r"(?:\bh[ \t]?[&/][ \t]?h|\bhct|\bhgb/hct|\bhb/hct)[ \t:=]{0,3}$", re.IGNORECASE)
 # Dilutions written as one over a number, and the words around a titre: "ANA 1/80 POSITIVE", "titer 1/40".
 _DILUTIONS = frozenset({32, 40, 64, 80})
 _TITRE_WORDS = frozenset({"ana", "titer", "titre", "titers", "titres", "dilution", "antibodies", "antibody", "positive",
@@ -342,7 +360,7 @@ _STRENGTH_WORDS = frozenset({"weakness", "strength", "weaker", "motor", "power"}
 _STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
                        "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
                        "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
-                       "ankle", "foot", "shoulder", "wrist", "ext", "exts", "extrems"})
+                       "ankle", "foot", "shoulder", "wrist", "ext", "exts", "extrems", "handgrip", "grip"})
 # Words after a date, not after "2/2" read "secondary to": "PLACED 2/2 AT BEDSIDE", "PRESENTED 2/2 W/ HA".
 _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "by", "from", "am", "pm", "after",
                            "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
@@ -386,7 +404,9 @@ def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
 _LIMBS = frozenset({"arm", "arms", "leg", "legs", "rue", "lue", "rle", "lle", "ue", "le", "ues", "les", "bue", "ble",
                     "ext", "extremities", "extremity", "grip", "grips", "hand", "hands", "foot", "feet", "strength",
                     "motor", "deltoid", "deltoids", "biceps", "triceps", "quads", "hip", "hips", "df", "pf", "upper",
-                    "lower", "bilaterally"})
+                    "lower", "bilaterally", "ankle", "ankles", "knee", "knees", "shoulder", "shoulders", "wrist",
+                    "wrists", "elbow", "elbows", "handgrip", "plantar", "dorsiflexion", "flexion", "extension",
+                    "abduction", "adduction", "shrug"})
 
 
 def _glued_date(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:

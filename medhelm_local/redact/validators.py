@@ -51,6 +51,8 @@ def _domain(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiTyp
     if "." not in label and "/" not in ending and "@" not in value and ending.lower() in _WORD_ENDINGS \
             and label.isalpha() and _SENTENCE_GOES_ON.match(text, found[1]):
         return None
+    if "/" not in ending and ending.isalpha() and all(part.isdigit() for part in label.split(".")):
+        return None  # "HEMOGLOBIN OF 8.3.HOSPITAL COURSE": a value, then the next heading run into it
     return found
 
 

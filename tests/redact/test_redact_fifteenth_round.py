@@ -155,3 +155,76 @@ def test_a_post_operative_day_and_named_jargon_in_mixed_case_are_not_identifiers
 ])
 def test_a_pod_moved_to_is_still_a_ward(text: str, ward: str) -> None:
     assert covered(text, ward), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "st and t wave changes on ekg",
+    "ekg w/ epsilon wave and t wave inversions",
+    "tsh 0.7 mui/l",
+    "urine + bence-jones protein",
+    "bence jones proteins neg",
+    "given t pa at osh at 1400",
+    "he agrees with t pa per protocol",
+    "eyes: perla, eomi",
+    "home meds: proventil, flonase, allegra",
+    "bal sent in lukens trap",
+    "judkins left 4 cath",
+    "frazier suction to bedside",
+    "hx arnold-chiari malformation",
+])
+def test_waves_units_eponyms_drugs_and_devices_are_not_names(case, text: str) -> None:
+    text = case(text)
+    assert found(text) == {}, flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, name", [
+    ("daughter allegra at bedside", "allegra"),
+    ("son arnold called", "arnold"),
+    ("dr frazier aware", "frazier"),
+    ("dr dorsey aware", "dorsey"),
+    ("jen pa aware of k", "jen"),
+])
+def test_the_same_words_after_a_relation_or_a_title_are_still_names(case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "h&h 10/32 and wbc 7",
+    "+3/5 on the right versus +4/5 on the left",
+    "a 3/6 pansystolic murmur at the apex",
+    "5/10 when coughing and 4/10 at rest",
+    "in the 20th, 25th, and 50th percentiles",
+    "has 2/5 muscle strength on shoulder shrug",
+    "5/5 strength in all extremities and 5/5 right ankle plantar flexion",
+    "handgrip is about 4/5 on the left",
+])
+def test_counts_and_values_of_other_hands_are_no_dates(case, text: str) -> None:
+    text = case(text)
+    assert "DATE" not in found(text), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "hob turned 90 degrees for the procedure",
+    "flexion 70 degrees. extension 20 degrees.",
+    "hgb of 8.3.hospital course: stable",
+])
+def test_degrees_and_a_value_run_into_a_heading_are_not_identifiers(case, text: str) -> None:
+    text = case(text)
+    assert found(text) == {}, flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text, value", [
+    ("she turned 90 last week", "90"),
+    ("admitted 10/32", "10/32"),
+    ("on the 11th, 12th and 13th pt spiked", "11th"),
+    ("call ext 4471 for the unit", "4471"),
+])
+def test_an_age_a_date_and_an_extension_beside_them_are_still_masked(case, text: str, value: str) -> None:
+    text = case(text)
+    assert covered(text, case(value)), flagged(text)
