@@ -129,9 +129,10 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "(1/7 on pleurevac)", "cough only (1/7)": an air leak, read on the chest drain's seven columns
     scores, after = rules.words("score_words"), word_after(text, m.end())
     same_scale = _SAME_SCALE_AFTER.match(text, m.end())
-    if day == 10 and before[:1] != ["on"] and any(_FRACTION.fullmatch(w) and w.endswith("/10")
-                                                  for w in words_before(text, m.start(), 6)[3:]):
-        return None  # "NRS SCORES WERE 5/10 WHEN COUGHING AND 4/10 AT REST": pain scored twice in a sentence
+    if day in (5, 10) and before[:1] != ["on"] and any(_FRACTION.fullmatch(w) and w.endswith(f"/{day}")
+                                                       for w in words_before(text, m.start(), 6)[3:]):
+        return None  # "NRS SCORES WERE 5/10 WHEN COUGHING AND 4/10 AT REST", "4/5 ON THE LEFT AND 5/5 ON THE
+        # RIGHT": pain or strength scored twice in a sentence
     if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
                       or (same_scale is not None and same_scale.group(1) == second)):
         return None  # "4/5 RUE and 5/5 LUE", "(4/5 vs 5/5)": scores share their scale; a list of dates does not
@@ -321,11 +322,11 @@ def _ordinal_day(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
 _COUNTED = frozenset({"day", "cycle", "dose", "week", "round", "session", "trial", "fraction", "days", "cycles",
                       "doses", "weeks"})
 # A second ordinal joined to the first, and the word after it: "the 11th and 12th days".
-_ORDINAL_PAIR = re.compile(r"(?:[ \t]{0,2}(?:,|and|or|to|-)(?:[ \t]{0,2}and)?[ \t]{0,2}(?:the[ \t]{1,2})?"
+_ORDINAL_PAIR = re.compile(r"(?:[ \t]{0,2}(?:,|and|or|to|-|–)(?:[ \t]{0,2}and)?[ \t]{0,2}(?:the[ \t]{1,2})?"
                            r"\d{1,2}(?:st|nd|rd|th)){1,4}[ \t]{1,2}([a-z]+)", re.IGNORECASE)
 # What a list of ordinals can count besides days and doses: "the 1st and 2nd toes", "9th, 10th or 11th nerve".
 _ORDERED = frozenset({"toe", "toes", "finger", "fingers", "digit", "digits", "rib", "ribs", "percentile", "percentiles",
-                      "nerve", "nerves", "intercostal", "space", "spaces", "vertebra", "vertebrae", "metatarsal",
+                      "nerve", "nerves", "intercostal", "ics", "space", "spaces", "vertebra", "vertebrae", "metatarsal",
                       "metatarsals", "grade", "grades", "trimester", "trimesters", "decade", "decades", "hour",
                       "hours", "month", "months", "year", "years", "cycle", "cycles", "line", "lines", "time", "times"})
 # Scales a score is written out of, by their maximum, and the words between the scale's name and the score:

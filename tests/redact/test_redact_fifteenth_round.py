@@ -228,3 +228,20 @@ def test_degrees_and_a_value_run_into_a_heading_are_not_identifiers(case, text: 
 def test_an_age_a_date_and_an_extension_beside_them_are_still_masked(case, text: str, value: str) -> None:
     text = case(text)
     assert covered(text, case(value)), flagged(text)
+
+
+@BOTH
+@pytest.mark.parametrize("text", [
+    "strength in the lower extremities is 4/5 on the left and 5/5 on the right",
+    "at the level of the 2nd–3rd intercostal space",
+    "chest tube at the 2nd-3rd ics",
+])
+def test_a_grade_given_twice_and_a_range_of_spaces_are_no_dates(case, text: str) -> None:
+    text = case(text)
+    assert "DATE" not in found(text), flagged(text)
+
+
+@BOTH
+def test_a_date_list_with_a_date_on_a_day_already_listed_stays_dates(case) -> None:
+    text = case("debrided 8/1, 8/5 and 8/9, colostomy on 8/5")
+    assert found(text)["DATE"] == [case("8/1"), case("8/5"), case("8/9"), case("8/5")]
