@@ -11,7 +11,9 @@ figures. ACI-Bench is left out: its dialogues hold people's names.
 
 Every corpus is split by the SHA-256 of each document's text: an even first byte puts it in the TUNING half
 (its flagged strings may be listed and read), an odd one in the MEASURING half (figures only, never a list).
-At most `CAP` documents of each half are taken, in digest order, so a run stays short.
+At most `CAP` documents of each half are taken, in digest order, so a run stays short. Run alone
+(`PYTHONPATH=.:bench .venv/bin/python bench/phi_negatives.py`), it lists what the detector flags in every document of
+the tuning half, capped or not: where jargon read as an identifier is looked for (issue 32's fifteenth round).
 
 What counts as a false alarm: a token inside a span typed NAME, HOSPITAL, CITY or STREET (the name-like types
 that jargon is mistaken for). These texts are invented or de-identified vignettes, but they do carry ages over
@@ -91,11 +93,12 @@ CORPORA: dict[str, tuple[str, Callable[[Path], list[str]]]] = {
 }
 
 
-def halves(texts: list[str]) -> dict[str, list[str]]:
-    """The tuning and measuring halves (even / odd first byte of each text's SHA-256), duplicates once, CAP each."""
+def halves(texts: list[str], cap: int | None = CAP) -> dict[str, list[str]]:
+    """The tuning and measuring halves (even / odd first byte of each text's SHA-256), duplicates once, `cap` each
+    (None: every document of the half)."""
     keyed = sorted({hashlib.sha256(t.encode("utf-8")).digest(): t for t in texts if t.strip()}.items())
-    tuning = [t for d, t in keyed if d[0] % 2 == 0][:CAP]
-    measuring = [t for d, t in keyed if d[0] % 2 == 1][:CAP]
+    tuning = [t for d, t in keyed if d[0] % 2 == 0][:cap]
+    measuring = [t for d, t in keyed if d[0] % 2 == 1][:cap]
     return {"tuning": tuning, "measuring": measuring}
 
 
@@ -118,3 +121,42 @@ def tally(texts: list[str], detect: Callable[[str], list[tuple[int, int, str]]])
             else:
                 other += n
     return Tallies(tokens, false_alarms, other, flagged)
+
+
+def _list_tuning_flags(root: Path, limit: int) -> None:
+    """Every flag the shipped detector raises on every TUNING-half document (not only the first CAP), in capitals and
+    in lower case, most frequent first with one context each: where jargon read as an identifier is looked for. The
+    measuring half is never read here."""
+    from medhelm_local.redact.detector import detector_for
+    from medhelm_local.settings import default_redaction_dir
+
+    detector = detector_for(default_redaction_dir().resolve())
+    seen: Counter[str] = Counter()
+    context: dict[str, str] = {}
+    documents = 0
+    for name, (probe, load) in CORPORA.items():
+        if not (root / probe).exists():
+            continue
+        tuning = halves(load(root), cap=None)["tuning"]
+        documents += len(tuning)
+        for text in tuning:
+            for copy in (text.upper(), text.lower()):
+                for span in detector.detect(copy):
+                    key = f"{copy[span.start:span.end].lower()}/{span.type.value}"
+                    seen[key] += 1
+                    around = copy[max(0, span.start - 50):span.end + 50].replace("\n", " ")
+                    context.setdefault(key, f"{name}: {around}")
+    print(f"{documents} tuning-half documents, {sum(seen.values())} flags in capitals and lower case")
+    for key, count in seen.most_common(limit):
+        print(f"{count:>4} {key:<40} | {context[key]}")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    from phi_sets import SHARED
+
+    parser = argparse.ArgumentParser(description="List what the detector flags in caps_negatives' whole tuning half.")
+    parser.add_argument("--limit", type=int, default=300, help="how many flagged strings to list")
+    _list_tuning_flags(SHARED, parser.parse_args().limit)
+

@@ -221,5 +221,6 @@ def _long_id5(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
 VALIDATORS: dict[str, Validator] = {
     "trim": _trim, "ip": _ip, "fax": _fax, "phone_digits": _phone_digits, "iban": _iban, "not_measure": _not_measure,
     "zip": _zip, "phone_context": _phone_context, "long_id": _long_id, "extension": _extension,
-    "not_temperature": _not_temperature, "domain": _domain, "short_extension": _short_extension, "long_id5": _long_id5, **DATE_CHECKS,
+    "not_temperature": _not_temperature, "domain": _domain, "short_extension": _short_extension, "long_id5": _long_id5,
+    **DATE_CHECKS,
 }
