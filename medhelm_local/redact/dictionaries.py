@@ -19,6 +19,7 @@ FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' mad
 LOCAL_PLACES = "places_local.txt"  # the region's villages, neighbourhoods and landmarks: read apart for the same reason
 WARD_NAMES = "ward_names.txt"  # the hospital's buildings and wards ("feldberg", "white"): a site's own list
 NICKNAMES = "nicknames.txt"  # short forms the census list lacks ("norm", "dev"): read apart for the same reason
+CASELESS_TERMS = "caseless_terms.txt"  # jargon that is a first name too ("perla", "ida"): clinical only without case
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
 # "Manduria", "Karpathy" once its accent is folded).
@@ -68,7 +69,7 @@ class Dictionaries:
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
     eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT");
     `caps_names` names that medical text writes as abbreviations ("POD", "TIA", "LIMA", "MAC"), kept out of
-    `abbreviations` so that "Tia" is a name where case tells; `lower_words` the learned words medical text writes
+    `abbreviations` so that "Tia" is a name where case tells, with caseless_terms.txt's hand-listed ones ("PERLA"); `lower_words` the learned words medical text writes
     in lower case (not only in capitals: "os", "ng", but not "sk"); `facilities` the names of facilities.txt
     (words joined by one space), `facility_firsts` the first words of those of several words and
     `facility_names_one` those of one word; `countries` country and continent names (words joined by one space),
@@ -250,7 +251,7 @@ def load_dictionaries(folder: Path, vocabulary: Path, read: Reader | None = None
         city_max_words=min(4, max((c.count(" ") + 1 for c in cities), default=1)),
         eponyms=eponyms,
         every_eponym=(every_eponym - words["first_names.txt"]) | (every_eponym & DISEASES_WRITTEN_WITH_S),
-        caps_names=in_capitals & names,
+        caps_names=(in_capitals & names) | read_words(folder / CASELESS_TERMS, read),
         lower_words=learned,
         facilities=facilities,
         facility_firsts=frozenset(f.split()[0] for f in facilities if " " in f),
