@@ -69,8 +69,9 @@ class Dictionaries:
     medical text; `short_forms` truncated drug and clinical words ("levo", "dobut", "pulm"); `eponyms` the
     eponyms learned from it that are not common names (clinical words, yet a hospital's name after "AT");
     `caps_names` names that medical text writes as abbreviations ("POD", "TIA", "LIMA", "MAC"), kept out of
-    `abbreviations` so that "Tia" is a name where case tells, with caseless_terms.txt's hand-listed ones ("PERLA"); `lower_words` the learned words medical text writes
-    in lower case (not only in capitals: "os", "ng", but not "sk"); `facilities` the names of facilities.txt
+    `abbreviations` so that "Tia" is a name where case tells, with caseless_terms.txt's hand-listed ones ("PERLA");
+    `lower_words` the learned words medical text writes in lower case (not only in capitals: "os", "ng", but not
+    "sk"); `facilities` the names of facilities.txt
     (words joined by one space), `facility_firsts` the first words of those of several words and
     `facility_names_one` those of one word; `countries` country and continent names (words joined by one space),
     `country_words` the words that name them ("salvador" of "el salvador"), `common_names` the first names and
