@@ -164,6 +164,7 @@ def test_a_pod_moved_to_is_still_a_ward(text: str, ward: str) -> None:
     "he agrees with t pa per protocol",
     "bal sent in lukens trap",
     "judkins left 4 cath",
+    "found down after snorting fenty",
     "frazier suction to bedside",
     "hx arnold-chiari malformation",
 ])
@@ -282,6 +283,8 @@ def test_the_same_words_as_a_relative_or_a_signature_are_still_names(case, text:
 @pytest.mark.parametrize("text, name", [
     ("Contact: Ida Kell, 555-0100", "Ida Kell"),
     ("Soma Patel is her sister.", "Soma Patel"),
+    ("Judkins called back about his mother.", "Judkins"),
+    ("Mui called back after lunch.", "Mui"),
 ])
 def test_those_words_are_names_where_case_tells(text: str, name: str) -> None:
     assert covered(text, name), flagged(text)
