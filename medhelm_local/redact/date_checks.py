@@ -347,6 +347,7 @@ _MURMURS = frozenset({"murmur", "murmurs", "sem", "hsm", "pansystolic", "holosys
 _GRADED_AFTER = re.compile(r"(?<![a-z])[a-z]+(?![a-z])", re.IGNORECASE)
 # Endings of the words for a weakness of limbs, before a strength grade: "PARAPARESIS PROGRESSED (3/5)".
 _PALSIES = ("paresis", "paretic", "plegia", "plegic")
+# Haemoglobin over haematocrit, written just before the pair: "H&H 10/32", "HGB/HCT 9.8/29".
 _BLOOD_COUNT_BEFORE = re.compile(r"(?:\bh[ \t]?[&/][ \t]?h|\bhct|\bhgb/hct|\bhb/hct)[ \t:=]{0,3}$", re.IGNORECASE)
 # Dilutions written as one over a number, and the words around a titre: "ANA 1/80 POSITIVE", "titer 1/40".
 _DILUTIONS = frozenset({32, 40, 64, 80})

@@ -19,7 +19,7 @@ FACILITIES = "facilities.txt"  # read apart from FILES: the synthetic notes' mad
 LOCAL_PLACES = "places_local.txt"  # the region's villages, neighbourhoods and landmarks: read apart for the same reason
 WARD_NAMES = "ward_names.txt"  # the hospital's buildings and wards ("feldberg", "white"): a site's own list
 NICKNAMES = "nicknames.txt"  # short forms the census list lacks ("norm", "dev"): read apart for the same reason
-CASELESS_TERMS = "caseless_terms.txt"  # jargon that is a first name too ("perla", "ida"): clinical only without case
+CASELESS_TERMS = "caseless_terms.txt"  # jargon that is a name too ("perla", "judkins"): clinical only without case
 # Endings of procedures, findings and drug classes (general knowledge of medical word-building). Left out: "-itis",
 # "-oma", "-emia", "-uria" and "-pathy", which end surnames and towns too ("Kalvaitis", "Tullahoma", "Santaeufemia",
 # "Manduria", "Karpathy" once its accent is folded).

@@ -169,7 +169,7 @@ _RATES = frozenset({"pulse", "hr", "rate", "rr", "resp", "respirations", "heart"
 _CELSIUS_BEFORE = re.compile(r"\d[ \t]?°?[ \t]?c[ \t]?[(\[][ \t]?$", re.IGNORECASE)
 _CELSIUS_AFTER = re.compile(r"[ \t]?[(\[][ \t]?\d{2}(?:[.,]\d{1,2})?[ \t]?°?[ \t]?c(?![a-z])", re.IGNORECASE)
 # A radioisotope's mass number, not an age: "technetium-99m", "Tc-99m".
-_ISOTOPE_BEFORE = re.compile(r"(?:technetium|tc)[ \t]?-?[ \t]?$", re.IGNORECASE)
+_ISOTOPE_BEFORE = re.compile(r"(?<![a-z])(?:technetium|tc)[ \t]?-?[ \t]?$", re.IGNORECASE)
 
 
 def _not_temperature(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType | None] | None:

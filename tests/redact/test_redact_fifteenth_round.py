@@ -75,6 +75,7 @@ def test_temperatures_rates_and_isotopes_are_no_ages(case, text: str) -> None:
     ("mother is 98 f, lives alone", "98"),
     ("92/f admitted from home", "92"),
     ("edna k., 90f, from home", "90"),
+    ("pmh: htn, copd etc 95 f, lives alone", "95"),
 ])
 def test_ages_and_sexes_are_still_ages(case, text: str, age: str) -> None:
     text = case(text)
