@@ -263,6 +263,8 @@ def test_first_names_that_are_jargon_too_are_whole_names_in_mixed_case(text: str
     "ima graft patent on cath",
     "soma 350 mg daily at home",
     "bence jones proteins neg",
+    "up to geri chair x2 hrs",
+    "cabg x3: lima to lad, rima to rca",
 ])
 def test_jargon_that_is_a_first_name_too_is_no_name_without_case(case, text: str) -> None:
     text = case(text)
@@ -284,7 +286,10 @@ def test_the_same_words_as_a_relative_or_a_signature_are_still_names(case, text:
 @pytest.mark.parametrize("text, name", [
     ("Contact: Ida Kell, 555-0100", "Ida Kell"),
     ("Soma Patel is her sister.", "Soma Patel"),
-    ("Judkins called back about his mother.", "Judkins"),
+    ("Geri Jones is her daughter.", "Geri Jones"),
+    ("Thora Olsen visited.", "Thora Olsen"),
+    ("Rima Haddad called.", "Rima Haddad"),
+    ("Nida Khan, daughter, called.", "Nida Khan"),
     ("Mui called back after lunch.", "Mui"),
 ])
 def test_those_words_are_names_where_case_tells(text: str, name: str) -> None:
