@@ -9,6 +9,16 @@ from typing import TYPE_CHECKING
 from medhelm_local.redact.clock_years import four_digit_year
 from medhelm_local.redact.context import Validator, cited_after_per, unit_follows, word_after, words_before
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO
+from medhelm_local.redact.score_checks import (
+    AIR_LEAK,
+    LIMBS,
+    PAIN,
+    SCORE_LINKS,
+    graded,
+    laboratory_pair,
+    scored_twice,
+    strength_before,
+)
 from medhelm_local.redact.types import PhiType
 
 if TYPE_CHECKING:  # patterns imports the validators; the type is only named here
@@ -26,10 +36,7 @@ def _date_numeric(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     return (m.start(), m.end(), PhiType.DATE) if ok else None
 
 
-_FRACTION = re.compile(r"\d{1,2}/\d{1,2}")
 _TIMES = re.compile(r"x\d{1,2}")
-# Another fraction on the same scale within two words after: "4/5 vs 5/5", "2/5 AND 1/5".
-_SAME_SCALE_AFTER = re.compile(r"[ \t,;]{1,3}(?:[A-Za-z]{1,4}[ \t,;]{1,3}){0,2}\d{1,2}/(\d{1,2})(?![\w/])")
 # Words before a count of culture bottles: "BLD CX 2/2", "bcx 1/4", "MSSA 4/4".
 _BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa", "mrsa", "gpc", "gnr", "gpcs", "gnrs"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
@@ -58,11 +65,6 @@ _HISTORY = frozenset({"admit", "admits", "admitted", "admission", "admissions", 
                       "fx", "fracture", "fractured", "stroke", "seizure", "seizures", "arrest", "mvc", "fall", "injury",
                       "stented", "replaced", "replacement", "rca", "lad", "lcx", "circ", "since", "sober", "quit",
                       "smoker", "smoking", "widowed", "retired", "moved", "immigrated", "emigrated"})
-# Words before an N/10 that make it a pain score even after a cue word ("relief to 3/10").
-_PAIN = frozenset({"pain", "relief", "discomfort", "painful", "ache", "aching", "ha", "headache", "cp", "incisional",
-                   "relieved", "decreased", "improved", "reduced"})
-# Words around an air leak graded on a chest drain's seven columns: "AIR LEAK 2/7", "(1/7 on pleurevac)".
-_AIR_LEAK = frozenset({"leak", "airleak", "cough", "coughing", "pleurevac", "atrium", "bubbling", "ct", "cts"})
 # Settings of non-invasive ventilation, written inspiratory over expiratory pressure: "BIPAP AT NIGHT 10/5".
 _PRESSURES = frozenset({"bipap", "bi-pap", "ipap", "niv", "nippv"})
 # Parenteral nutrition products named by amino acid over dextrose: "CLINIMIX E 5/15", "clinimix 4.25/10".
@@ -82,27 +84,12 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
     before = words_before(text, m.start(), 3)
     if before and _TIMES.fullmatch(before[0]):
         before = before[1:]  # "BM X2 4/10": how many times, then when
-    scale = _SCALE_MAXIMA.get(day, frozenset())
-    if before and (before[0] in scale or (before[0] in _SCALE_LINKS and any(w in scale for w in before[1:]))):
-        return None  # "GCS OF 11/15", "coma scale was 9/15", "MMSE 24/30": a score out of its scale's maximum
-    if before and before[0] in _NODES and month <= day:
-        return None  # "NODES 1/21 POSITIVE": how many lymph nodes of those taken
-    if text[m.start() - 1:m.start()] == "+" and day <= 5:
-        return None  # "+3/5 ON THE RIGHT VERSUS +4/5": a strength grade with its sign before it
-    if day == 6 and any(w.lower() in _MURMURS for w in _GRADED_AFTER.findall(text, m.end(), m.end() + 40)):
-        return None  # "A 3/6 PANSYSTOLIC MURMUR": a murmur graded out of six
-    if before and (before[0] in _SCORED or (before[0] in _SCALE_LINKS and before[1:2] and before[1] in _SCORED)):
-        return None  # "GAIT SCORE OF 11/12", "SCORED 10/11 IN PHYSICAL DOMAIN": a score, whatever its scale
-    if day == 5 and month <= 5 and (not before or before[0] in _LIST_LINKS) \
-            and any(w.lower() in _LIMBS for w in _GRADED_AFTER.findall(text, m.end(), m.end() + 40)):
-        return None  # "AND 3/5 IN THE LEFT UPPER AND LOWER EXTREMITIES": a strength grade, the limb after it
+    if graded(text, m.start(), m.end(), month, day, before):
+        return None  # "GCS OF 11/15", "3/6 SEM", "4+/5 VS 5/5": a score or a grade (score_checks.py)
     if before and before[0] in _COUNTED and month <= day and before[1:2] != ["last"]:
         return None  # "IVIG DAY 3/5", "cycle 2/6", "abx day 4/14", "day 5/5": the third of five, not a date
     if before and before[0] == "pod":
         return None  # "now pod 6/4": a day after an operation counted, not a date after it
-    signed = _SIGNED_SCORE_BEFORE.search(text, max(0, m.start() - 40), m.start())
-    if day <= 10 and signed is not None and signed.group(1) == second:
-        return None  # "4+/5 THIS AM VS 5/5": a strength grade after a signed one
     if before and before[0] in _BOTTLES and month <= day <= 4:
         return None  # "BLD CX 2/2 GPC": two of two bottles grew
     if len(before) > 1 and before[0] in _WHERE:
@@ -125,56 +112,30 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
                             or "s/p" in before[1:3]  # "S/P WHIPPLE 2/3": a procedure and when
                             or (len(before) > 1 and before[1] in _IMAGING))  # "CT ABD 3/3": a study and its part
     near = words_before(text, m.start(), 4) + words_before(text[:m.end() + 20], m.end() + 20, 3)
-    if day == 7 and month < 7 and not cue and any(w in _AIR_LEAK for w in near):
+    if day == 7 and month < 7 and not cue and any(w in AIR_LEAK for w in near):
         return None  # "(1/7 on pleurevac)", "cough only (1/7)": an air leak, read on the chest drain's seven columns
     scores, after = rules.words("score_words"), word_after(text, m.end())
-    same_scale = _SAME_SCALE_AFTER.match(text, m.end())
-    if day in (5, 10) and before[:1] != ["on"] and any(_FRACTION.fullmatch(w) and w.endswith(f"/{day}")
-                                                       for w in words_before(text, m.start(), 6)[3:]):
-        return None  # "NRS SCORES WERE 5/10 WHEN COUGHING AND 4/10 AT REST", "4/5 ON THE LEFT AND 5/5 ON THE
-        # RIGHT": pain or strength scored twice in a sentence
-    if day <= 10 and (any(_FRACTION.fullmatch(w) and w.split("/")[1] == second for w in before)
-                      or (same_scale is not None and same_scale.group(1) == second)):
-        return None  # "4/5 RUE and 5/5 LUE", "(4/5 vs 5/5)": scores share their scale; a list of dates does not
+    if scored_twice(text, m.start(), m.end(), day, before):
+        return None  # "5/10 WHEN COUGHING AND 4/10 AT REST", "(4/5 vs 5/5)": scores share their scale
     fraction = after in rules.words("fraction_words") or (after != "per" and unit_follows(text, m.end(), rules))
     if after in scores or fraction:
         return None  # "5/5 strength", "1/2 NS", "3/4 tab": scores and fractions, whatever comes before
     if month <= day <= 4 and after in _GROWN:
         return None  # "BCX FROM OSH 4/4 MSSA", "2/4 bottles gpc": how many bottles grew what
-    if day == 10 and (not cue or any(w in _PAIN for w in words_before(text, m.start(), 5))):
+    if day == 10 and (not cue or any(w in PAIN for w in words_before(text, m.start(), 5))):
         return None  # "a 6/10 prompting", "relief to 3/10", "seen by ct. pain 5/10": a pain score
     if not cue:
         if before and before[0] in scores:
             return None
-        if day == 5 and any(w in _STRENGTH or _slip_of(w, _STRENGTH_WORDS) or w.endswith(_PALSIES) for w in before):
+        if strength_before(day, before):
             return None  # "L SIDE 5/5", "R SIDED WEAKNES 4/5": a strength grade, its word typed right or not
-        if day <= 10 and any(w in scores and w not in _SCORE_LINKS for w in before):
+        if day <= 10 and any(w in scores and w not in SCORE_LINKS for w in before):
             return None
         if month <= 3 and day <= 4:  # 1/2, 2/3, 3/4: fractions far more often than dates
             return None
         if month < day <= 10 and after in ("done", "complete", "completed", "sent", "positive", "neg", "negative"):
             return None  # "AFB X3 (2/3 DONE)": how many of a series, with no word before it that says when
     return m.start(), m.end(), PhiType.DATE
-
-
-def _slip_of(word: str, targets: frozenset[str]) -> bool:
-    """Whether a word of five letters or more is one slip of the keyboard (a letter dropped, added, struck for
-    another, or two swapped) from a word of `targets`: "weaknes", "strenght"."""
-    if len(word) < 5 or word in targets:
-        return False
-    for target in targets:
-        if abs(len(target) - len(word)) > 1:
-            continue
-        if len(target) == len(word):
-            diff = [k for k in range(len(word)) if word[k] != target[k]]
-            if len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
-                                  and word[diff[0]] == target[diff[1]] and word[diff[1]] == target[diff[0]]):
-                return True
-        else:
-            short, long_ = (word, target) if len(word) < len(target) else (target, word)
-            if any(long_[:k] + long_[k + 1:] == short for k in range(len(long_))):
-                return True
-    return False
 
 
 def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
@@ -210,11 +171,8 @@ def _month_year2(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, P
     before = words_before(text, m.start(), 1)
     if before and before[0] in _COUNTED:
         return None  # "VANCO DAY 6/42": the sixth day of 42, not June 1942
-    if _BLOOD_COUNT_BEFORE.search(text, max(0, m.start() - 12), m.start()):
-        return None  # "H&H 10/32", "HGB/HCT 9.8/29": haemoglobin over haematocrit, not October 1932
-    if month == 1 and year in _DILUTIONS and (word_after(text, m.end()) in _TITRE_WORDS
-                                              or any(w in _TITRE_WORDS for w in words_before(text, m.start(), 3))):
-        return None  # "ANA 1/80 POSITIVE", "titer 1/40": a dilution, not January 1980
+    if laboratory_pair(text, m.start(), m.end(), month, year):
+        return None  # "H&H 10/32", "ANA 1/80 POSITIVE": haemoglobin over haematocrit or a titre, not a month and year
     return m.start(), m.end(), PhiType.DATE
 
 
@@ -329,40 +287,6 @@ _ORDERED = frozenset({"toe", "toes", "finger", "fingers", "digit", "digits", "ri
                       "nerve", "nerves", "intercostal", "ics", "space", "spaces", "vertebra", "vertebrae", "metatarsal",
                       "metatarsals", "grade", "grades", "trimester", "trimesters", "decade", "decades", "hour",
                       "hours", "month", "months", "year", "years", "cycle", "cycles", "line", "lines", "time", "times"})
-# Scales a score is written out of, by their maximum, and the words between the scale's name and the score:
-# "GCS OF 11/15", "GLASGOW COMA SCALE WAS 9/15", "MMSE 24/30", "moca: 26/30".
-_SCALE_MAXIMA = {15: frozenset({"gcs", "glasgow", "coma", "scale"}),
-                 30: frozenset({"mmse", "moca", "slums", "folstein", "mini-mental", "cognitive", "mental"})}
-_SCALE_LINKS = frozenset({"of", "was", "is", "were", "now", "score", "scale", "scored", "at"})
-# Words before a count of lymph nodes: "NODES 1/21 POSITIVE".
-_NODES = frozenset({"node", "nodes", "ln", "lns", "lymph"})
-# Words that make the fraction after them a score: "SCORED 10/11", "GAIT SCORE OF 11/12".
-_SCORED = frozenset({"scored", "scoring", "score"})
-# Words before a strength grade in a list of them: "5/5 IN THE RIGHT ARM AND 4/5 IN THE LEFT".
-_LIST_LINKS = frozenset({"and", "with", "was", "is", "are", "were", "of", "to", "but", "vs", "versus", "only",
-                         "about", "approximately"})
-# Words after a murmur's grade out of six: "A 3/6 PANSYSTOLIC MURMUR", "2/6 CONTINUOUS SHUNT TYPE OF MURMUR".
-_MURMURS = frozenset({"murmur", "murmurs", "sem", "hsm", "pansystolic", "holosystolic", "systolic", "diastolic"})
-# The words after a strength grade, where the limb it was read on is named (_LIMBS, below).
-_GRADED_AFTER = re.compile(r"(?<![a-z])[a-z]+(?![a-z])", re.IGNORECASE)
-# Endings of the words for a weakness of limbs, before a strength grade: "PARAPARESIS PROGRESSED (3/5)".
-_PALSIES = ("paresis", "paretic", "plegia", "plegic")
-# Haemoglobin over haematocrit, written just before the pair: "H&H 10/32", "HGB/HCT 9.8/29".
-_BLOOD_COUNT_BEFORE = re.compile(r"(?:\bh[ \t]?[&/][ \t]?h|\bhct|\bhgb/hct|\bhb/hct)[ \t:=]{0,3}$", re.IGNORECASE)
-# Dilutions written as one over a number, and the words around a titre: "ANA 1/80 POSITIVE", "titer 1/40".
-_DILUTIONS = frozenset({32, 40, 64, 80})
-_TITRE_WORDS = frozenset({"ana", "titer", "titre", "titers", "titres", "dilution", "antibodies", "antibody", "positive",
-                          "pos", "negative", "neg", "speckled", "homogeneous", "homogenous", "nucleolar", "rf", "anca",
-                          "dsdna", "ds-dna"})
-# A score on the same scale just before, with its sign: "4+/5 THIS AM VS 5/5", "3-/5 prox, 4/5".
-# Words before an N/5 that make it a strength grade when no date cue is there: "SLIGHTLY WEAKER 4/5", "L SIDE 5/5",
-# "ue 3/5 prox" (only /5: "R HIP FX 3/4" is a date).
-# The words of a strength grade a hurried hand mistypes before it: "R SIDED WEAKNES 4/5", "BLE STRENGHT 5/5".
-_STRENGTH_WORDS = frozenset({"weakness", "strength", "weaker", "motor", "power"})
-_STRENGTH = frozenset({"weak", "weaker", "grips", "side", "sides", "prox", "proximal", "dist", "distal", "ue", "le",
-                       "rue", "lue", "rle", "lle", "ues", "les", "upper", "lower", "extremity", "extremities",
-                       "otherwise", "equal", "drift", "grasp", "grasps", "hand", "hands", "arm", "leg", "hip", "knee",
-                       "ankle", "foot", "shoulder", "wrist", "ext", "exts", "extrems", "handgrip", "grip"})
 # Words after a date, not after "2/2" read "secondary to": "PLACED 2/2 AT BEDSIDE", "PRESENTED 2/2 W/ HA".
 _AFTER_A_DATE = frozenset({"at", "w", "with", "for", "and", "in", "on", "to", "by", "from", "am", "pm", "after",
                            "before", "per", "when", "then", "was", "were", "s/p", "via", "but", "while", "@", "w/"})
@@ -377,8 +301,6 @@ _IMAGING = frozenset({"ct", "cta", "mri", "mra", "cxr", "us", "echo", "tte", "te
 # What follows a ventilator's two pressures: "10/5 .40", "10/5 40%", "10/5 x 500".
 _WEANED = frozenset({"to", "weaned", "wean", "ps", "psv", "cpap", "bipap", "on", "trial"})
 _VENT_AFTER = re.compile(r",?[ \t]{1,2}(?:\.\d{2}|[2-9]0%|100%|x[ \t]?\d{3})")
-_SIGNED_SCORE_BEFORE = re.compile(r"\d[+-]/(\d{1,2})(?!\d)[^\n]{0,30}$")
-_SCORE_LINKS = frozenset({"of", "out", "x"})  # score words only right after the number ("5/5 x 4 limbs")
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 
 
@@ -396,19 +318,9 @@ def _date_run(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiT
         return None
     before = words_before(text, m.start(), 3)
     if parts[1] == parts[3] <= 10 and before and (before[0] in rules.words("score_words")
-                                                  or any(w in _LIMBS for w in before)):
+                                                  or any(w in LIMBS for w in before)):
         return None  # "L LEG 3/5-4/5", "rue 4/5-5/5": a strength graded on one scale
     return m.start(), m.end(), PhiType.DATE
-
-
-# Limbs and what a strength grade is read on: "L LEG 3/5-4/5", "RUE 4/5-5/5", "grips 4/5-5/5", "3/5 IN THE LEFT UPPER
-# AND LOWER EXTREMITIES".
-_LIMBS = frozenset({"arm", "arms", "leg", "legs", "rue", "lue", "rle", "lle", "ue", "le", "ues", "les", "bue", "ble",
-                    "ext", "extremities", "extremity", "grip", "grips", "hand", "hands", "foot", "feet", "strength",
-                    "motor", "deltoid", "deltoids", "biceps", "triceps", "quads", "hip", "hips", "df", "pf", "upper",
-                    "lower", "bilaterally", "ankle", "ankles", "knee", "knees", "shoulder", "shoulders", "wrist",
-                    "wrists", "elbow", "elbows", "handgrip", "plantar", "dorsiflexion", "flexion", "extension",
-                    "abduction", "adduction", "shrug"})
 
 
 def _glued_date(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
