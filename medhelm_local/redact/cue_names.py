@@ -72,7 +72,8 @@ class CueNameRules(NameRules):
                 end = i if tok.kind != "w" or memo.get((tok.text, tok.cased, 2)) is False \
                     else self._dictionary_name(tokens, i)
                 if end > i and not (i < speech_end and (end == i + 1 or tok.key not in self.words.first_names)):
-                    found.append((i, end))  # in speech, only a first name and a surname ('"JOHN SMITH IS HCP"')
+                    # in speech, only a first name and a surname ('"JOHN SMITH IS HCP"')
+                    found.append((i - 1 if self._capitalised_first_before(tokens, i) else i, end))
                 i = max(end, i + 1)
                 continue
             kind, length = cue
@@ -80,6 +81,9 @@ class CueNameRules(NameRules):
             skip = name_words.SKIP_AFTER_CUE[kind]
             while k < len(tokens) and tokens[k].text in skip and k - i - length < 3:
                 k += 1
+            if kind == "name_verbs" and self._names_a_thing(tokens, i):
+                i += length
+                continue  # "A PROTEIN CALLED BESTROPHIN", "THIS IS CALLED TONOMETRY": a thing's name, not a person's
             if kind == "name_verbs" and tokens[i].key in name_words.SPEECH_VERBS \
                     and any(t.text == '"' for t in tokens[i + length:k]):
                 speech_end = _past_quote(tokens, k)
@@ -145,6 +149,11 @@ class CueNameRules(NameRules):
                     and (tokens[i - 1].key in _SEVERITY or tokens[i - 1].text == "+"):
                 i += length
                 continue  # "TRACE MR. R FEM SITES", "2+ MR": mitral regurgitation, graded
+            if kind == "titles_abbrev" and tokens[i].key in ("ms", "mr") and tokens[i].cased \
+                    and tokens[i].text.isupper() and k < len(tokens) and not self.words.is_name(tokens[k].key):
+                i += length
+                continue  # "forms of MS. Tests to check", "severe MR. Currently": multiple sclerosis or mitral
+                # regurgitation closing a sentence in a text with case, where the title is written "Ms."
             if kind == "titles_word" and tokens[i].key in self._relations:
                 kind = "relations"  # "Her father, Chiamaka Bolt", "her brother Lane": a relation, not a priest
                 k += k < len(tokens) and tokens[k].text == ","
@@ -179,6 +188,38 @@ class CueNameRules(NameRules):
                     found.append((start + 1, i - 1))
             i += length
         return with_other_mentions(self, tokens, [f for f in found if not _shorthand_letter(tokens, *f)])
+
+    def _capitalised_first_before(self, tokens: list[Token], i: int) -> bool:
+        """Whether the word just before a name found at token i is a first name written with a capital on a line with
+        case, which a clinical list holds too ("Mae Smith", "Elisa Jones", "Quinton Brown"): there the capital says
+        it begins the name ("MAE" and "ELISA" stay shorthand and a test without case)."""
+        if i == 0 or tokens[i].first:
+            return False
+        prev, tok = tokens[i - 1], tokens[i]
+        return prev.kind == "w" and prev.cased and len(prev.text) > 1 and prev.text[0].isupper() \
+            and prev.text[1:].islower() and tok.text[:1].isupper() and tok.start - prev.end == 1 \
+            and prev.key in self.words.first_names and prev.key in self.words.clinical_terms \
+            and prev.key not in self._never_names and prev.key not in self._relations
+
+    def _names_a_thing(self, tokens: list[Token], i: int) -> bool:
+        """Whether "called" or "known as" at token i names a thing: the word before it on its line, past "also", "is"
+        and the like, is neither a person nor a name ("A PROTEIN CALLED BESTROPHIN", "MERCURY (CALLED THIMEROSAL)",
+        "THIS IS CALLED TONOMETRY", "ALSO KNOWN AS ADRENOMYELONEUROPATHY"); "PT CALLED", "DR LEE CALLED", "SON
+        CALLED" and "PT IS KNOWN AS BUD" still name whoever follows."""
+        if tokens[i].key not in _THING_NAMING or tokens[i].first:
+            return False
+        j = i - 1
+        while j > 0 and not tokens[j].first and tokens[j].key in _NAMING_FILLERS:
+            j -= 1
+        word = tokens[j]
+        if word.key in _THING_PRONOUNS:
+            return True
+        if word.kind != "w" or word.key in _PEOPLE or word.key in self._relations or word.key in self._titles \
+                or word.key in self._credentials or word.key in name_words.ROLE_WORDS \
+                or word.key in self.rules.words("name_labels"):
+            return False
+        return self.tier(word) == Ambiguity.CLINICAL or (not self.words.is_name(word.key)
+                                                          and self.tier(word) != Ambiguity.NAME_ONLY)
 
     def _quoted_speech(self, tokens: list[Token], i: int) -> bool:
         """Whether the quote at i opens two words or more on a line without case, after no word that names or nicknames
@@ -235,6 +276,21 @@ class CueNameRules(NameRules):
         """On a line without case, "hi , good to see you", "i'm feeling": a common word, not a first name."""
         return tok.key not in self.words.first_names and self.tier(tok) != Ambiguity.NAME_ONLY
 
+
+# Naming verbs that name things as often as people ("A PROTEIN CALLED BESTROPHIN", "ALSO KNOWN AS AMN"), the words
+# that may stand between the thing and the verb ("IS ALSO CALLED", "(CALLED THIMEROSAL)", "COLLECTIVELY KNOWN AS"),
+# words that stand for a thing before them ("THIS IS CALLED TONOMETRY") and words for a person, whom the verb names
+# ("A MAN CALLED OVE", "HE IS KNOWN AS BUD", "PREFERS TO BE CALLED BUD").
+_THING_NAMING = frozenset({"called", "known"})
+_NAMING_FILLERS = frozenset({"also", "sometimes", "often", "commonly", "usually", "now", "previously", "formerly",
+                             "collectively", "generally", "otherwise", "simply", "is", "are", "was", "were", "be",
+                             "being", "been", "(", ","})
+_THING_PRONOUNS = frozenset({"this", "it", "that", "which", "these", "those", "what", "they're", "it's"})
+_PEOPLE = frozenset({"he", "she", "they", "who", "i", "we", "you", "someone", "somebody", "everyone", "family", "man",
+                     "woman", "men", "women", "boy", "girl", "lady", "gentleman", "guy", "person", "people", "child",
+                     "baby", "infant", "himself", "herself", "one", "team", "staff", "pts", "patients", "name",
+                     "nickname", "friend", "neighbor", "neighbour", "roommate", "caregiver", "visitor", "visitors",
+                     "to", "prefers", "likes", "wants", "wishes", "asks", "asked", "insists", "preferred"})
 
 # Words before a quoted name or nickname: 'CALLS HIM "JIMMY"', 'goes by "ti-jean"', 'aka "bud"', 'named "gus"',
 # 'calls herself "bunny"'.

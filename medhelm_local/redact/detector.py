@@ -13,6 +13,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from medhelm_local.redact.countries import Regions, drop_countries
+from medhelm_local.redact.defined_abbreviations import drop_defined_abbreviations
 from medhelm_local.redact.dictionaries import load_dictionaries
 from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.organisms import drop_organisms
@@ -104,7 +105,7 @@ class Detector(NursingRules):
         spans = self._stretch_places(tokens, merge_spans(spans))
         spans = merge_spans(drop_negatives(folded, spans, self.rules, starts))
         spans = drop_countries(self.words, self._states, self._regions, self._person_cues, text, tokens, spans)
-        return drop_pet_names(tokens, drop_organisms(tokens, spans))
+        return drop_defined_abbreviations(tokens, drop_pet_names(tokens, drop_organisms(tokens, spans)))
 
     def _read_slips(self, tokens: list[Token]) -> tuple[list[Token], list[Span]]:
         """The tokens, a word no list holds on a line without case read as the facility word it is one slip from

@@ -71,7 +71,8 @@ NEVER_NAMES = frozenset({"patient", "pt", "doctor", "nurse", "left", "right", "w
                          "call", "services", "service", "svcs",
                          "relations",  # "PT RELATIONS SPOKE W/ HER": the hospital's patient relations office
                          "office",  # "PT'S PCP OFFICE CALLED": the practice, not a person
-                         "wave", "waves"})  # "ST AND T WAVE CHANGES", "PEAKED T WAVES": a tracing's wave
+                         "wave", "waves",  # "ST AND T WAVE CHANGES", "PEAKED T WAVES": a tracing's wave
+                         "many", "several"})  # "MANY STATES HAVE LAWS": how many, before a verb that reads as "says"
 _ABBREVIATION = re.compile(r"[a-z][A-Z]{2}|[a-z][A-Z]$")
 # How many answers a memo keeps before it starts again (a word's answers depend on its text and its line's case
 # alone; a long export meets new identifiers without end, so the memo is bounded).

@@ -107,6 +107,8 @@ class NursingRules(UnlistedNameRules):
                 continue  # "50 cm. Aparecen": after a number the cue is a unit
             if tok.key == "pt" and after_with(tokens, i):
                 continue  # "AMBULATED W/ PT, WALKER": with physical therapy, not the patient's name
+            if cue[0] == "name_verbs" and self._names_a_thing(tokens, i):
+                continue  # "A PROTEIN CALLED BESTROPHIN": a thing's name (cue_names.py)
             k = i + cue[1]
             if k + 3 < len(tokens) and tokens[k].text == "-" and tokens[k + 1].key == "in" \
                     and tokens[k + 3].key == "law":
@@ -125,7 +127,7 @@ class NursingRules(UnlistedNameRules):
             if k >= len(tokens) or tokens[k].first or tokens[k].start - tokens[k - 1].end > 2 \
                     or not (self._caseless_name(tokens[k], Slips.NONE if tok.key in _NAMING_FIRSTS
                                                 else Slips.FREQUENT if cue[0] in _STRONG_CUES else Slips.CLINICAL)
-                            or self._word_named(tokens, k)
+                            or (self._word_named(tokens, k) and not self._jargon_after_label(tokens, k, cue[0]))
                             or self._first_then_unlisted(tokens, k)
                             or self._named_by_its_verb(tokens, k)
                             or (cue[0] == "relations" and self._state_named_after(tokens[k]))):
@@ -234,6 +236,16 @@ class NursingRules(UnlistedNameRules):
         return nxt is not None and (nxt.key in SAID_OF_A_PERSON or nxt.key in MODALS or nxt.key in REPORTED
                                     or self._named_by_its_verb(tokens, k))
 
+    def _jargon_after_label(self, tokens: list[Token], k: int, kind: str) -> bool:
+        """Whether the word at k after a label ("PT", "INTERPRETER") is hand-listed jargon that a first name is spelt
+        like ("PT MAE, FOLLOWS COMMANDS", "W/ INTERPRETER, MAE, NO DEFICITS"), not written with a capital on a line with
+        case and not before a verb only a person does ("sponsor ed called" names the sponsor)."""
+        tok = tokens[k]
+        if kind != "name_labels" or tok.key not in self.words.clinical_terms or (tok.cased and tok.text[1:].islower()):
+            return False
+        nxt = tokens[k + 1] if k + 1 < len(tokens) and not tokens[k + 1].first else None
+        return nxt is None or (nxt.key not in PERSON_VERBS and nxt.key not in REPORTED)
+
     def _word_named(self, tokens: list[Token], k: int) -> bool:
         """"WIFE MAY IS AT HEBREW REHAB", "wife hope and daughter faith": a first name that is also a word, after a
         relation, is the name when what follows is said of a person ("son will call" stays a verb)."""
@@ -336,6 +348,10 @@ class NursingRules(UnlistedNameRules):
                 continue  # "Q 6 H. GIVEN LASIX", "OVER 72 H. SERUM CR", "BP 140 S. GIVEN": a unit after its number
             if tok.key in "mf" and before in _AGE_BEFORE_SEX:
                 continue  # "37 YO M. DAY 2 IN UNIT": the patient's sex after the age, no initial
+            if before in _LETTERED or (before in ("and", "or", "&") and i > 1 and len(tokens[i - 2].text) == 1
+                                       and tokens[i - 2].kind == "w"):
+                continue  # "HEPATITIS C. ASK", "VITAMIN D. TREAT", "HEMOPHILIA A AND B. CLICK", "D AND C MAY": the
+                # letter a disease, a vitamin or a class is named by, not an initial
             if not dotted and (tok.key in "rl" or tokens[j].key not in self.words.surnames
                                or (before not in _CUE_BEFORE_INITIAL
                                    and (tok.key == "x" or not self._reported_after(tokens, j)))):
@@ -355,6 +371,10 @@ class NursingRules(UnlistedNameRules):
         return found
 
 
+# Words a letter names the kind of: "HEPATITIS C", "VITAMIN D", "FACTOR V", "TYPE A", "STAGE B", "GROUP A STREP".
+_LETTERED = frozenset({"hepatitis", "hep", "vitamin", "vit", "vitamins", "hemophilia", "haemophilia", "type", "factor",
+                       "stage", "grade", "class", "group", "protein", "phase", "zone", "plan", "lead", "schedule",
+                       "influenza", "flu", "child", "childs", "child's", "apo", "coenzyme", "immunoglobulin"})
 # Letters that stand for a unit after a number, with a stop when a sentence ends there: hours, seconds (or the 100s
 # of a pressure), days, minutes, grams, weeks, years.
 _UNIT_LETTERS = frozenset("hsdmgwy")

@@ -185,7 +185,7 @@ class PeopleRules(LandmarkRules):
             tok, verb = tokens[k], tokens[k + 1]
             opens = tok.first or (k and tokens[k - 1].text in ".;!?")
             if not opens or tok.kind != "w" or verb.first or verb.key not in _SAYING or verb.start - tok.end > 2 \
-                    or tok.key not in self.words.first_names or tok.key in STOPWORDS or tok.key in MODALS \
+                    or tok.key not in self.words.first_names or tok.key in self._never_names or tok.key in MODALS \
                     or tok.key in relations or tok.key in self._units or self.words.is_shorthand(tok.key) \
                     or (tok.cased and not tok.text[0].isupper()):  # "ALINE DECLINED BY PT": shorthand
                 continue

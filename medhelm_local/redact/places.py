@@ -256,7 +256,8 @@ class PlaceRules(StreetRules):
                 continue
             if len(tok.key) >= (4 if tok.cased else 5) and after_cue(tokens, i, cues) \
                     and not self.words.is_name(tok.key) and tok.key not in states \
-                    and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY:
+                    and self.tier(tok, Slips.CLINICAL) == Ambiguity.NAME_ONLY and self.not_eponym(tokens, i + 1):
+                # "IN MENKES SYNDROME", "in stargardt disease": an eponym no list holds, not an unknown town
                 last = words[-1] if tok.cased else tok  # "back from ashgrove", "grew up in Remniku": unknown places
                 if tok.key in self._city_firsts:  # "lives in presque isle": a listed town whose first word no
                     for n in range(min(len(words), self.words.city_max_words), 1, -1):  # other list holds
@@ -265,7 +266,8 @@ class PlaceRules(StreetRules):
                             break
                 spans.append(Span(tok.start, last.end, PhiType.CITY))
                 continue
-            if slip_cue and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY and self._town_slip(tok.key):
+            if slip_cue and self.tier(tok, Slips.NONE) == Ambiguity.NAME_ONLY and self.not_eponym(tokens, i + 1) \
+                    and self._town_slip(tok.key):
                 spans.append(Span(tok.start, tok.end, PhiType.CITY))  # "lives alone in lowel", "from pittsfeild"
                 continue
             # A town of several words is looked up only after a word that starts one (most words start none).

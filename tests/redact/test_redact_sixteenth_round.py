@@ -1,0 +1,188 @@
+"""Issue 32, sixteenth round: what consumer health pages and drug leaflets (MEDIQA 2019's answers, MedicationQA's
+answers) say, in capitals and lower case, and the detector read as names: a thing named with "called" or "known as",
+an abbreviation defined in brackets after its words, eponyms of two words written without a hyphen, a letter that
+names a hepatitis or a vitamin before a full stop, "MS." closing a sentence, "many" before "states", and the
+credentials of a signature. The people those same words name are still masked."""
+
+from __future__ import annotations
+
+import pytest
+from support.detected import Case, covered, flagged, found, in_every_case
+
+
+@in_every_case
+@pytest.mark.parametrize("text", [
+    "This gene provides instructions for making a protein called bestrophin.",
+    "Your doctor may check your eye pressure. This is called tonometry.",
+    "A small amount of mercury (called thimerosal) is a preservative in multidose vaccines.",
+    "The milder adult-onset form is also known as adrenomyeloneuropathy.",
+    "One example is a new drug in development called relamorelin.",
+    "Hemoglobin is carried by a protein sometimes called glycophorin in the membrane.",
+    "The early stage of frostbite is called frostnip.",
+])
+def test_a_thing_named_with_called_or_known_as_is_no_name(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@in_every_case
+@pytest.mark.parametrize("text, name", [
+    ("Pt prefers to be called Bud.", "Bud"),
+    ("Husband, called Bob, visited today.", "Bob"),
+    ("Pt is known as Bud on the unit.", "Bud"),
+    ("Son called Joe at 1400.", "Joe"),
+    ("Pharmacy called Joan re: vanco level.", "Joan"),
+])
+def test_a_person_named_with_called_or_known_as_is_still_a_name(case: Case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@in_every_case
+@pytest.mark.parametrize("text", [
+    "Acute lung injury (ALI) on the vent. ALI improving.",
+    "Juvenile absence epilepsy (JAE) is a genetic epilepsy.",
+    "Report to the Centers for Disease Control (CDC).",
+])
+def test_an_abbreviation_defined_in_brackets_is_no_name(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@in_every_case
+@pytest.mark.parametrize("text, name", [
+    ("Spoke with Ali (son) at the bedside.", "Ali"),
+    ("Wife (Ann) at bedside overnight.", "Ann"),
+])
+def test_a_name_in_brackets_the_words_before_do_not_spell_is_still_a_name(case: Case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", [
+    "hx ramsay hunt syndrome",
+    "kegel exercises taught",
+    "amsler grid at home",
+    "on a modified atkins diet",
+    "hamilton rating scale for depression",
+    "becker's muscular dystrophy",
+    "leber congenital amaurosis",
+    "ellis-van creveld syndrome",
+    "petit mal seizures as a child",
+    "arnold chiari malformation",
+    "zollinger ellison syndrome",
+    "legg calve perthes disease",
+    "osler weber rendu",
+    "charcot marie tooth",
+    "prader willi syndrome",
+    "russell viper venom time",
+    "does tai chi twice a week",
+])
+def test_eponyms_of_two_words_and_their_nouns_are_no_names_without_case(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", [
+    "support group can help with having hepatitis c. ask your provider about it",
+    "avoid extra calcium and vitamin d. treat high calcium if it occurs",
+    "carriers of hemophilia a and b. click on the link",
+    "d and c may also be done using suction",
+    "many states have additional laws protecting patients",
+])
+def test_a_letter_that_names_a_disease_and_many_before_states_are_no_names(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, name", [
+    ("seen by e. north aware", "e. north"),
+    ("per k lund rn", "k lund"),
+    ("nick says pt walks", "nick"),
+])
+def test_initials_and_a_first_name_saying_are_still_names(case: Case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("text", [
+    "There are no specific tests for MS. Instead, a diagnosis relies on the history.",
+    "Depression is common in MS. Currently there is no cure.",
+    "Pt with severe MR. Beta blockers held.",
+])
+def test_ms_and_mr_closing_a_sentence_in_capitals_are_no_titles(text: str) -> None:
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Seen with MR. Smith today.", "Smith"),
+    ("Spoke with MS. Jones about discharge.", "Jones"),
+    ("Spoke with Ms. Tests.", "Tests"),
+])
+def test_a_title_in_capitals_before_a_name_is_still_a_title(text: str, name: str) -> None:
+    assert covered(text, name), flagged(text)
+
+
+@in_every_case
+@pytest.mark.parametrize("text", [
+    "Reviewed by David Zieve, MD, MHA, Isla Ogilvie, PhD, and the team.",
+    "Jane Doe, RN, CCRN, signed at 0700.",
+])
+def test_credentials_of_a_signature_are_not_part_of_a_name(case: Case, text: str) -> None:
+    text = case(text)
+    spans = flagged(text)
+    assert not any(case("MHA") in s or case("CCRN") in s for s in spans), spans
+
+
+@in_every_case
+@pytest.mark.parametrize("text", [
+    "Copper builds up in Menkes syndrome.",
+    "Soak the foot in Epsom salts twice a day.",
+    "X-ray not needed by the Ottawa ankle rules.",
+    "Hx of San Joaquin Valley fever.",
+])
+def test_eponyms_and_remedies_named_after_places_are_no_towns(case: Case, text: str) -> None:
+    text = case(text)
+    assert "CITY" not in found(text), flagged(text)
+
+
+@in_every_case
+@pytest.mark.parametrize("text, town", [
+    ("Moved to Ottawa last year.", "Ottawa"),
+    ("Lives in Remniku with son.", "Remniku"),
+])
+def test_those_towns_as_places_are_still_towns(case: Case, text: str, town: str) -> None:
+    text = case(text)
+    assert covered(text, case(town)), flagged(text)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Mae Smith was at bedside.", "Mae Smith"),
+    ("Spoke with Elisa Jones, RN.", "Elisa Jones"),
+    ("Bari Klein called back.", "Bari Klein"),
+])
+def test_a_capitalised_first_name_that_is_jargon_too_joins_the_surname_after_it(text: str, name: str) -> None:
+    assert covered(text, name), flagged(text)
+
+
+@pytest.mark.parametrize("text", ["MAE, SMITH AWARE", "Pt MAE, Smith aware."])
+def test_the_same_word_in_capitals_stays_shorthand(text: str) -> None:
+    assert not covered(text, "MAE"), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", ["neuro: pt mae, follows commands", "w/ interpreter, mae, no deficits."])
+def test_jargon_spelt_like_a_first_name_after_a_label_is_no_name(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, name", [("aa sponsor ed called, pt ok'd", "ed"), ("wife mae, visited", "mae")])
+def test_such_a_word_before_a_person_verb_or_after_a_relation_is_still_a_name(case: Case, text: str,
+                                                                               name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
