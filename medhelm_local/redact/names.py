@@ -149,7 +149,8 @@ class NameRules:
             first, last = (prev, tok) if step > 0 else (tok, prev)
             follows_first = words and first.key in self.words.first_names and last.key in self.words.surnames
             sure_first = (follows_first and self.tier(first) == Ambiguity.NAME_ONLY) or (
-                step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"
+                step < 0 and words and tok.key in self.words.first_names)  # backwards: "BILL NADEAU, RRT"; after a
+            # title (level 0) a first name vouches for the listed surname after it too: "DR JOHN WHITE AWARE"
             hyphened = step > 0 and words and tokens[j - 1].text == "-" and tokens[j - 1].end == tok.start
             if step > 0 and words and not hyphened and self._verb_like(tokens, j):
                 break  # "wife yvonne gave list": a word going on with the sentence, not a surname (but
@@ -166,8 +167,8 @@ class NameRules:
             unlisted_first = step > 0 and words and tok.key in self.words.surnames and not self.words.is_name(prev.key)
             joined_here = step > 0 and words and prev.text == "-" and prev.end == tok.start  # "SAUNDERS-PIKE"
             if tok.kind == "w" and self.name_like(tok, level if words == 0 else min(level, 1) if joined_here
-                                                  else 1 if sure_first else 2 if follows_first or unlisted_first
-                                                  else 3):
+                                                  else 1 if sure_first or (follows_first and level == 0)
+                                                  else 2 if follows_first or unlisted_first else 3):
                 words += 1
                 j += step
                 if 0 <= j < len(tokens) and tokens[j].text == "." and len(tok.text) == 1:

@@ -62,6 +62,7 @@ class NursingRules(UnlistedNameRules):
     def _nursing_names(self, text: str, tokens: list[Token]) -> list[Span]:
         """Names found by a relation before, a report word after or an initial, with their other mentions."""
         found = self._after_relation(tokens) + self._before_report(tokens) + self._initial_then_name(tokens)
+        found += self._first_then_word_surname(tokens)
         found += self._bracketed_after_role(tokens) + self._word_name_after_credential(tokens)
         found += self._from_a_service(tokens) + self._clergy(tokens) + self._initial_and_surname_in_brackets(tokens)
         found += self._first_name_saying(tokens) + self._named_before_age(tokens)
@@ -171,10 +172,38 @@ class NursingRules(UnlistedNameRules):
 
     def _surname_then_act(self, tokens: list[Token], j: int) -> bool:
         """Whether the word at j, after a relation and a first name, is a listed surname that is a word too ("long",
-        "strand") with what only a person does right after it: "DAUGHTER WILHELMINA STRAND CALLED"."""
+        "strand", "brown") with what only a person does right after it ("DAUGHTER WILHELMINA STRAND CALLED") or, for
+        the commoner surnames, what is said of a person ("SON JOHN WHITE AT BEDSIDE")."""
         nxt = tokens[j + 1] if j + 1 < len(tokens) and not tokens[j + 1].first else None
-        return tokens[j].key in self.words.surnames and tokens[j].key not in STOPWORDS and nxt is not None \
-            and (nxt.key in PERSON_VERBS or nxt.key in REPORTED) and not (tokens[j].cased and tokens[j].text.islower())
+        tok = tokens[j]
+        if tok.key not in self.words.surnames or tok.key in STOPWORDS or nxt is None \
+                or (tok.cased and tok.text.islower()) or nxt.start - tok.end > 2:
+            return False
+        if nxt.key in PERSON_VERBS or nxt.key in REPORTED:
+            return True
+        # "DAUGHTER MARY BROWN AT BEDSIDE", "SON JOHN WHITE (HCP)": one of the commoner surnames that is a word too,
+        # then what is said of a person or the phrase's end, not the noun the word goes with ("BROWN STOOL")
+        return tok.key in self.words.common_names and self.tier(tok) == Ambiguity.CLINICAL \
+            and tok.key not in SAID_OF_A_RELATIVE and tok.key not in _WHERE_A_PERSON_GOES and not verb_shaped(tok.key) \
+            and (nxt.key in SAID_OF_A_PERSON or nxt.text in ".;)")
+
+    def _first_then_word_surname(self, tokens: list[Token]) -> list[tuple[int, int]]:
+        """"JOHN BROWN CALLED", "mary white at bedside", "JOHN BROWN IS HCP": on a line without case, a first name that
+        is no clinical word, then one of the commoner surnames that is a clinical word too ("brown", "white"), then what
+        only a person does or what is said of one; no cue is needed ("BROWN STOOL", "AMBER BROWN URINE" stay words)."""
+        found = []
+        for i, tok in enumerate(tokens[:-2]):
+            if tok.kind != "w" or tok.cased or tok.key not in self.words.first_names or tok.key in STOPWORDS \
+                    or tok.key in MODALS or tok.key in self.non_names or self.tier(tok) == Ambiguity.CLINICAL:
+                continue
+            nxt = tokens[i + 1]
+            if nxt.first or nxt.kind != "w" or nxt.start - tok.end > 2 or self.tier(nxt) != Ambiguity.CLINICAL:
+                continue
+            after = tokens[i + 2]
+            if not after.first and after.key in _SAID_WITHOUT_A_CUE and self._surname_then_act(tokens, i + 1) \
+                    and self.not_eponym(tokens, i + 1) and self.not_eponym(tokens, i + 2):  # not "BLAKE DRAIN WAS"
+                found.append((i, i + 2))
+        return found
 
     def _bracketed_after_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"respiratory (deb) in", "WOUND CARE RN (PEG) SAW SACRUM", "OT (HALEY)", "father (art)": a first name
@@ -371,6 +400,12 @@ class NursingRules(UnlistedNameRules):
         return found
 
 
+# What follows a first name and a surname that is a word too when no cue is before them: what a person does or where
+# one is ("JOHN BROWN CALLED", "MARY WHITE AT BEDSIDE"); a comma or a stop is not enough ("NO FRANK BLOOD.").
+_SAID_WITHOUT_A_CUE = PERSON_VERBS | REPORTED | {"at", "is", "was", "here", "(", "will", "wants", "asked", "states"}
+# Words after a relative's first name that say where the relative goes, not a surname: "husband tristan back and forth",
+# "SON JOE HOME TONIGHT".
+_WHERE_A_PERSON_GOES = frozenset({"back", "home", "out", "away", "over", "around", "along", "down", "up", "in", "off"})
 # Words a letter names the kind of: "HEPATITIS C", "VITAMIN D", "FACTOR V", "TYPE A", "STAGE B", "GROUP A STREP".
 _LETTERED = frozenset({"hepatitis", "hep", "vitamin", "vit", "vitamins", "hemophilia", "haemophilia", "type", "factor",
                        "stage", "grade", "class", "group", "protein", "phase", "zone", "plan", "lead", "schedule",

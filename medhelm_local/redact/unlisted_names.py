@@ -38,11 +38,19 @@ class UnlistedNameRules(PeopleRules):
         no list holds, right before a role alone in brackets: the person in that role."""
         out, roles = [], self._roles() | PERSON_ROLES
         for k in where(tokens, roles | self._relations):
+            if k >= 3 and tokens[k - 1].text == "," and tokens[k].key in self._relations and not tokens[k].first \
+                    and (k + 1 == len(tokens) or tokens[k + 1].first or tokens[k + 1].text in ",.;") \
+                    and self._first_and_surname(tokens, k - 3):
+                out.append((k - 3, k - 1))  # "JOHN BROWN, SON, CALLED", "spoke with ann white, dtr."
+                continue
             if k < 2 or k + 1 >= len(tokens) or tokens[k - 1].text != "(" or tokens[k + 1].text != ")" \
                     or tokens[k].first or tokens[k - 1].first:
                 continue
             if self._first_name_opening(tokens, k - 2):
                 out.append((k - 2, k - 1))  # "social: crystal (daughter) stayed", "VIA RUSTY (RT)"
+                continue
+            if k >= 3 and tokens[k].key in self._relations and self._first_and_surname(tokens, k - 3):
+                out.append((k - 3, k - 1))  # "JOHN BROWN (SON) CALLED", "per mary white (dtr)": first name, surname
                 continue
             if tokens[k].key not in roles:
                 continue
@@ -75,6 +83,14 @@ class UnlistedNameRules(PeopleRules):
             if (listed or j > k + 1) and (nxt.text == "," or nxt.key in _SAID_OF_A_FAMILY):
                 out.append((k + 1, j + 1))
         return out
+
+    def _first_and_surname(self, tokens: list[Token], j: int) -> bool:
+        """Whether the words at j and j + 1 are a first name opening its phrase (as _first_name_opening reads it) and a
+        listed surname, whatever word that is too ("JOHN BROWN", "mary white"): before a relation set apart by
+        brackets or commas, who the relative is."""
+        nxt = tokens[j + 1]
+        return nxt.kind == "w" and nxt.key in self.words.surnames and not nxt.first and nxt.start - tokens[j].end <= 2 \
+            and nxt.key not in self.non_names and self._first_name_opening(tokens, j)
 
     def _first_name_opening(self, tokens: list[Token], j: int) -> bool:
         """Whether the word at j, right before a relation or a role in brackets, is a first name of any kind ("candy",

@@ -186,3 +186,72 @@ def test_such_a_word_before_a_person_verb_or_after_a_relation_is_still_a_name(ca
                                                                                name: str) -> None:
     text = case(text)
     assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, name", [
+    ("daughter mary brown at bedside.", "mary brown"),
+    ("son john white (hcp) called", "john white"),
+    ("wife mary brown.", "mary brown"),
+    ("john brown (son) called", "john brown"),
+    ("john brown, son, called.", "john brown"),
+    ("spoke with john brown, son.", "john brown"),
+    ("per mary white (dtr), pt lives alone.", "mary white"),
+    ("john brown called for update", "john brown"),
+    ("mary white at bedside", "mary white"),
+    ("dr john white aware", "john white"),
+])
+def test_a_surname_that_is_a_colour_is_kept_with_its_first_name_without_case(case: Case, text: str,
+                                                                            name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", [
+    "stool: soft brown, guaiac neg",
+    "amber brown urine via foley",
+    "no frank blood.",
+    "heels offloaded. sage boots.",
+    "#19 blake drain was placed",
+    "between the arachnoid and pia mater.",
+    "with dark brown, son at bedside",
+])
+def test_colours_and_drains_after_a_first_name_like_word_stay_words(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, kept", [
+    ("husband tristan back and forth to nicu", "back"),
+    ("daughter beatrice works at north shore", "works"),
+])
+def test_where_a_relative_goes_is_no_surname(case: Case, text: str, kept: str) -> None:
+    text = case(text)
+    assert not covered(text, case(kept)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, pager", [
+    ("page 44123 with questions", "44123"),
+    ("beep 41234 if sbp < 90", "41234"),
+    ("page dr smith 44123", "44123"),
+    ("dr smith (44123) aware", "44123"),
+    ("np o'neil #41234 aware", "41234"),
+    ("paged dr lee 41234.", "41234"),
+])
+def test_a_pager_after_the_verb_or_a_clinician_is_a_phone(case: Case, text: str, pager: str) -> None:
+    text = case(text)
+    assert "PHONE" in found(text) and covered(text, pager), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, kept", [
+    ("dr smith 10000 units given", "10000"),
+    ("paged 2x, no answer", "2x"),
+    ("sara stedy to chair", "sara"),
+])
+def test_a_dose_a_count_and_a_standing_aid_are_no_pager_or_name(case: Case, text: str, kept: str) -> None:
+    text = case(text)
+    assert not covered(text, case(kept)), flagged(text)
