@@ -319,7 +319,7 @@ class NursingRules(UnlistedNameRules):
 
     def _proxy_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"bill is hcp", "SUE IS HER HCP", "nephew t.j. is hcp": a first name (or initials) right before "is" and the
-        health-care proxy: whoever that is, is a person."""
+        health-care proxy, or right after "hcp is" ("HCP IS TOM"): whoever that is, is a person."""
         found = []
         for k in where(tokens, _HCP):
             if k < 2 or tokens[k].first:
@@ -331,6 +331,20 @@ class NursingRules(UnlistedNameRules):
             if cand.kind == "w" and cand.key in self.words.first_names and cand.key not in self.non_names \
                     and not (cand.cased and not cand.text[0].isupper()):
                 found.append((j - 1, j))
+        for k in where(tokens, _HCP):  # "HCP IS TOM (SON)", "hcp is mary white": the proxy named after "is"
+            j = k + 1
+            if j + 1 >= len(tokens) or tokens[j].key != "is" or tokens[j].first or tokens[j + 1].first:
+                continue
+            cand = tokens[j + 1]
+            if cand.kind == "w" and cand.key in self.words.first_names and cand.key not in self.non_names \
+                    and cand.key not in STOPWORDS and self.tier(cand) != Ambiguity.CLINICAL \
+                    and not (cand.cased and not cand.text[0].isupper()):
+                end = j + 2
+                if end < len(tokens) and not tokens[end].first and tokens[end].key in self.words.surnames \
+                        and tokens[end].key not in self.non_names and tokens[end].start - cand.end <= 2 \
+                        and self.tier(tokens[end]) != Ambiguity.CLINICAL:
+                    end += 1
+                found.append((j + 1, end))
         return found
 
     def _article_initial(self, tokens: list[Token], i: int) -> bool:

@@ -255,3 +255,22 @@ def test_a_pager_after_the_verb_or_a_clinician_is_a_phone(case: Case, text: str,
 def test_a_dose_a_count_and_a_standing_aid_are_no_pager_or_name(case: Case, text: str, kept: str) -> None:
     text = case(text)
     assert not covered(text, case(kept)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, name", [
+    ("hcp is tom (son)", "tom"),
+    ("hcp is tom smith (son)", "tom smith"),
+    ("boss tom called for update", "tom"),
+    ("fil ann visited", "ann"),
+])
+def test_the_proxy_named_after_hcp_is_and_a_boss_are_names(case: Case, text: str, name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", ["hcp is her son", "hcp is a friend", "edema 2+ bil, le warm", "bil infiltrates"])
+def test_bil_is_bilateral_and_hcp_is_a_relation_names_no_one(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
