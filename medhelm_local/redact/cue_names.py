@@ -191,8 +191,8 @@ class CueNameRules(NameRules):
 
     def _capitalised_first_before(self, tokens: list[Token], i: int) -> bool:
         """Whether the word just before a name found at token i is a first name written with a capital on a line with
-        case, which a clinical list holds too ("Mae Smith", "Elisa Jones", "Quinton Brown"): there the capital says
-        it begins the name ("MAE" and "ELISA" stay shorthand and a test without case)."""
+        case, which a clinical list holds too ("Mae Smith", "Elisa Jones", "Bari Klein"): there the capital says it
+        begins the name ("MAE" in capitals, and every word on a line without case, stays what the list says)."""
         if i == 0 or tokens[i].first:
             return False
         prev, tok = tokens[i - 1], tokens[i]

@@ -35,7 +35,8 @@ class UnlistedNameRules(PeopleRules):
 
     def _name_before_bracketed_role(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"d/w oluwaseun adeyemi (resident)", "spoke w/ tran (interpreter)": one or two words that are names or that
-        no list holds, right before a role alone in brackets: the person in that role."""
+        no list holds, right before a role alone in brackets: the person in that role; and a first name and a listed
+        surname before a relation in brackets or between commas ("JOHN BROWN (SON) CALLED", "JOHN BROWN, SON,")."""
         out, roles = [], self._roles() | PERSON_ROLES
         for k in where(tokens, roles | self._relations):
             if k >= 3 and tokens[k - 1].text == "," and tokens[k].key in self._relations and not tokens[k].first \
