@@ -41,6 +41,11 @@ _TIMES = re.compile(r"x\d{1,2}")
 _BOTTLES = frozenset({"cx", "bcx", "cxs", "cultures", "bottles", "sets", "mssa", "mrsa", "gpc", "gnr", "gpcs", "gnrs"})
 # Words between an event and its date that say where or again ("ADMIT HERE 3/2", "intubated again 3/4").
 _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
+# Units and places an event happened in, between the event and its date: "SEEN IN EW 3/4", "ADMITTED TO MICU 3/2",
+# "INTUBATED AT OSH 1/2" (only after a word that says when, so that "TO FLOOR 3/4 TAB" stays a fraction).
+_INTO = frozenset({"in", "to", "at", "from"})
+_UNITS_BETWEEN = frozenset({"ew", "ed", "er", "eu", "micu", "sicu", "ccu", "csru", "cvicu", "nicu", "icu", "tsicu",
+                            "floor", "osh", "or", "pacu", "rehab", "clinic", "nh", "ir", "cath", "ctu"})
 # Weekdays, which a date follows: "since tues 3/2", "WED 3-12".
 _WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "monday", "tuesday",
                        "wednesday", "thursday", "friday", "saturday", "sunday"})
@@ -94,6 +99,9 @@ def _date_partial(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, 
         return None  # "BLD CX 2/2 GPC": two of two bottles grew
     if len(before) > 1 and before[0] in _WHERE:
         before = before[1:]  # "LAST ADMIT HERE 3/2": the event, then where, then when
+    elif len(before) == 3 and before[1] in _INTO and before[0] in _UNITS_BETWEEN \
+            and before[2] in rules.words("date_cues"):
+        before = before[2:]  # "SEEN IN EW 3/4", "ADMITTED TO MICU 3/2": the event, the unit it happened in, then when
     if m.group() == "2/2" and re.match(r"[ \t]{1,2}[a-z]", text[m.end():m.end() + 3], re.IGNORECASE) \
             and word_after(text, m.end()) not in _AFTER_A_DATE \
             and not (before and before[0] in ("on", "since", "from", "until", "of")):

@@ -16,6 +16,7 @@ from medhelm_local.redact.name_words import (
     DOTTED_WORDS,
     PERSON_VERBS,
     REPORTED,
+    ROLE_WORDS,
     SAID_OF_A_PERSON,
     SAID_OF_A_RELATIVE,
     SPEECH_VERBS,
@@ -306,6 +307,9 @@ class NursingRules(UnlistedNameRules):
                 continue
             j = k - 1
             cand = tokens[j]
+            if self._surname_after_a_role(tokens, j):
+                found.append((j, k))  # "NP GREEN NOTIFIED", "RESIDENT LANE AWARE": a role vouches for the surname
+                continue
             if cand.kind != "w" or cand.key in self.non_names or not self.words.is_name(cand.key) \
                     or self.tier(cand) == Ambiguity.CLINICAL or len(cand.key) < 3 \
                     or (cand.cased and not cand.text.isupper()):
@@ -316,6 +320,29 @@ class NursingRules(UnlistedNameRules):
                 start = j - 1
             found.append((start, k))
         return found + self._proxy_named(tokens)
+
+    def _surname_after_a_role(self, tokens: list[Token], j: int) -> bool:
+        """Whether the word at j, right before a report word, is a listed surname right after a clinician's role or
+        credential on a line without case, whatever word it is too ("NP GREEN NOTIFIED", "FELLOW PARK PAGED",
+        "RESIDENT LANE AWARE": a colour, a park, a street's suffix); not a function word, an adverb or a verb ("MD
+        ALSO AWARE", "RN VERBALLY UPDATED", "MD MADE AWARE") nor a role's word ("MD DAY AWARE", "RN HOUSE AWARE")."""
+        if j == 0 or tokens[j].first:
+            return False
+        cand, role = tokens[j], tokens[j - 1]
+        return cand.kind == "w" and not cand.cased and len(cand.key) >= 3 and cand.key in self.words.surnames \
+            and role.key in self._clinician_roles() and cand.start - role.end <= 2 \
+            and cand.key not in STOPWORDS and cand.key not in self._never_names and cand.key not in self._relations \
+            and cand.key not in TEAMS and cand.key not in ROLE_WORDS and cand.key not in _NOT_A_ROLES_NAME \
+            and not cand.key.endswith("ly") and not verb_shaped(cand.key)
+
+    def _clinician_roles(self) -> frozenset[str]:
+        """Single-word labels and credentials of a clinician ("resident", "fellow", "np", "rn"), not the patient's."""
+        cached = self.__dict__.get("_clinician_role_words")
+        if cached is None:
+            cached = frozenset(w for w in self.rules.words("name_labels") | self.rules.words("credentials")
+                               if " " not in w) - {"pt", "patient", "name", "pts", "sponsor"}
+            self.__dict__["_clinician_role_words"] = cached
+        return cached
 
     def _proxy_named(self, tokens: list[Token]) -> list[tuple[int, int]]:
         """"bill is hcp", "SUE IS HER HCP", "nephew t.j. is hcp": a first name (or initials) right before "is" and the
@@ -420,6 +447,9 @@ _SAID_WITHOUT_A_CUE = PERSON_VERBS | REPORTED | {"at", "is", "was", "here", "(",
 # Words after a relative's first name that say where the relative goes, not a surname: "husband tristan back and forth",
 # "SON JOE HOME TONIGHT".
 _WHERE_A_PERSON_GOES = frozenset({"back", "home", "out", "away", "over", "around", "along", "down", "up", "in", "off"})
+# Words between a role and a report word that say which of them, not who: "RN HOUSE AWARE" (the house officer's).
+_NOT_A_ROLES_NAME = frozenset({"house", "call", "team", "teams", "service", "attending", "resident", "fellow", "intern",
+                               "nurse", "doctor", "md", "rn", "np", "pa"})
 # Words a letter names the kind of: "HEPATITIS C", "VITAMIN D", "FACTOR V", "TYPE A", "STAGE B", "GROUP A STREP".
 _LETTERED = frozenset({"hepatitis", "hep", "vitamin", "vit", "vitamins", "hemophilia", "haemophilia", "type", "factor",
                        "stage", "grade", "class", "group", "protein", "phase", "zone", "plan", "lead", "schedule",

@@ -274,3 +274,48 @@ def test_the_proxy_named_after_hcp_is_and_a_boss_are_names(case: Case, text: str
 def test_bil_is_bilateral_and_hcp_is_a_relation_names_no_one(case: Case, text: str) -> None:
     text = case(text)
     assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, name", [
+    ("np green notified of k 5.9", "green"),
+    ("fellow park paged re: bp", "park"),
+    ("resident lane aware", "lane"),
+    ("resident pike aware", "pike"),
+    ("charge rn park aware", "park"),
+])
+def test_a_surname_that_is_a_word_after_a_role_and_before_a_report_word_is_a_name(case: Case, text: str,
+                                                                                  name: str) -> None:
+    text = case(text)
+    assert covered(text, case(name)), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", [
+    "md also aware", "rn verbally updated", "md made aware", "md day aware", "rn house aware", "np team aware",
+    "pt park aware", "sputum green, rn aware",
+])
+def test_which_role_or_how_it_was_told_is_no_name(case: Case, text: str) -> None:
+    text = case(text)
+    assert "NAME" not in found(text), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text, date", [
+    ("seen in ew 3/4 for sob", "3/4"),
+    ("admitted to micu 3/2 with urosepsis", "3/2"),
+    ("intubated in ed 1/2, extubated 1/4", "1/2"),
+    ("seen at osh 2/3", "2/3"),
+    ("pancultured 3/2 for t 101.5", "3/2"),
+    ("transfused 3/3 for hct 21", "3/3"),
+])
+def test_a_short_date_after_an_event_and_the_unit_it_happened_in_is_a_date(case: Case, text: str, date: str) -> None:
+    text = case(text)
+    assert covered(text, date), flagged(text)
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+@pytest.mark.parametrize("text", ["given in ed 1/2 ns bolus", "to floor 3/4 tab", "seen in ed 1/2 hour later"])
+def test_a_fraction_after_a_unit_without_an_event_stays_a_fraction(case: Case, text: str) -> None:
+    text = case(text)
+    assert "DATE" not in found(text), flagged(text)
