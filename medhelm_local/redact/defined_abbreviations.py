@@ -7,8 +7,7 @@ A bracketed name that the words before do not spell ("SPOKE WITH ALI (SON)", "wi
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
+from medhelm_local.redact.mentions import drop_with_mentions
 from medhelm_local.redact.tokens import Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -20,22 +19,7 @@ _LEFT_OUT = frozenset({"of", "and", "the", "for", "in", "on", "to", "with", "a",
 def drop_defined_abbreviations(tokens: list[Token], spans: list[Span]) -> list[Span]:
     """`spans` less the one-word name-like spans that an abbreviation defined in the text stands in, and the text's
     other one-word name-like spans of the same word."""
-    if not spans:
-        return spans
-    starts = [t.start for t in tokens]
-    defined: set[str] = set()
-    for span in spans:
-        a = bisect_left(starts, span.start)
-        if span.type in _NAME_LIKE and _one_token(tokens, a, span) and _defined_here(tokens, a):
-            defined.add(tokens[a].key)
-    if not defined:
-        return spans
-    return [s for s in spans if not (s.type in _NAME_LIKE and _one_token(tokens, a := bisect_left(starts, s.start), s)
-                                     and tokens[a].key in defined)]
-
-
-def _one_token(tokens: list[Token], a: int, span: Span) -> bool:
-    return a < len(tokens) and tokens[a].start == span.start and tokens[a].end == span.end
+    return drop_with_mentions(tokens, spans, _NAME_LIKE, _defined_here)
 
 
 def _defined_here(tokens: list[Token], a: int) -> bool:

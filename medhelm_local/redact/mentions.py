@@ -3,11 +3,12 @@ its other mentions (a surname seen once)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from medhelm_local.redact.dictionaries import Ambiguity
 from medhelm_local.redact.name_words import PERSON_VERBS, REPORTED, SAID_OF_A_RELATIVE
-from medhelm_local.redact.tokens import Token, where
+from medhelm_local.redact.tokens import Token, one_word, where
 from medhelm_local.redact.types import PhiType, Span
 
 if TYPE_CHECKING:  # names imports this module; the class is only named here
@@ -29,6 +30,23 @@ _ADVERBS = frozenset({"also", "just", "again", "still", "then", "too", "now"})  
 # ("MAY CALLED BACK"; "may visit" stays the modal).
 _PAST = frozenset(w for w in _ACTS if w.endswith("ed")) | {"came", "went", "left", "drove", "flew", "said", "brought",
                                                            "spent", "slept"}
+
+
+def drop_with_mentions(tokens: list[Token], spans: list[Span], types: Collection[PhiType],
+                       marks: Callable[[list[Token], int], bool],
+                       vouched: Callable[[list[Token], int], bool] | None = None) -> list[Span]:
+    """The reverse of `with_other_mentions`: `spans` less the one-word spans of `types` whose word `marks` shows is no
+    identifier where it stands ("DOG NAMED RUSTY", "ACUTE LUNG INJURY (ALI)"), and the text's other one-word spans of
+    the same word, except those `vouched` says stand where only a person would ("DR RUSTY")."""
+    if not spans:
+        return spans
+    starts = [t.start for t in tokens]
+    at = [one_word(tokens, starts, s.start, s.end) if s.type in types else None for s in spans]
+    words = {tokens[a].key for a in at if a is not None and marks(tokens, a)}
+    if not words:
+        return spans
+    return [s for s, a in zip(spans, at, strict=True)
+            if a is None or tokens[a].key not in words or (vouched is not None and vouched(tokens, a))]
 
 
 def listed_with(names: NameRules, tokens: list[Token], found: list[tuple[int, int]]) -> list[tuple[int, int]]:

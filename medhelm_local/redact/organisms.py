@@ -11,9 +11,7 @@ with Candida Lopez") and a name after a relation written with a plus ("DTR + SON
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
-from medhelm_local.redact.tokens import Token
+from medhelm_local.redact.tokens import Token, one_word
 from medhelm_local.redact.types import PhiType, Span
 
 # The words just before an organism's name: one word ("grew"), or two ("infected with", "positive for").
@@ -55,12 +53,10 @@ def drop_organisms(tokens: list[Token], spans: list[Span]) -> list[Span]:
     starts = [t.start for t in tokens]
     out = []
     for span in spans:
-        a = bisect_left(starts, span.start)
-        if span.type == PhiType.NAME and a < len(tokens) and tokens[a].start == span.start \
-                and tokens[a].end == span.end and (_after_cue(tokens, a) or _before_specimen(tokens, a)
-                                                   or _sign_read(tokens, a) or _disease_possessive(tokens, a)
-                                                   or _sign_absent(tokens, a) or _device_sized(tokens, a)
-                                                   or _triple_decker(tokens, a)):
+        a = one_word(tokens, starts, span.start, span.end) if span.type == PhiType.NAME else None
+        if a is not None and (_after_cue(tokens, a) or _before_specimen(tokens, a) or _sign_read(tokens, a)
+                              or _disease_possessive(tokens, a) or _sign_absent(tokens, a) or _device_sized(tokens, a)
+                              or _triple_decker(tokens, a)):
             continue
         out.append(span)
     return out

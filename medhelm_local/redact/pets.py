@@ -7,8 +7,7 @@ bella?"). A name of two words ("cat sitter ann lee") and a name a title vouches 
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
+from medhelm_local.redact.mentions import drop_with_mentions
 from medhelm_local.redact.tokens import Token
 from medhelm_local.redact.types import PhiType, Span
 
@@ -27,24 +26,7 @@ _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "rev", "fr", "sr"})  # "DR
 
 def drop_pet_names(tokens: list[Token], spans: list[Span]) -> list[Span]:
     """`spans` without the one-word NAME spans that name a pet, and the other mentions of those words."""
-    if not spans:
-        return spans
-    starts = [t.start for t in tokens]
-    pets: set[str] = set()
-    for span in spans:
-        k = bisect_left(starts, span.start)
-        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and _after_a_pet(tokens, k):
-            pets.add(tokens[k].key)
-    if not pets:
-        return spans
-    out = []
-    for span in spans:
-        k = bisect_left(starts, span.start)
-        if span.type is PhiType.NAME and k < len(tokens) and tokens[k].end == span.end and tokens[k].key in pets \
-                and not _after_a_title(tokens, k):
-            continue
-        out.append(span)
-    return out
+    return drop_with_mentions(tokens, spans, (PhiType.NAME,), _after_a_pet, _after_a_title)
 
 
 def _after_a_title(tokens: list[Token], k: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Collection
 from itertools import chain
 from typing import NamedTuple
@@ -90,6 +91,13 @@ def where(tokens: list[Token], keys: Collection[str]) -> list[int]:
     if isinstance(tokens, TokenList):
         return tokens.where(keys)
     return [i for i, tok in enumerate(tokens) if tok.key in keys]
+
+
+def one_word(tokens: list[Token], starts: list[int], start: int, end: int) -> int | None:
+    """The index of the token that spans exactly `start`..`end`, or None when the span is not one whole token;
+    `starts` is the tokens' start offsets, in order."""
+    a = bisect_left(starts, start)
+    return a if a < len(tokens) and tokens[a].start == start and tokens[a].end == end else None
 
 
 def tokenize(text: str, case_text: str | None = None) -> TokenList:
