@@ -49,6 +49,8 @@ _AGENCIES = frozenset({"dmh", "dss", "dcf", "dph", "dds", "dys", "dta", "ssa", "
                        "ice", "neob", "opo"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
+_WEEKDAYS = frozenset({"mo", "mon", "tu", "tue", "tues", "we", "wed", "th", "thu", "thur", "thurs", "fr", "fri", "sa",
+                       "sat", "su", "sun"})
 _SIGNOFF = re.compile(
     r"(?im)(?:^|(?<=  )|(?<=\t)|(?<=by ))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})"
     r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"
@@ -220,9 +222,10 @@ class InHouseRules(AddressRules):
         signoffs = _SIGNOFF.finditer(text) if _SIGNOFF_GATE.search(text) else ()
         for m in [*signoffs, *_BRACKETED.finditer(text)]:
             parts = [k for k in range(1, (m.lastindex or 0) + 1) if m.group(k)]
-            if all(self.words.is_shorthand(m.group(k).lower()) or m.group(k).lower() in self.words.clinical
-                   for k in parts):
-                continue  # "PT/OT": two clinical words, not people
+            words = [m.group(k).lower().rstrip(".") for k in parts]  # "GUMS/HEMATURIA/MELENA." ends a sentence
+            if all(self.words.is_shorthand(w) or w in self.words.clinical for w in words) \
+                    or all(w in _WEEKDAYS for w in words):
+                continue  # "PT/OT": two clinical words, not people; "TU/TH/SA": a dialysis schedule
             credentials = self.rules.words("credentials")
             spans += [Span(m.start(k), m.end(k), PhiType.NAME) for k in parts if m.group(k).lower() not in credentials]
         return spans

@@ -31,3 +31,16 @@ def test_initials_after_a_cue_and_signing_a_note(text: str, value: str) -> None:
 ])
 def test_teams_roles_and_shorthand_are_not_initials(text: str) -> None:
     assert flagged(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "GI: NPO FOR PROCEDURE IN AM. NO BLEEDING\nGUMS/HEMATURIA/MELENA.\nGU: FOLEY",
+    "hx: esrd on hd via l avf, dialysis at the unit\ntu/th/sa.\nlungs clear",
+    "HD SCHEDULE\nMON/WED/FRI\nLUNGS CLEAR",
+])
+def test_a_slash_list_of_words_or_weekdays_opening_a_line_is_no_signature(text: str) -> None:
+    assert flagged(text) == []
+
+
+def test_a_slash_block_of_initials_and_a_name_still_signs_a_note() -> None:
+    assert flagged("Safety report filed.\nKLM/jones") == ["KLM", "jones"]

@@ -1,0 +1,70 @@
+"""PHI detection on notes hard-wrapped at a fixed width, the way many record systems export them: every held-out
+hand-annotated set (heldout2 to heldout90, and the independent set), as written and wrapped in place at 45, 60, 80 and
+100 columns (a space becomes a line break, so every offset and marked span holds), scored as bench/phi.py scores
+(token level).
+
+A wrap puts a line start between a cue and its name, inside a facility's name or a phone number ("SPOKE WITH SON /
+TOM", "SAINT AGNES / GENERAL", "CELL 617 / 555 0124"), where the rules read a boundary; `line_wraps.unwrap` reads such
+breaks back as spaces. Its heuristics were chosen by reading the tuning sets' differences (dev to dev68 wrapped at 60
+columns against the same sets as written); the held-out sets were only counted. Prints pooled recall, precision and
+false-alarm tokens per 1,000 for each width, then `wrapped_recall_ratio R` (the lowest wrapped recall over the
+as-written recall) against a floor.
+Run: .venv/bin/python bench/phi_wraps.py [--widths 45,60,80,100]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import phi_sets
+from support import phi_notes
+from support.phi_scoring import Tally
+
+from medhelm_local.redact.detector import detector_for
+from medhelm_local.settings import default_redaction_dir
+
+RATIO_FLOOR = 0.99  # a wrapped note's recall may lose at most 1% of the same note's as written
+
+
+def hard_wrap(text: str, width: int) -> str:
+    """`text` wrapped greedily at `width` columns by turning spaces into line breaks (same length, same offsets)."""
+    out = list(text)
+    column, last_space = 0, -1
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            column, last_space = 0, -1
+            continue
+        column += 1
+        if ch == " ":
+            last_space = i
+        if column > width and last_space >= 0:
+            out[last_space] = "\n"
+            column, last_space = i - last_space, -1
+    return "".join(out)
+
+
+def main() -> None:
+    """Score the held-out sets as written and at each width; print the lowest ratio last."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--widths", default="45,60,80,100", help="comma-separated columns to wrap at")
+    args = parser.parse_args()
+    widths = [int(w) for w in args.widths.split(",")]
+    detect = detector_for(default_redaction_dir().resolve()).detect
+    docs = [doc for name in phi_notes.SETS if name == "independent" or name.startswith("heldout")
+            for doc in phi_sets.hand_annotated(name)]
+    recalls = {}
+    for width in [0, *widths]:
+        tally = Tally()
+        for text, gold in docs:
+            wrapped = hard_wrap(text, width) if width else text
+            tally.add((wrapped, gold), [(s.start, s.end, s.type.value) for s in detect(wrapped)])
+        recalls[width] = tally.recall()
+        label = f"wrapped at {width}" if width else "as written"
+        print(f"{label:<14} recall {tally.recall():.4f} precision {tally.precision():.4f} "
+              f"({tally.per_thousand()[1]:.3f} false-alarm tokens per 1,000; {len(docs)} notes)")
+    ratio = min(recalls[w] for w in widths) / recalls[0]
+    print(f"wrapped_recall_ratio {ratio:.4f} (floor {RATIO_FLOOR})")
+
+
+if __name__ == "__main__":
+    main()
