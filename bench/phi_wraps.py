@@ -1,20 +1,22 @@
-"""PHI detection on notes hard-wrapped at a fixed width, the way many record systems export them: every held-out
-hand-annotated set (heldout2 to heldout90, and the independent set), as written and wrapped in place at 45, 60, 80 and
-100 columns (a space becomes a line break, so every offset and marked span holds), scored as bench/phi.py scores
-(token level).
+"""PHI detection on notes laid out as record systems export them: every held-out hand-annotated set (heldout2 to
+heldout90, and the independent set), as written, wrapped in place at 45, 60, 80 and 100 columns (a space becomes a
+line break, so every offset and marked span holds), and with every space a no-break space (as copying from a web page
+or a word processor leaves some), scored as bench/phi.py scores (token level).
 
 A wrap puts a line start between a cue and its name, inside a facility's name or a phone number ("SPOKE WITH SON /
 TOM", "SAINT AGNES / GENERAL", "CELL 617 / 555 0124"), where the rules read a boundary; `line_wraps.unwrap` reads such
 breaks back as spaces. Its heuristics were chosen by reading the tuning sets' differences (dev to dev68 wrapped at 60
 columns against the same sets as written); the held-out sets were only counted. Prints pooled recall, precision and
-false-alarm tokens per 1,000 for each width, then `wrapped_recall_ratio R` (the lowest wrapped recall over the
-as-written recall) against a floor.
+false-alarm tokens per 1,000 for each layout, then `wrapped_recall_ratio R` (the lowest recall of a wrapped or
+no-break copy over the as-written recall) against a floor.
 Run: .venv/bin/python bench/phi_wraps.py [--widths 45,60,80,100]
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 
 import phi_sets
 from support import phi_notes
@@ -23,7 +25,7 @@ from support.phi_scoring import Tally
 from medhelm_local.redact.detector import detector_for
 from medhelm_local.settings import default_redaction_dir
 
-RATIO_FLOOR = 0.99  # a wrapped note's recall may lose at most 1% of the same note's as written
+RATIO_FLOOR = 0.99  # a note laid out otherwise may lose at most 1% of its recall as written
 
 
 def hard_wrap(text: str, width: int) -> str:
@@ -52,17 +54,19 @@ def main() -> None:
     detect = detector_for(default_redaction_dir().resolve()).detect
     docs = [doc for name in phi_notes.SETS if name == "independent" or name.startswith("heldout")
             for doc in phi_sets.hand_annotated(name)]
+    layouts: dict[str, Callable[[str], str]] = {"as written": lambda text: text}
+    layouts |= {f"wrapped at {w}": partial(hard_wrap, width=w) for w in widths}
+    layouts["no-break spaces"] = lambda text: text.replace(" ", "\u00a0")
     recalls = {}
-    for width in [0, *widths]:
+    for label, layout in layouts.items():
         tally = Tally()
         for text, gold in docs:
-            wrapped = hard_wrap(text, width) if width else text
-            tally.add((wrapped, gold), [(s.start, s.end, s.type.value) for s in detect(wrapped)])
-        recalls[width] = tally.recall()
-        label = f"wrapped at {width}" if width else "as written"
-        print(f"{label:<14} recall {tally.recall():.4f} precision {tally.precision():.4f} "
+            laid_out = layout(text)
+            tally.add((laid_out, gold), [(s.start, s.end, s.type.value) for s in detect(laid_out)])
+        recalls[label] = tally.recall()
+        print(f"{label:<15} recall {tally.recall():.4f} precision {tally.precision():.4f} "
               f"({tally.per_thousand()[1]:.3f} false-alarm tokens per 1,000; {len(docs)} notes)")
-    ratio = min(recalls[w] for w in widths) / recalls[0]
+    ratio = min(recalls.values()) / recalls["as written"]
     print(f"wrapped_recall_ratio {ratio:.4f} (floor {RATIO_FLOOR})")
 
 

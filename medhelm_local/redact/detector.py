@@ -24,7 +24,7 @@ from medhelm_local.redact.pets import drop_pet_names
 from medhelm_local.redact.regex_starts import Starts
 from medhelm_local.redact.slips import facility_word_slip, month_slip, place_word_slip, slip_keys
 from medhelm_local.redact.surrogates import Policy, parse_policy
-from medhelm_local.redact.tokens import STOPWORDS, Token, TokenList, fold, tokenize, where
+from medhelm_local.redact.tokens import STOPWORDS, Token, TokenList, fold, plain_spaces, tokenize, where
 from medhelm_local.redact.types import PhiType, Span, merge_spans
 
 DEFAULT_MASK = "[{type}]"
@@ -85,7 +85,7 @@ class Detector(NursingRules):
 
     def detect(self, text: str) -> list[Span]:
         """Typed PHI spans in `text`: sorted, merged, non-overlapping, end-exclusive code-point offsets."""
-        text = unwrap(text)  # the same length: a hard wrap's line breaks read as spaces, every offset kept
+        text = unwrap(plain_spaces(text))  # same length: no-break spaces and a wrap's line breaks read as spaces
         masks = [m.span() for m in self.masks.finditer(text)]
         if not masks:
             return self._detect(text, tokenize(text))

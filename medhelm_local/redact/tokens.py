@@ -21,11 +21,20 @@ def _fold_table() -> dict[int, str]:
 
 
 _FOLD = _fold_table()
+# Every Unicode space separator but the plain space: the no-break space that copying from a web page or a word
+# processor leaves ("Dr.\u00a0Smith"), the thin and figure spaces of typeset numbers.
+_SPACES = {code: " " for code in range(0x80, 0x3001) if unicodedata.category(chr(code)) == "Zs"}
 
 
 def fold(text: str) -> str:
     """`text` with accents removed ("Pérez" -> "Perez", "Nº" -> "No"); same length, same offsets."""
     return text.translate(_FOLD)
+
+def plain_spaces(text: str) -> str:
+    """`text` with every space separator read as a plain space ("617\u00a0555\u00a00124"); same length, same
+    offsets. Tabs and line breaks are not space separators and stay."""
+    return text.translate(_SPACES)
+
 
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 _CONTRACTIONS = frozenset({"s", "t", "ll", "re", "ve", "d", "m"})

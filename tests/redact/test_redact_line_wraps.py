@@ -1,6 +1,6 @@
-"""A note hard-wrapped at a fixed width reads as the same note unwrapped: a cue and its name, a facility's name and a
-phone number cut by a line break are found whole, at the offsets of the text as written; breaks the writer made
-(headings, a signature on its own line, short list lines) stay breaks."""
+"""A note hard-wrapped at a fixed width, or copied with no-break spaces, reads as the note as written: a cue and its
+name, a facility's name and a phone number cut by a line break are found whole, at the offsets of the text as written;
+breaks the writer made (headings, a signature on its own line, short list lines) stay breaks."""
 
 from __future__ import annotations
 
@@ -87,3 +87,10 @@ def test_a_note_of_short_lines_joins_only_a_cut_phrase() -> None:
     assert "617 555 0124" in unwrap(note)
     assert "617 555 0124" in _found(note)
     assert unwrap(note).count("\n") == note.count("\n") - 1
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "\u2009", "\u3000"])
+def test_a_note_copied_with_no_break_spaces_finds_what_it_does_with_plain_ones(space: str) -> None:
+    copied = PARAGRAPH.replace(" ", space)
+    assert _found(copied) == [t.replace(" ", space) for t in _found(PARAGRAPH)]
+    assert len(_found(copied)) >= 4

@@ -6,7 +6,7 @@ import re
 
 from support import phi_notes
 
-from medhelm_local.redact.tokens import TokenList, fold, tokenize, where
+from medhelm_local.redact.tokens import TokenList, fold, plain_spaces, tokenize, where
 
 WORDS = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 LINES = ["Pt seen by Dr. O'Brien and D’Angelo; son's cell 508-555-0100.", "PÉREZ, josé: 2 días", "x'y don't İstanbul",
@@ -72,3 +72,10 @@ def test_a_token_list_copied_and_changed_has_its_own_index() -> None:
     changed = TokenList(tokens)
     changed[5] = changed[5]._replace(key="hospital")
     assert changed.where({"osh"}) == [] and changed.where({"hospital"}) == [5] and tokens.where({"osh"}) == [5]
+
+
+def test_plain_spaces_keeps_the_length_and_leaves_tabs_and_breaks() -> None:
+    text = "Dr.\u00a0Smith\t617\u202f555\u20090124\nnext\u3000line"
+    plain = plain_spaces(text)
+    assert plain == "Dr. Smith\t617 555 0124\nnext line"
+    assert len(plain) == len(text)
