@@ -6,8 +6,10 @@ WITH SON / TOM"). The rules read a line start as a boundary (a heading, a new it
 writer ended and wrong for one the exporter did. `unwrap` finds the breaks a greedy wrap at the text's width would have
 made (the line is near that width and the next line's first word would not have fitted on it) and turns them into
 spaces, keeping the text's length, so every offset found in the unwrapped text holds in the text as written.
-A text with fewer than three lines, whose longest line is shorter or longer than a wrap width, or whose lines do not
-keep close to that width is returned as it is.
+A text with fewer than three lines, or whose longest line is shorter or longer than a wrap width, is returned as it
+is; in one whose lines do not keep close to that width (lines its writer ended), only a break that cuts a phrase is
+read as a space ("PCP DR / LOPES", "CELL 617 / 555 0124"). A heading, an entry that opens with a clock time or a
+bullet, and a signature alone on the last line keep their breaks.
 """
 
 from __future__ import annotations

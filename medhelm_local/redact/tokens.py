@@ -30,6 +30,7 @@ def fold(text: str) -> str:
     """`text` with accents removed ("Pérez" -> "Perez", "Nº" -> "No"); same length, same offsets."""
     return text.translate(_FOLD)
 
+
 def plain_spaces(text: str) -> str:
     """`text` with every space separator read as a plain space ("617\u00a0555\u00a00124"); same length, same
     offsets. Tabs and line breaks are not space separators and stay."""
