@@ -1,20 +1,22 @@
 """PHI detection on notes laid out as record systems export them: every held-out hand-annotated set (heldout2 to
 heldout90, and the independent set), as written, wrapped in place at 45, 60, 80 and 100 columns (a space becomes a
 line break, so every offset and marked span holds), and with every space a no-break space (as copying from a web page
-or a word processor leaves some), scored as bench/phi.py scores (token level).
+or a word processor leaves some), and typed with two spaces after each sentence (found spans mapped back to the text
+as written), scored as bench/phi.py scores (token level).
 
 A wrap puts a line start between a cue and its name, inside a facility's name or a phone number ("SPOKE WITH SON /
 TOM", "SAINT AGNES / GENERAL", "CELL 617 / 555 0124"), where the rules read a boundary; `line_wraps.unwrap` reads such
 breaks back as spaces. Its heuristics were chosen by reading the tuning sets' differences (dev to dev68 wrapped at 60
 columns against the same sets as written); the held-out sets were only counted. Prints pooled recall, precision and
 false-alarm tokens per 1,000 for each layout, then `wrapped_recall_ratio R` (the lowest recall of a wrapped or
-no-break copy over the as-written recall) against a floor.
+no-break copy, or of the double-spaced one, over the as-written recall) against a floor.
 Run: .venv/bin/python bench/phi_wraps.py [--widths 45,60,80,100]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -45,6 +47,31 @@ def hard_wrap(text: str, width: int) -> str:
     return "".join(out)
 
 
+# A stop that closes a sentence: a word of three letters or more, not a title's or a saint's abbreviation.
+_SENTENCE_STOP = re.compile(r"(?<![\w.])(?!(?i:st|dr|mr|mrs|ms|fr|jr|sr|mt|ft|pt|no|vs)\.)[A-Za-z0-9]{3,}[.;] (?=\S)")
+
+
+def double_spaced(text: str) -> tuple[str, list[int | None]]:
+    """`text` typed with two spaces after each sentence's stop, and for each of its characters the offset it had in
+    `text` (None for an added space), so that spans found in it can be scored against `text`'s marks."""
+    added = {m.end() for m in _SENTENCE_STOP.finditer(text)}
+    out: list[str] = []
+    back: list[int | None] = []
+    for i, ch in enumerate(text):
+        if i in added:
+            out.append(" ")
+            back.append(None)
+        out.append(ch)
+        back.append(i)
+    return "".join(out), back
+
+
+def _mapped_back(start: int, end: int, back: list[int | None]) -> tuple[int, int]:
+    """A span of a double-spaced text as offsets of the text as written."""
+    kept = [k for k in back[start:end] if k is not None]
+    return kept[0], kept[-1] + 1
+
+
 def main() -> None:
     """Score the held-out sets as written and at each width; print the lowest ratio last."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -54,17 +81,24 @@ def main() -> None:
     detect = detector_for(default_redaction_dir().resolve()).detect
     docs = [doc for name in phi_notes.SETS if name == "independent" or name.startswith("heldout")
             for doc in phi_sets.hand_annotated(name)]
-    layouts: dict[str, Callable[[str], str]] = {"as written": lambda text: text}
-    layouts |= {f"wrapped at {w}": partial(hard_wrap, width=w) for w in widths}
-    layouts["no-break spaces"] = lambda text: text.replace(" ", "\u00a0")
+    same_length: dict[str, Callable[[str], str]] = {"as written": lambda text: text}
+    same_length |= {f"wrapped at {w}": partial(hard_wrap, width=w) for w in widths}
+    same_length["no-break spaces"] = lambda text: text.replace(" ", "\u00a0")
+    layouts: dict[str, Callable[[str], tuple[str, list[int | None] | None]]] = {
+        label: (lambda text, f=f: (f(text), None)) for label, f in same_length.items()}
+    layouts["two spaces a stop"] = double_spaced
     recalls = {}
     for label, layout in layouts.items():
         tally = Tally()
         for text, gold in docs:
-            laid_out = layout(text)
-            tally.add((laid_out, gold), [(s.start, s.end, s.type.value) for s in detect(laid_out)])
+            laid_out, back = layout(text)
+            found = []
+            for span in detect(laid_out):
+                start, end = (span.start, span.end) if back is None else _mapped_back(span.start, span.end, back)
+                found.append((start, end, span.type.value))
+            tally.add((text, gold), found)
         recalls[label] = tally.recall()
-        print(f"{label:<15} recall {tally.recall():.4f} precision {tally.precision():.4f} "
+        print(f"{label:<17} recall {tally.recall():.4f} precision {tally.precision():.4f} "
               f"({tally.per_thousand()[1]:.3f} false-alarm tokens per 1,000; {len(docs)} notes)")
     ratio = min(recalls.values()) / recalls["as written"]
     print(f"wrapped_recall_ratio {ratio:.4f} (floor {RATIO_FLOOR})")
