@@ -5,6 +5,7 @@ breaks the writer made (headings, a signature on its own line, short list lines)
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 import pytest
 
@@ -30,8 +31,8 @@ def _found(text: str) -> list[str]:
 
 @pytest.mark.parametrize("width", range(40, 101))
 @pytest.mark.parametrize("case", [str.upper, str.lower])
-def test_a_wrapped_note_finds_what_the_note_as_written_does(width: int, case: object) -> None:
-    text = case(PARAGRAPH)  # type: ignore[operator]
+def test_a_wrapped_note_finds_what_the_note_as_written_does(width: int, case: Callable[[str], str]) -> None:
+    text = case(PARAGRAPH)
     wrapped = _wrapped(text, width)
     assert "\n" in wrapped
     assert _found(wrapped) == _found(text)
