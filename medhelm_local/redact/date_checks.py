@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from medhelm_local.redact.clock_years import four_digit_year
 from medhelm_local.redact.context import Validator, cited_after_per, unit_follows, word_after, words_before
+from medhelm_local.redact.name_words import WEEKDAYS
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO
 from medhelm_local.redact.score_checks import (
     AIR_LEAK,
@@ -46,14 +47,11 @@ _WHERE = frozenset({"here", "there", "again", "also", "previously", "prior"})
 _INTO = frozenset({"in", "to", "at", "from"})
 _UNITS_BETWEEN = frozenset({"ew", "ed", "er", "eu", "micu", "sicu", "ccu", "csru", "cvicu", "nicu", "icu", "tsicu",
                             "floor", "osh", "or", "pacu", "rehab", "clinic", "nh", "ir", "cath", "ctu"})
-# Weekdays, which a date follows: "since tues 3/2", "WED 3-12".
-_WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "monday", "tuesday",
-                       "wednesday", "thursday", "friday", "saturday", "sunday"})
 # Words right before a dash or stop month-day that make it a date: "ON 3-17", "SINCE 3-2", "HOSPITALIZED 11-02".
 _WHEN_WORDS = frozenset({"on", "since", "admitted", "admit", "hospitalized", "discharged", "dated", "until", "till",
                          "planned", "scheduled", "readmitted", "transferred", "intubated", "extubated", "placed",
                          "inserted", "removed", "started", "stopped", "done", "seen", "tx'd", "txd", "xferred",
-                         "xfer'd"}) | _WEEKDAYS
+                         "xfer'd"}) | WEEKDAYS
 # Endings of an operation's name that a year may follow with "in": "HELLER MYOTOMY IN 97", "colectomy in 03".
 _PROCEDURES = ("ectomy", "otomy", "ostomy", "oscopy", "oplasty", "orrhaphy", "opexy")
 # Verbs before a two-digit year that read as one only when no size or length can be meant (00-09, 60-99):
@@ -158,7 +156,7 @@ def _date_dash(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Phi
         return None  # "ON ADMIT -> 2.9": an arrow or a value between the word and the number
     if len(before) > 1 and before[0] in _WHERE:
         before = before[1:]  # "TRANSFERRED HERE 10-24"
-    strong = bool(before) and before[0] in _WEEKDAYS  # "SINCE TUES 3-2": no range follows a weekday
+    strong = bool(before) and before[0] in WEEKDAYS  # "SINCE TUES 3-2": no range follows a weekday
     if len(before) > 1 and before[0] in _IMAGING and before[1] in ("on", "dx", "dx'd", "since"):
         before, strong = before[1:], True  # "DX ON CTA 3-4": when, the study, then the date
     if not before or (before[0] not in _WHEN_WORDS and "s/p" not in before[1:3]) \

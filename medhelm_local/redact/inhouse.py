@@ -10,7 +10,7 @@ import re
 
 from medhelm_local.redact.addresses import AddressRules
 from medhelm_local.redact.dictionaries import Ambiguity, Dictionaries
-from medhelm_local.redact.name_words import MEMO_LIMIT
+from medhelm_local.redact.name_words import MEMO_LIMIT, WEEKDAYS
 from medhelm_local.redact.patterns import Rules
 from medhelm_local.redact.place_words import CHANGE_BEFORE_TO, PLACE_BEFORE, UNIT_AFTER, WARD_AFTER, changed_from
 from medhelm_local.redact.slips import Slips
@@ -49,8 +49,8 @@ _AGENCIES = frozenset({"dmh", "dss", "dcf", "dph", "dds", "dys", "dta", "ssa", "
                        "ice", "neob", "opo"})
 # Words after a saint's name that make it a thing, not a hospital: "St. Jude valve", "St. John's wort".
 _SAINT_THINGS = frozenset({"wort", "mech", "mechanical", "valve", "valves", "medical", "prosthesis", "dance"})
-_WEEKDAYS = frozenset({"mo", "mon", "tu", "tue", "tues", "we", "wed", "th", "thu", "thur", "thurs", "fr", "fri", "sa",
-                       "sat", "su", "sun"})
+# A dialysis or clinic schedule: weekdays, also cut to two letters ("TU/TH/SA", "M/W/F" has one-letter days: no block).
+_WEEKDAYS = WEEKDAYS | {"mo", "tu", "we", "th", "fr", "sa", "su", "sun"}
 _SIGNOFF = re.compile(
     r"(?im)(?:^|(?<=  )|(?<=\t)|(?<=by ))[ \t\[]{0,3}([a-z]{2,4})[:/]([a-z][a-z'.-]{1,20})"
     r"(?:[/:]([a-z][a-z'.-]{1,20}))?(?:[/:]([a-z][a-z'.-]{1,20}))?\]?"

@@ -10,6 +10,11 @@ SKIP_AFTER_CUE = {"titles_abbrev": ".", "titles_word": "", "name_labels": ".:#-"
                    "relations": ':,;(-"', "greetings": ",", "credentials": ""}
 
 
+# Weekdays as notes write them, whole or cut to three or four letters ("since tues 3/2", "WED 3-12"); "sun" is left out,
+# being a word too.
+WEEKDAYS = frozenset({"mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "monday", "tuesday",
+                      "wednesday", "thursday", "friday", "saturday", "sunday"})
+
 # Words that say which nurse or doctor, written before a credential: "(NIGHT RN)", "float rn", "ICU RN".
 ROLE_WORDS = frozenset("""night day days nights evening evenings charge float travel traveler agency staff student
 primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
