@@ -8,6 +8,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from medhelm_local.redact.context import unit_follows, words_before
+from medhelm_local.redact.tokens import line_cased
 from medhelm_local.redact.types import PhiType
 
 if TYPE_CHECKING:  # patterns imports the validators; the type is only named here
@@ -78,7 +79,7 @@ def four_digit_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int
         if not text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip():
             return None  # "2000 PT RESTING": a time opening a nursing-note line
         three = words_before(text, m.start(), 3)
-        done = _without_case(text, m.start()) and before and (
+        done = not line_cased(text, m.start()) and before and (
             _done_word(before[0]) or (len(three) == 3 and three[0] not in _YEAR_PREPOSITIONS
                                       and any(_done_word(w) for w in three[1:])))  # "INTUBATED IN ED 1930"
         if done and (value < 1960 or value % 100 % 15 == 0):
@@ -125,7 +126,3 @@ def _clock_partner(text: str, m: re.Match[str]) -> bool:
     return False
 
 
-def _without_case(text: str, at: int) -> bool:
-    """Whether the line around `at` is written all in capitals or all in lower case."""
-    line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at) % (len(text) + 1)]
-    return line.upper() == line or line.lower() == line

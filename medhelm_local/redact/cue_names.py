@@ -117,6 +117,9 @@ class CueNameRules(NameRules):
                 if self._pulmonary_artery(tokens, i, j):
                     i += length
                     continue  # "SWAN IN R PA", "ra 18, pa 58/30": the artery and its pressure, not a PA
+                if self._clause_after_credential(tokens, i, j, length):
+                    i += length
+                    continue  # "INDEPENDENT W/ WALKER, RN SUPERVISING": a thing, then a clause the nurse opens
                 if j > 0 and (tokens[i].text.isupper() or tokens[i].cased or ends_line or reported):  # "k lee rn"
                     start = self._run(tokens, j - 1, 1, -1)  # "SUJAI PARISH, RN": the credential vouches
                     slashed = start == j - 2 and len(tokens[j - 1].text) == 1 and tokens[start].text == "/"
@@ -260,6 +263,17 @@ class CueNameRules(NameRules):
             return False
         nxt = tokens[k + 1] if k + 1 < len(tokens) else None
         return nxt is None or nxt.first or nxt.text in ").,;" or nxt.key in ("in", "at")
+
+    def _clause_after_credential(self, tokens: list[Token], i: int, j: int, length: int) -> bool:
+        """On a line without case, one clinical word, a comma, then a credential that opens a clause on the same line
+        ("W/ WALKER, RN SUPERVISING", "HOLDING HAND, RN STAYED", "MARKED W/ PEN, NP AWARE"): the word ends what came
+        before, and the credential names no one. A name clinical text does not write ("JEN, RN AWARE", "BAKER, RN")
+        and a run of names ("J. WALKER, RN SEES PT") still name the nurse; so does a signature ending its line
+        ("S. WALKER, RN")."""
+        word, after = tokens[j - 1], i + length
+        return j == i - 1 and not word.cased and self.tier(word) == Ambiguity.CLINICAL \
+            and self._run(tokens, j - 1, 1, -1) == j - 2 \
+            and after < len(tokens) and not tokens[after].first and tokens[after].kind == "w"
 
     def _done_before_credential(self, tokens: list[Token], j: int) -> bool:
         """On a line without case, a clinical word before a credential ("HELD", "GIVEN", "LOW") is what was done

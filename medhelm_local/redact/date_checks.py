@@ -20,6 +20,7 @@ from medhelm_local.redact.score_checks import (
     scored_twice,
     strength_before,
 )
+from medhelm_local.redact.tokens import line_cased
 from medhelm_local.redact.types import PhiType
 
 if TYPE_CHECKING:  # patterns imports the validators; the type is only named here
@@ -342,12 +343,8 @@ def _month_year(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, Ph
 
 def _month_alone(text: str, m: re.Match[str], rules: Rules) -> tuple[int, int, PhiType] | None:
     word = m.group()
-    if word.islower():
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = text.find("\n", m.end())
-        line = text[line_start:line_end if line_end >= 0 else len(text)]
-        if line != line.lower():  # a lower-case month in a cased line is the verb or adjective
-            return None
+    if word.islower() and line_cased(text, m.start()):
+        return None  # a lower-case month in a line with case is the verb or adjective
     return m.start(), m.end(), PhiType.DATE
 
 

@@ -20,7 +20,9 @@ ROLE_WORDS = frozenset("""night day days nights evening evenings charge float tr
 primary bedside resource admitting triage covering oncoming offgoing relief icu floor unit transport dialysis pacu cath
 ed er or the my your her his their our new care wound ostomy iv picc infusion transplant cardiac oncology psych bmt
 ccu micu sicu neuro surgical trauma research clinical practice home visiting vna school hospice palliative prior
-previous next other enterostomal apheresis""".split())
+previous next other enterostomal apheresis second third 2nd 3rd another extra additional assigned incoming outgoing
+medicine surgery ortho gi renal pulm pulmonary cards cardiology neurology nephrology urology gyn ob anesthesia ent
+vascular thoracic colorectal burn stroke pain peds pediatric geriatrics""".split())
 # Words after which the word before names a team, not a person: "per eve team", "PER PAH SERVICE".
 TEAMS = frozenset({"team", "teams", "service", "services", "svc", "team's"})
 # Eponym followers that after a possessive are a person's things: "DAUGHTER BRIANNA'S CELL".

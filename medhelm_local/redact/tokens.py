@@ -116,10 +116,10 @@ def tokenize(text: str, case_text: str | None = None) -> TokenList:
     tokens = TokenList()
     case_lines = (case_text or text).splitlines(keepends=True)
     doc_cased = _is_cased(case_text or text)
+    lower_written = doc_cased and _lower_written(case_text or text)
     pos = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
-        letters, upper = _letters(case_lines[number]) if len(line) >= 12 else (0, 0)
-        cased = _cased(letters, upper) if letters >= 12 else doc_cased
+        cased = _line_cased(case_lines[number], doc_cased, lower_written)
         # An ASCII line lower-cases letter by letter and holds nothing to fold: its keys are slices of it,
         # and without an apostrophe no two tokens join (most lines of most notes).
         lower = line.lower() if line.isascii() else None
@@ -158,8 +158,51 @@ _KINDS = ("", "w", "d", "p")
 _new = tuple.__new__  # a Token without NamedTuple's Python-level __new__ (one per token of every note)
 
 
+def line_cased(text: str, at: int) -> bool:
+    """Whether the line of `text` around offset `at` is read with case, as `tokenize` marks its tokens (for rules
+    that read the text, not its tokens: a lower-case month or a four-digit time)."""
+    line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at) % (len(text) + 1)]
+    doc_cased = _is_cased(text)
+    return _line_cased(line, doc_cased, doc_cased and _lower_written(text))
+
+
+def _line_cased(line: str, doc_cased: bool, lower_written: bool) -> bool:
+    """A line's case mode: its own letters' when it has a dozen, else the note's; never with case in a note written
+    in lower case with its shorthand in capitals, unless the line holds a word written with a capital first."""
+    letters, upper = _letters(line) if len(line) >= 12 else (0, 0)
+    cased = _cased(letters, upper) if letters >= 12 else doc_cased
+    if lower_written and cased and not _titled(line):
+        return False  # "son john called, K 3.2, MD aware": capitals only in shorthand
+    return cased
+
+
 def _is_cased(chunk: str) -> bool:
     return _cased(*_letters(chunk))
+
+
+# A word written with a capital and then small letters ("Son", "Dr", "John"): what a writer who uses case puts at
+# sentence starts and names. Shorthand a lower-case writer capitalises is written in capitals ("MD", "K", "CXR") or
+# is a chemical symbol or lab name ("Na 140", "Mg 2.0", "Hct 30"), so neither counts.
+_TITLED = re.compile(r"(?<![^\W\d_])[A-Z][a-z]+")
+_SYMBOLS = frozenset({"Na", "Mg", "Ca", "Cl", "Cr", "Fe", "Li", "Zn", "Hgb", "Hb", "Hct", "Plt", "Bun", "Glu", "Alb",
+                      "Phos", "Lac", "Trop", "Ck", "Tbili", "Dbili", "Inr", "Ptt", "Pt", "Wbc", "Rbc"})
+
+
+def _titled(chunk: str) -> bool:
+    """Whether `chunk` holds a word written with a capital and then small letters, other than a symbol or lab."""
+    return any(word not in _SYMBOLS for word in _TITLED.findall(chunk))
+
+
+def _lower_written(text: str) -> bool:
+    """Whether a note whose letters mix capitals and small ones is written in lower case with its shorthand in
+    capitals ("pt c/o CP overnight, MD aware"): it holds at most one word with a capital and small letters after it
+    (a name: "son John called"), or under one in fifty of its words are so, where a writer who uses case starts every
+    sentence so."""
+    titled = sum(word not in _SYMBOLS for word in _TITLED.findall(text))
+    return titled <= 1 or titled * 50 < len(_WORDS.findall(text))
+
+
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 def _cased(letters: int, upper: int) -> bool:

@@ -79,3 +79,26 @@ def test_a_first_name_that_is_a_word_after_a_credential(case: Case, text: str, v
 ])
 def test_a_word_after_a_credential_stays_a_word(case: Case, text: str) -> None:
     assert flagged(case(text)) == [], flagged(case(text))
+
+
+@in_every_case
+@pytest.mark.parametrize("text", [
+    "ACTIVITY: INDEPENDENT W/ WALKER, RN SUPERVISING.",
+    "PT SCARED, PARTNER HOLDING HAND, RN STAYED IN ROOM.",
+    "STERNUM MARKED W/ PEN, NP AWARE.",
+    "CIWA SCORING DONE W/ SECOND RN AT 0000 TO CONFIRM.",
+    "PER TEAM (MEDICINE NP), PT AND OT TO EVAL BEFORE D/C.",
+])
+def test_a_thing_or_a_role_before_a_credential_names_no_one(case: Case, text: str) -> None:
+    assert flagged(case(text)) == [], flagged(case(text))
+
+
+@in_every_case
+@pytest.mark.parametrize(("text", "value"), [
+    ("REPORT GIVEN TO BAKER, RN.", "BAKER"),
+    ("J. STONE, RN SEES PT IN AM.", "J. STONE"),
+    ("JEN, RN AWARE OF K 3.2.", "JEN"),
+    ("PLAN: CONT ABX.\nS. HAND, RN", "S. HAND"),
+])
+def test_a_nurse_before_a_credential_is_still_found(case: Case, text: str, value: str) -> None:
+    assert covered(case(text), case(value)), flagged(case(text))
