@@ -15,7 +15,7 @@ from pathlib import Path
 from medhelm_local.redact.countries import Regions, drop_countries
 from medhelm_local.redact.defined_abbreviations import drop_defined_abbreviations
 from medhelm_local.redact.dictionaries import load_dictionaries
-from medhelm_local.redact.line_wraps import unwrap
+from medhelm_local.redact.line_wraps import unflatten, unwrap
 from medhelm_local.redact.nursing import NursingRules
 from medhelm_local.redact.organisms import drop_organisms
 from medhelm_local.redact.pack import RulePack, read_rule_pack
@@ -85,7 +85,9 @@ class Detector(NursingRules):
 
     def detect(self, text: str) -> list[Span]:
         """Typed PHI spans in `text`: sorted, merged, non-overlapping, end-exclusive code-point offsets."""
-        text = unwrap(plain_spaces(text))  # same length: no-break spaces and a wrap's line breaks read as spaces
+        # Same length: no-break spaces and a wrap's line breaks read as spaces, a signature a flattened note ran into
+        # its last sentence as a line of its own.
+        text = unflatten(unwrap(plain_spaces(text)))
         masks = [m.span() for m in self.masks.finditer(text)]
         if not masks:
             return self._detect(text, tokenize(text))

@@ -40,6 +40,11 @@ _OPEN_ENDS = frozenset({"a", "an", "the", "to", "of", "in", "at", "on", "for", "
 _CREDENTIALS = frozenset({"rn", "md", "np", "pa", "pa-c", "lpn", "rrt", "sn", "cna", "do", "msw", "pt", "ot"})
 # The last word of a line that ends in an initial ("... IN SR. P." before "KWIATKOWSKI RN") or a saint's "ST."
 _INITIALS = re.compile(r"(?:[^\W\d_]\.)+|st\.", re.IGNORECASE)
+# A note run into one line is at least a sentence or two long; its signature is in its last 60 characters.
+_MIN_FLAT, _MAX_SIGNATURE = 80, 60
+# A sentence's closing mark and the spaces after it, before what comes next; not a question mark set before what is
+# in doubt ("ECHO, ? TEE/DCCV.").
+_STOP_THEN_SPACE = re.compile(r"(?<=\S)[.!?][ \t]+(?=\S)")
 
 
 def unwrap(text: str) -> str:
@@ -72,6 +77,30 @@ def unwrap(text: str) -> str:
     return "".join(out)
 
 
+def unflatten(text: str) -> str:
+    """`text`, when it holds no line break, with the space before a signature that closes it read as the line break
+    it stood for: an export that takes a note's breaks out runs the signature into the last sentence ("... WEAN VENT
+    AS TOL. JTB", "... neuro checks q1h. marybeth k rn"), where the rules look for it on a line of its own. The
+    signature has the shape `_signed` reads on a last line, after a sentence closed with a word, not an initial
+    ("... AMBULATION. L. ST. PIERRE RN")."""
+    if "\n" in text or "\r" in text or len(text) < _MIN_FLAT:
+        return text
+    for stop in reversed(list(_STOP_THEN_SPACE.finditer(text, len(text) - _MAX_SIGNATURE))):
+        before = text[:stop.start() + 1].split()
+        last = before[-1].lstrip("-–—~") if before else ""
+        if _INITIALS.fullmatch(last) or last.lower() in _OPEN_ENDS:
+            continue  # "ST. PIERRE RN", "-K. LUND, RN", "DR. SMITH": an initial, a saint or a title
+        if _signature(text[stop.end():].split()):
+            return text[:stop.end() - 1] + "\n" + text[stop.end():]
+        return text
+    return text
+
+
+def _signature(words: list[str]) -> bool:
+    """Whether a last line's words are a signature's: three at most, or five ending in a credential."""
+    return 0 < len(words) <= 3 or (len(words) <= 5 and words[-1].lower().strip(".,") in _CREDENTIALS)
+
+
 def _cut(line: str, word: str) -> bool:
     """Whether a break between `line` and `word` cuts a phrase: the line ends in a word that something must follow
     ("LIVES / W/ HUSBAND", "PCP DR / LOPES", "WILL BE / 100 IN MARCH") or a number runs on ("CELL 617 / 555 0124",
@@ -96,9 +125,7 @@ def _signed(lines: list[str], i: int) -> bool:
     """Whether line i, the text's last, is a signature its writer put on a line of its own ("MBG", "H. ST. PIERRE RN"):
     three words at most, or five ending in a credential, after a line that closed a sentence with a word, not with an
     initial ("... RETURN THERE. / MBG"; "... IN SR. P. / KWIATKOWSKI RN" is a name the wrap cut)."""
-    words = lines[i].split()
-    if any(line.strip() for line in lines[i + 1:]) or len(words) > 5 \
-            or (len(words) > 3 and words[-1].lower().strip(".,") not in _CREDENTIALS):
+    if any(line.strip() for line in lines[i + 1:]) or not _signature(lines[i].split()):
         return False
     before = lines[i - 1].rstrip()
     last = before.split()[-1] if before.split() else ""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from medhelm_local.redact import detect
-from medhelm_local.redact.line_wraps import unwrap
+from medhelm_local.redact.line_wraps import unflatten, unwrap
 
 PARAGRAPH = ("PT IS A 78 YO M ADMITTED FROM HOME WITH UROSEPSIS, NOW ON ZOSYN, FOLLOWS COMMANDS, MAE, LUNGS CLEAR, "
              "FOLEY DRAINING CLEAR YELLOW URINE. SPOKE WITH SON TOM ABOUT PLAN OF CARE, WILL TRANSFER BACK TO SAINT "
@@ -95,3 +95,33 @@ def test_a_note_copied_with_no_break_spaces_finds_what_it_does_with_plain_ones(s
     copied = PARAGRAPH.replace(" ", space)
     assert _found(copied) == [t.replace(" ", space) for t in _found(PARAGRAPH)]
     assert len(_found(copied)) >= 4
+
+
+BODY = ("PT RESTING IN BED, FAMILY AT BEDSIDE, NO ACUTE EVENTS OVERNIGHT. LUNGS CLEAR, FOLEY PATENT. "
+        "PLAN: WEAN VENT AS TOL, SERIAL HCTS Q4, KEEP TYPED.")
+
+
+@pytest.mark.parametrize("signature", ["MJD", "J.T.", "JRH/RN", "MARYBETH K", "L. ST. PIERRE RN", "-SUE B RN",
+                                       "W. ADEYEMI RN"])
+@pytest.mark.parametrize("case", [str.upper, str.lower])
+def test_a_flattened_note_finds_its_signature_as_the_note_as_written_does(signature: str,
+                                                                          case: Callable[[str], str]) -> None:
+    written = case(BODY + "\n" + signature)
+    flat = written.replace("\n", " ")
+    assert unflatten(flat) == written
+    assert _found(flat) == _found(written)
+    assert _found(written)[-1].lower().lstrip("-") in signature.lower()
+
+
+@pytest.mark.parametrize("ending", ["WILL CONT TO MONITOR AND UPDATE THE FAMILY.", "SPOKE WITH DR. SMITH",
+                                    "SEEN BY MRS. JONES", "PER NP."])
+def test_a_flattened_note_without_a_signature_is_left_as_it_is(ending: str) -> None:
+    flat = BODY + " " + ending
+    kept = unflatten(flat)
+    assert kept == flat or kept.endswith("\n" + ending.split(". ")[-1])
+    assert _found(kept) == _found(flat)
+
+
+def test_only_a_note_without_line_breaks_is_unflattened() -> None:
+    assert unflatten(BODY + "\nRN AWARE. MJD") == BODY + "\nRN AWARE. MJD"
+    assert unflatten("SHORT NOTE. MJD") == "SHORT NOTE. MJD"
