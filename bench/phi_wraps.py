@@ -4,7 +4,8 @@ line break, so every offset and marked span holds), and with every space a no-br
 or a word processor leaves some), and typed with two spaces after each sentence (found spans mapped back to the text
 as written), run into one line (every line break a space, as an export to one spreadsheet cell leaves a note), and
 written in lower case with the common shorthand in capitals ("pt c/o CP, MD aware. son john called": every letter
-lowered, then the words of `SHORTHAND` outside the marked spans raised), scored as bench/phi.py scores (token level).
+lowered, then the words of `SHORTHAND` outside the marked spans raised), and in lower case but for the first letter of
+each sentence and line outside the marked spans ("Son john called."), scored as bench/phi.py scores (token level).
 
 A wrap puts a line start between a cue and its name, inside a facility's name or a phone number ("SPOKE WITH SON /
 TOM", "SAINT AGNES / GENERAL", "CELL 617 / 555 0124"), where the rules read a boundary; `line_wraps.unwrap` reads such
@@ -12,8 +13,8 @@ breaks back as spaces. Its heuristics were chosen by reading the tuning sets' di
 columns against the same sets as written); the held-out sets were only counted. Prints pooled recall, precision and
 false-alarm tokens per 1,000 for each layout, then `wrapped_recall_ratio R` (the lowest recall of any layout over
 the as-written recall) against a floor. For one line, `line_wraps.unflatten` finds a signature run into the last
-sentence; for shorthand in capitals, `tokens.line_cased` reads a line whose only capitals are shorthand as a line
-without case (both chosen, as the wraps were, by reading the tuning sets' differences).
+sentence; for shorthand or sentence starts in capitals, `tokens.line_cased` reads a line whose only capitals are
+those as a line without case (both chosen, as the wraps were, by reading the tuning sets' differences).
 Run: .venv/bin/python bench/phi_wraps.py [--widths 45,60,80,100]
 """
 
@@ -72,6 +73,18 @@ def shorthand_in_capitals(text: str, marked: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?])[ \t]+|\n)([a-z])")
+
+
+def sentences_capitalised(text: str, marked: list[tuple[int, int]]) -> str:
+    """`text` in lower case but for the first letter of each sentence and line outside the `marked` spans."""
+    out = list(text.lower())
+    for m in _SENTENCE_START.finditer("".join(out)):
+        if not any(a <= m.start(1) < b for a, b in marked):
+            out[m.start(1)] = out[m.start(1)].upper()
+    return "".join(out)
+
+
 def double_spaced(text: str) -> tuple[str, list[int | None]]:
     """`text` typed with two spaces after each sentence's stop, and for each of its characters the offset it had in
     `text` (None for an added space), so that spans found in it can be scored against `text`'s marks."""
@@ -110,6 +123,7 @@ def main() -> None:
         label: (lambda text, marked, f=f: (f(text), None)) for label, f in same_length.items()}
     layouts["two spaces a stop"] = lambda text, marked: double_spaced(text)
     layouts["shorthand in caps"] = lambda text, marked: (shorthand_in_capitals(text, marked), None)
+    layouts["sentence starts"] = lambda text, marked: (sentences_capitalised(text, marked), None)
     recalls = {}
     for label, layout in layouts.items():
         tally = Tally()

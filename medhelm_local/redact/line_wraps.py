@@ -40,6 +40,8 @@ _OPEN_ENDS = frozenset({"a", "an", "the", "to", "of", "in", "at", "on", "for", "
 _CREDENTIALS = frozenset({"rn", "md", "np", "pa", "pa-c", "lpn", "rrt", "sn", "cna", "do", "msw", "pt", "ot"})
 # The last word of a line that ends in an initial ("... IN SR. P." before "KWIATKOWSKI RN") or a saint's "ST."
 _INITIALS = re.compile(r"(?:[^\W\d_]\.)+|st\.", re.IGNORECASE)
+# Words of an address whose abbreviation's stop ends no sentence ("APT. 405").
+_ADDRESS_WORDS = frozenset({"apt.", "ste.", "no.", "rd.", "ave.", "blvd.", "ln.", "ct.", "hwy.", "rte.", "fl."})
 # A note run into one line is at least a sentence or two long; its signature is in its last 60 characters.
 _MIN_FLAT, _MAX_SIGNATURE = 80, 60
 # A sentence's closing mark and the spaces after it, before what comes next; not a question mark set before what is
@@ -90,7 +92,10 @@ def unflatten(text: str) -> str:
         last = before[-1].lstrip("-–—~") if before else ""
         if _INITIALS.fullmatch(last) or last.lower() in _OPEN_ENDS:
             continue  # "ST. PIERRE RN", "-K. LUND, RN", "DR. SMITH": an initial, a saint or a title
-        if _signature(text[stop.end():].split()):
+        tail = text[stop.end():].split()
+        if last.lower() in _ADDRESS_WORDS or not (tail[0][0].isalpha() or tail[0][0] in "-–—~"):
+            return text  # "... 7878 RAHU 37 APT. 405 SINDI PR": an address runs on, no one signs
+        if _signature(tail):
             return text[:stop.end() - 1] + "\n" + text[stop.end():]
         return text
     return text

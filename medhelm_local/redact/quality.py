@@ -15,7 +15,7 @@ INDEPENDENT_NOTES = 44
 INDEPENDENT_RECALL = 0.970
 INDEPENDENT_PRECISION = 0.959
 # set name -> (notes, recall, precision)
-HELDOUT = {"heldout2": (130, 0.980, 0.986), "heldout3": (166, 0.985, 0.990), "heldout5": (120, 0.954, 0.985),
+HELDOUT = {"heldout2": (130, 0.980, 0.986), "heldout3": (166, 0.985, 0.990), "heldout5": (120, 0.955, 0.985),
            "heldout6": (80, 0.996, 0.979), "heldout7": (80, 0.977, 0.991), "heldout8": (80, 1.000, 0.990),
            "heldout9": (80, 0.995, 0.972), "heldout10": (72, 0.986, 0.993), "heldout11": (80, 0.988, 0.949),
            "heldout12": (80, 0.987, 0.979), "heldout13": (80, 0.978, 1.000), "heldout14": (80, 0.980, 0.985),

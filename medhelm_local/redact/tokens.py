@@ -116,7 +116,7 @@ def tokenize(text: str, case_text: str | None = None) -> TokenList:
     tokens = TokenList()
     case_lines = (case_text or text).splitlines(keepends=True)
     doc_cased = _is_cased(case_text or text)
-    lower_written = doc_cased and _lower_written(case_text or text)
+    lower_written = _lower_written(case_text or text) if doc_cased else _NOT_LOWER
     pos = 0
     for number, line in enumerate(text.splitlines(keepends=True)):
         cased = _line_cased(case_lines[number], doc_cased, lower_written)
@@ -163,16 +163,17 @@ def line_cased(text: str, at: int) -> bool:
     that read the text, not its tokens: a lower-case month or a four-digit time)."""
     line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at) % (len(text) + 1)]
     doc_cased = _is_cased(text)
-    return _line_cased(line, doc_cased, doc_cased and _lower_written(text))
+    return _line_cased(line, doc_cased, _lower_written(text) if doc_cased else _NOT_LOWER)
 
 
-def _line_cased(line: str, doc_cased: bool, lower_written: bool) -> bool:
+def _line_cased(line: str, doc_cased: bool, lower_written: int) -> bool:
     """A line's case mode: its own letters' when it has a dozen, else the note's; never with case in a note written
-    in lower case with its shorthand in capitals, unless the line holds a word written with a capital first."""
+    in lower case with its shorthand (or its sentences' first words) in capitals, unless the line holds a word
+    written with a capital first (inside a sentence, in a note whose sentences start so)."""
     letters, upper = _letters(line) if len(line) >= 12 else (0, 0)
     cased = _cased(letters, upper) if letters >= 12 else doc_cased
-    if lower_written and cased and not _titled(line):
-        return False  # "son john called, K 3.2, MD aware": capitals only in shorthand
+    if cased and lower_written != _NOT_LOWER and not _titled(line, inner=lower_written == _SENTENCE_STARTS):
+        return False  # "son john called, K 3.2, MD aware", "Son john called. Wife at bedside.": no name capitalised
     return cased
 
 
@@ -188,18 +189,49 @@ _SYMBOLS = frozenset({"Na", "Mg", "Ca", "Cl", "Cr", "Fe", "Li", "Zn", "Hgb", "Hb
                       "Phos", "Lac", "Trop", "Ck", "Tbili", "Dbili", "Inr", "Ptt", "Pt", "Wbc", "Rbc"})
 
 
-def _titled(chunk: str) -> bool:
-    """Whether `chunk` holds a word written with a capital and then small letters, other than a symbol or lab."""
-    return any(word not in _SYMBOLS for word in _TITLED.findall(chunk))
+def _titled(chunk: str, inner: bool = False) -> bool:
+    """Whether `chunk` holds a word written with a capital and then small letters, other than a symbol or lab (with
+    `inner`, one inside a sentence)."""
+    if not inner:
+        return any(word not in _SYMBOLS for word in _TITLED.findall(chunk))
+    return _title_places(chunk)[0] > 0
 
 
-def _lower_written(text: str) -> bool:
-    """Whether a note whose letters mix capitals and small ones is written in lower case with its shorthand in
-    capitals ("pt c/o CP overnight, MD aware"): it holds at most one word with a capital and small letters after it
-    (a name: "son John called"), or under one in fifty of its words are so, where a writer who uses case starts every
-    sentence so."""
+def _title_places(chunk: str) -> tuple[int, int]:
+    """How many words written with a capital and then small letters `chunk` holds inside its sentences, and how many
+    right after a sentence's stop ("... at bedside. Son john called"; not after an initial, "T. Horiguchi"). One at
+    a line's start, or after a colon, a bullet or a dash, is neither."""
+    inner = after_stop = 0
+    for m in _TITLED.finditer(chunk):
+        if m.group() in _SYMBOLS:
+            continue
+        k = m.start() - 1
+        while k >= 0 and chunk[k] in " \t\r\n\"'(":
+            k -= 1
+        if k >= 0 and chunk[k] in ".!?":
+            after_stop += k >= 2 and chunk[k - 1].isalnum() and chunk[k - 2].isalnum()
+        elif k >= 0 and "\n" not in chunk[k:m.start()] and chunk[k] not in ":;-*":
+            inner += 1
+    return inner, after_stop
+
+
+# How a note with capitals and small letters is written: with case, or in lower case with its shorthand in capitals
+# ("pt c/o CP overnight, MD aware"), or in lower case but for its sentences' first words ("Son john called.").
+_NOT_LOWER, _SHORTHAND_ONLY, _SENTENCE_STARTS = 0, 1, 2
+
+
+def _lower_written(text: str) -> int:
+    """How a note whose letters mix capitals and small ones is written. In lower case with its shorthand in capitals,
+    it holds at most one word with a capital and small letters after it (a name: "son John called"), or under one in
+    fifty of its words are so, where a writer who uses case starts every sentence so. In lower case but for its
+    sentences' first words, the same holds of the words inside its sentences, and three sentences or more start after
+    a stop (a form's "Name: Chise T. Horiguchi" and an address block do not)."""
+    words = len(_WORDS.findall(text))
     titled = sum(word not in _SYMBOLS for word in _TITLED.findall(text))
-    return titled <= 1 or titled * 50 < len(_WORDS.findall(text))
+    if titled <= 1 or titled * 50 < words:
+        return _SHORTHAND_ONLY
+    inner, after_stop = _title_places(text)
+    return _SENTENCE_STARTS if after_stop >= 3 and (inner <= 1 or inner * 50 < words) else _NOT_LOWER
 
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")

@@ -1,7 +1,8 @@
-"""A note written in lower case with its shorthand in capitals ("pt c/o CP, MD aware. son john called") reads as a
-lower-case note: the rules for lines without case find the lower-case names, wards and places they find when every
-letter is small. A writer who uses case (sentence starts, names) is still read with case, so "son will call" and
-"Mark the site" stay words there."""
+"""A note written in lower case with its shorthand in capitals ("pt c/o CP, MD aware. son john called"), or with only
+its sentences' first words capitalised ("Son john called. Wife mary at bedside."), reads as a lower-case note: the
+rules for lines without case find the lower-case names, wards and places they find when every letter is small. A
+writer who uses case (names capitalised inside sentences) is still read with case, so "son will call" and "Mark the
+site" stay words there, and a form's "Name: Chise T. Horiguchi" keeps its first name."""
 
 from __future__ import annotations
 
@@ -70,3 +71,23 @@ def test_a_writer_who_uses_case_is_read_with_case(text: str) -> None:
     first_line = text.split("\n")[0]
     assert all(t.cased for t in tokenize(text) if t.kind == "w" and t.start < len(first_line))
     assert _found(text) == []
+
+
+def _sentences_capitalised(text: str) -> str:
+    return re.sub(r"(^|[.!?]\s+|\n)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+@pytest.mark.parametrize("note", NOTES[:2])
+def test_sentence_starts_in_capitals_find_what_the_lower_case_note_does(note: str) -> None:
+    mixed = _sentences_capitalised(note)
+    assert mixed != note and mixed.lower() == note
+    assert {(a, b) for a, b, _ in _found(mixed)} == {(a, b) for a, b, _ in _found(note)}
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Name: Chise T. Horiguchi\nPhone: 0378 3549890", "Chise T. Horiguchi"),
+    ("What's your last name? Baba", "Baba"),
+    ("Karin M. Beike\nLeasing consultant\nFritz-Armstrong", "Karin M. Beike"),
+])
+def test_a_form_or_an_address_with_case_keeps_its_names(text: str, value: str) -> None:
+    assert value in {text[s.start:s.end] for s in detect(text)}

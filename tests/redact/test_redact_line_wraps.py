@@ -125,3 +125,8 @@ def test_a_flattened_note_without_a_signature_is_left_as_it_is(ending: str) -> N
 def test_only_a_note_without_line_breaks_is_unflattened() -> None:
     assert unflatten(BODY + "\nRN AWARE. MJD") == BODY + "\nRN AWARE. MJD"
     assert unflatten("SHORT NOTE. MJD") == "SHORT NOTE. MJD"
+
+
+def test_an_address_run_into_one_line_is_no_signature() -> None:
+    text = "I need to add my addresses, here they are: 81 Thornton St Suite 451, and 7878 Rahu 37 Apt. 405 Sindi PR"
+    assert unflatten(text) == text
