@@ -162,8 +162,15 @@ def line_cased(text: str, at: int) -> bool:
     """Whether the line of `text` around offset `at` is read with case, as `tokenize` marks its tokens (for rules
     that read the text, not its tokens: a lower-case month or a four-digit time)."""
     line = text[text.rfind("\n", 0, at) + 1:text.find("\n", at) % (len(text) + 1)]
-    doc_cased = _is_cased(text)
-    return _line_cased(line, doc_cased, _lower_written(text) if doc_cased else _NOT_LOWER)
+    note = _NOTE_CASE[0]  # one tuple, read and replaced whole, so that threads sharing it never mix two notes
+    if note[0] is not text:  # the rules ask about many lines of one note in a row: read the note once
+        doc_cased = _is_cased(text)
+        note = _NOTE_CASE[0] = (text, doc_cased, _lower_written(text) if doc_cased else _NOT_LOWER)
+    return _line_cased(line, note[1], note[2])
+
+
+# The last note line_cased read: the text, whether it has case, how it is written.
+_NOTE_CASE: list[tuple[str | None, bool, int]] = [(None, False, 0)]
 
 
 def _line_cased(line: str, doc_cased: bool, lower_written: int) -> bool:
